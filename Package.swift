@@ -1,0 +1,59 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// OpenCV ships C++ headers under a versioned folder; Debian 12 puts them here.
+let openCVInclude = "/usr/include/opencv4"
+
+let package = Package(
+    name: "Lookout",
+    products: [
+        .library(name: "Lookout", targets: ["Lookout"]),
+        .executable(name: "lookout", targets: ["LookoutCLI"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // C libraries, each behind a tiny shim header for what does not import into Swift
+        // (ioctl request macros, variadic functions, fourcc macros).
+        .systemLibrary(name: "CV4L2", path: "Sources/CV4L2", pkgConfig: "libv4l2",
+                       providers: [.apt(["libv4l-dev"])]),
+        .systemLibrary(name: "CZBar", path: "Sources/CZBar", pkgConfig: "zbar",
+                       providers: [.apt(["libzbar-dev"])]),
+        .systemLibrary(name: "CTurboJPEG", path: "Sources/CTurboJPEG", pkgConfig: "libturbojpeg",
+                       providers: [.apt(["libturbojpeg0-dev"])]),
+        // OpenCV is C++: the little Lookout needs (Haar cascades, still-image decoding) is wrapped
+        // behind an extern "C" API.
+        .target(
+            name: "COpenCV",
+            path: "Sources/COpenCV",
+            cxxSettings: [.unsafeFlags(["-I\(openCVInclude)", "-O2"])],
+            linkerSettings: [
+                .linkedLibrary("opencv_core"),
+                .linkedLibrary("opencv_imgproc"),
+                .linkedLibrary("opencv_objdetect"),
+                .linkedLibrary("opencv_imgcodecs"),
+                .linkedLibrary("stdc++"),
+            ]
+        ),
+        .target(
+            name: "Lookout",
+            dependencies: ["CV4L2", "CZBar", "CTurboJPEG", "COpenCV"],
+            path: "Sources/Lookout"
+        ),
+        .executableTarget(
+            name: "LookoutCLI",
+            dependencies: [
+                "Lookout",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Sources/LookoutCLI"
+        ),
+        .testTarget(
+            name: "LookoutTests",
+            dependencies: ["Lookout"],
+            path: "Tests/LookoutTests"
+        ),
+    ],
+    cxxLanguageStandard: .cxx17
+)

@@ -1,0 +1,76 @@
+// Haar cascade detection behind a C API. The handle owns its scratch image so that
+// per-frame detection does not allocate once the frame size is stable.
+#include "COpenCV.h"
+
+#include <opencv2/core.hpp>
+#include <opencv2/imgproc.hpp>
+#include <opencv2/objdetect.hpp>
+
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+struct lk_cascade {
+    cv::CascadeClassifier classifier;
+    cv::Mat scaled;
+    std::vector<cv::Rect> found;
+};
+
+static void write_error(char *err, size_t err_len, const char *message) {
+    if (err && err_len > 0) {
+        std::snprintf(err, err_len, "%s", message);
+    }
+}
+
+extern "C" lk_cascade *lk_cascade_open(const char *path, char *err, size_t err_len) {
+    try {
+        auto *cascade = new lk_cascade();
+        if (!cascade->classifier.load(path) || cascade->classifier.empty()) {
+            delete cascade;
+            write_error(err, err_len, "not a Haar cascade OpenCV can load");
+            return nullptr;
+        }
+        return cascade;
+    } catch (const cv::Exception &e) {
+        write_error(err, err_len, e.what());
+        return nullptr;
+    }
+}
+
+extern "C" void lk_cascade_close(lk_cascade *cascade) { delete cascade; }
+
+extern "C" int lk_cascade_detect(lk_cascade *cascade, const unsigned char *gray, int width, int height,
+                                 int stride, const lk_cascade_params *params, lk_rect *out, int capacity,
+                                 char *err, size_t err_len) {
+    try {
+        // Wraps the caller's plane: no copy.
+        cv::Mat image(height, width, CV_8UC1, const_cast<unsigned char *>(gray), (size_t)stride);
+        double scale = 1.0;
+        const cv::Mat *input = &image;
+        if (params->analysis_width > 0 && width > params->analysis_width) {
+            scale = (double)width / params->analysis_width;
+            int scaled_height = (int)(height / scale + 0.5);
+            cv::resize(image, cascade->scaled, cv::Size(params->analysis_width, scaled_height), 0, 0,
+                       cv::INTER_AREA);
+            input = &cascade->scaled;
+        }
+        int min_w = (int)(params->min_width / scale + 0.5), min_h = (int)(params->min_height / scale + 0.5);
+        int max_w = params->max_width > 0 ? (int)(params->max_width / scale + 0.5) : 0;
+        int max_h = params->max_height > 0 ? (int)(params->max_height / scale + 0.5) : 0;
+        cascade->found.clear();
+        cascade->classifier.detectMultiScale(*input, cascade->found, params->scale_factor, params->min_neighbors, 0,
+                                             cv::Size(min_w, min_h), cv::Size(max_w, max_h));
+        int n = (int)cascade->found.size();
+        for (int i = 0; i < n && i < capacity; i++) {
+            const cv::Rect &r = cascade->found[i];
+            out[i].x = (int)(r.x * scale + 0.5);
+            out[i].y = (int)(r.y * scale + 0.5);
+            out[i].width = (int)(r.width * scale + 0.5);
+            out[i].height = (int)(r.height * scale + 0.5);
+        }
+        return n;
+    } catch (const cv::Exception &e) {
+        write_error(err, err_len, e.what());
+        return -1;
+    }
+}

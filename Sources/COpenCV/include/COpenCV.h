@@ -1,0 +1,44 @@
+#ifndef LOOKOUT_COPENCV_H
+#define LOOKOUT_COPENCV_H
+// The extern "C" face of the few OpenCV features Lookout uses. No OpenCV type crosses it.
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct lk_cascade lk_cascade;
+
+typedef struct lk_rect {
+    int x, y, width, height;
+} lk_rect;
+
+typedef struct lk_cascade_params {
+    double scale_factor;   // > 1; e.g. 1.1
+    int min_neighbors;     // >= 0
+    int min_width, min_height;   // in pixels of the image passed in
+    int max_width, max_height;   // 0 = no limit
+    int analysis_width;    // downscale to at most this width before detecting; 0 = never
+} lk_cascade_params;
+
+// Loads a Haar cascade XML. On failure returns NULL and writes a message into err.
+lk_cascade *lk_cascade_open(const char *path, char *err, size_t err_len);
+void lk_cascade_close(lk_cascade *cascade);
+
+// Detects objects in an 8-bit gray image (stride in bytes). Writes at most `capacity` rects
+// in the image's own pixel coordinates; returns how many were found (may exceed capacity),
+// or -1 on error (message in err).
+int lk_cascade_detect(lk_cascade *cascade, const unsigned char *gray, int width, int height,
+                      int stride, const lk_cascade_params *params, lk_rect *out, int capacity,
+                      char *err, size_t err_len);
+
+// Decodes an encoded still image (PNG, PGM, BMP, ...) to 8-bit gray.
+// On success returns 0 and *pixels (free with lk_image_free), width and height (stride == width).
+int lk_image_decode_gray(const unsigned char *data, size_t length, unsigned char **pixels,
+                         int *width, int *height, char *err, size_t err_len);
+void lk_image_free(unsigned char *pixels);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,43 @@
+#ifndef LOOKOUT_CV4L2_SHIM_H
+#define LOOKOUT_CV4L2_SHIM_H
+// ioctl request numbers are function-like macros and v4l2_open/v4l2_ioctl are variadic:
+// neither imports into Swift, so they are re-exported here as constants and fixed-arity calls.
+#include <fcntl.h>
+#include <linux/videodev2.h>
+#include <libv4l2.h>
+
+static inline int lk_v4l2_open(const char *path, int flags) { return v4l2_open(path, flags); }
+static inline int lk_v4l2_close(int fd) { return v4l2_close(fd); }
+static inline int lk_v4l2_ioctl(int fd, unsigned long request, void *arg) { return v4l2_ioctl(fd, request, arg); }
+
+static const unsigned long LK_VIDIOC_QUERYCAP = VIDIOC_QUERYCAP;
+static const unsigned long LK_VIDIOC_ENUM_FMT = VIDIOC_ENUM_FMT;
+static const unsigned long LK_VIDIOC_G_FMT = VIDIOC_G_FMT;
+static const unsigned long LK_VIDIOC_S_FMT = VIDIOC_S_FMT;
+static const unsigned long LK_VIDIOC_TRY_FMT = VIDIOC_TRY_FMT;
+static const unsigned long LK_VIDIOC_REQBUFS = VIDIOC_REQBUFS;
+static const unsigned long LK_VIDIOC_QUERYBUF = VIDIOC_QUERYBUF;
+static const unsigned long LK_VIDIOC_QBUF = VIDIOC_QBUF;
+static const unsigned long LK_VIDIOC_DQBUF = VIDIOC_DQBUF;
+static const unsigned long LK_VIDIOC_STREAMON = VIDIOC_STREAMON;
+static const unsigned long LK_VIDIOC_STREAMOFF = VIDIOC_STREAMOFF;
+static const unsigned long LK_VIDIOC_G_PARM = VIDIOC_G_PARM;
+static const unsigned long LK_VIDIOC_S_PARM = VIDIOC_S_PARM;
+static const unsigned long LK_VIDIOC_ENUM_FRAMESIZES = VIDIOC_ENUM_FRAMESIZES;
+static const unsigned long LK_VIDIOC_ENUM_FRAMEINTERVALS = VIDIOC_ENUM_FRAMEINTERVALS;
+static const unsigned long LK_VIDIOC_QUERYCTRL = VIDIOC_QUERYCTRL;
+static const unsigned long LK_VIDIOC_QUERYMENU = VIDIOC_QUERYMENU;
+static const unsigned long LK_VIDIOC_G_CTRL = VIDIOC_G_CTRL;
+static const unsigned long LK_VIDIOC_S_CTRL = VIDIOC_S_CTRL;
+
+static const unsigned int LK_V4L2_PIX_FMT_MJPEG = V4L2_PIX_FMT_MJPEG;
+static const unsigned int LK_V4L2_PIX_FMT_JPEG = V4L2_PIX_FMT_JPEG;
+static const unsigned int LK_V4L2_PIX_FMT_YUYV = V4L2_PIX_FMT_YUYV;
+static const unsigned int LK_V4L2_PIX_FMT_UYVY = V4L2_PIX_FMT_UYVY;
+static const unsigned int LK_V4L2_PIX_FMT_GREY = V4L2_PIX_FMT_GREY;
+static const unsigned int LK_V4L2_PIX_FMT_NV12 = V4L2_PIX_FMT_NV12;
+static const unsigned int LK_V4L2_PIX_FMT_NV21 = V4L2_PIX_FMT_NV21;
+static const unsigned int LK_V4L2_PIX_FMT_YUV420 = V4L2_PIX_FMT_YUV420;
+static const unsigned int LK_V4L2_PIX_FMT_YVU420 = V4L2_PIX_FMT_YVU420;
+
+#endif

@@ -1,0 +1,125 @@
+import Synchronization
+
+/// A capture input that reads recorded video: an MJPEG elementary stream (concatenated JPEGs) or a
+/// YUV4MPEG2 stream, from a file or standard input. It feeds the same outputs a camera does; the
+/// role AVAssetReader plays for AVFoundation, shaped as an input so sessions need no special case.
+public final class AssetReaderInput: CaptureInput, @unchecked Sendable {
+    /// How frames are timed.
+    public enum Pacing: Sendable, Equatable {
+        /// Read as fast as the outputs take frames; every frame is analysed (the default for files).
+        case asFastAsPossible
+        /// Deliver each frame at its presentation time, like a camera: outputs that fall behind
+        /// drop late frames.
+        case realTime
+    }
+
+    /// The container format detected from the stream's first bytes.
+    public enum Container: String, Sendable {
+        case mjpeg
+        case y4m
+    }
+
+    public let container: Container
+    public let pacing: Pacing
+    /// The stream's format; for MJPEG the size is known once the first frame is read.
+    public var formatDescription: VideoFormatDescription { recorded.format }
+
+    private let recorded: RecordedStreamSource
+
+    /// Opens `path` (`-` for standard input) and detects its format.
+    ///
+    /// - Parameter frameRate: the rate that gives MJPEG frames their presentation times (MJPEG
+    ///   streams carry none); Y4M streams use the rate in their header unless this is set.
+    public init(path: String, pacing: Pacing = .asFastAsPossible, frameRate: Double? = nil) throws(CaptureError) {
+        let source: RecordedStreamSource
+        do {
+            source = try RecordedStreamSource(path: path, pacing: pacing, frameRate: frameRate)
+        } catch {
+            throw .input(error)
+        }
+        self.recorded = source
+        self.container = source.container
+        self.pacing = pacing
+        super.init(source: source)
+    }
+}
+
+/// The frame source behind `AssetReaderInput`.
+final class RecordedStreamSource: FrameSource, @unchecked Sendable {
+    let sourceName: String
+    let container: AssetReaderInput.Container
+    let isRealTime: Bool
+    private(set) var format: VideoFormatDescription
+
+    private let reader: FileDescriptorReader
+    private var mjpeg: MJPEGStreamReader?
+    private var y4m: Y4MStreamReader?
+    private let frameDuration: Int64
+    private var sequence: UInt64 = 0
+    private var startTime: Int64?
+
+    /// Frame rate assumed for MJPEG streams when none is given: what most webcams send.
+    static let defaultMJPEGFrameRate = 30.0
+
+    init(path: String, pacing: AssetReaderInput.Pacing, frameRate: Double?) throws(MediaError) {
+        reader = try FileDescriptorReader(path: path)
+        sourceName = path
+        isRealTime = pacing == .realTime
+        // Sniff the container from the first bytes.
+        let sniffed = UnsafeMutableRawPointer.allocate(byteCount: 9, alignment: 1)
+        defer { sniffed.deallocate() }
+        let got = try reader.readFully(into: sniffed, count: 9)
+        let prefix = Array(UnsafeRawBufferPointer(start: sniffed, count: got))
+        if got >= 3, prefix[0] == 0xFF, prefix[1] == 0xD8, prefix[2] == 0xFF {
+            container = .mjpeg
+            mjpeg = MJPEGStreamReader(reader: reader, prefix: prefix)
+            let rate = frameRate ?? Self.defaultMJPEGFrameRate
+            format = VideoFormatDescription(width: 0, height: 0, pixelFormat: .mjpeg, frameRate: rate)
+        } else if prefix == Array("YUV4MPEG2".utf8) {
+            container = .y4m
+            let stream = try Y4MStreamReader(reader: reader, prefix: prefix)
+            y4m = stream
+            format = stream.format
+            if let frameRate { format.frameRate = frameRate }
+            if format.frameRate == nil { format.frameRate = Self.defaultMJPEGFrameRate }
+        } else {
+            throw .unrecognizedStream(path: path == "-" ? "standard input" : path, firstBytes: prefix)
+        }
+        frameDuration = Int64((1e9 / format.frameRate!).rounded())
+    }
+
+    func nextFrame() throws(CaptureError) -> SourceFrame? {
+        let presentationTime = MediaTime(nanoseconds: Int64(sequence) * frameDuration)
+        if isRealTime {
+            let now = MonotonicClock.nanoseconds()
+            let start = startTime ?? now
+            startTime = start
+            guard reader.wait(untilMonotonicNanoseconds: start + presentationTime.nanoseconds) else { return nil }
+        }
+        let payload: SourceFrame.Payload
+        do {
+            if let mjpeg {
+                guard let event = try mjpeg.next() else { return nil }
+                switch event {
+                case .jpeg(let bytes): payload = .jpeg(bytes)
+                case .corrupt(let reason): payload = .corrupt(reason: reason)
+                }
+            } else {
+                guard let event = try y4m!.next() else { return nil }
+                switch event {
+                case .frame(let bytes): payload = .raw(bytes, bytesPerRow: format.width)
+                case .corrupt(let reason): payload = .corrupt(reason: reason)
+                }
+            }
+        } catch {
+            throw .input(error)
+        }
+        defer { sequence += 1 }
+        return SourceFrame(payload: payload, sequence: sequence, presentationTime: presentationTime,
+                           wallClockTime: .now(), format: format)
+    }
+
+    func cancel() {
+        reader.cancel()
+    }
+}

@@ -1,0 +1,30 @@
+/// Errors of sessions, inputs and outputs. Each carries its cause (errno, path, format, type).
+public enum CaptureError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The input could not be opened or read; carries the media-level cause.
+    case input(MediaError)
+    /// Metadata object types were requested that the output cannot produce.
+    case unavailableMetadataObjectTypes([MetadataObjectType], available: [MetadataObjectType])
+    /// The Haar cascade for faces could not be loaded.
+    case faceModelUnavailable(path: String, reason: String)
+    /// A detector failed at run time.
+    case detectorFailed(String)
+    /// The session cannot take this input or output (already in a session, one input only...).
+    case cannotAdd(String)
+
+    public var description: String {
+        switch self {
+        case .input(let error):
+            return error.description
+        case .unavailableMetadataObjectTypes(let types, let available):
+            return "metadata object type\(types.count == 1 ? "" : "s") "
+                + types.map(\.rawValue).joined(separator: ", ")
+                + " not available (available: " + available.map(\.rawValue).joined(separator: ", ") + ")"
+        case .faceModelUnavailable(let path, let reason):
+            return "the face model \(path) cannot be loaded: \(reason)"
+        case .detectorFailed(let message):
+            return "a detector failed: \(message)"
+        case .cannotAdd(let message):
+            return message
+        }
+    }
+}

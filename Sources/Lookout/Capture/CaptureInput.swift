@@ -1,0 +1,16 @@
+/// A source of frames for a capture session (AVCaptureInput). Use a concrete input:
+/// `AssetReaderInput` for recorded video; camera inputs join it with V4L2 capture.
+public class CaptureInput: @unchecked Sendable {
+    let source: FrameSource
+
+    init(source: FrameSource) {
+        self.source = source
+    }
+
+    /// Name of the source as it appears in output lines.
+    public var sourceName: String { source.sourceName }
+
+    /// True when frames arrive in real time (a camera, a paced recording): frames the outputs
+    /// cannot take are dropped rather than waited for.
+    public var isRealTime: Bool { source.isRealTime }
+}

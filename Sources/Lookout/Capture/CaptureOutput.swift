@@ -1,0 +1,42 @@
+/// A destination for a session's frames (AVCaptureOutput). Use `VideoDataOutput` for frames or
+/// `MetadataOutput` for detected codes and faces.
+public class CaptureOutput: @unchecked Sendable {
+    /// Set while the output belongs to a session.
+    weak var session: CaptureSession?
+
+    init() {}
+
+    /// The connection feeding this output, while it is in a session with an input.
+    public var connection: CaptureConnection? {
+        session?.connections.first { $0.output === self }
+    }
+
+    /// Frames this output did not get, by reason.
+    public var droppedFrames: DropCounts { drops.counts }
+
+    let drops = DropCoalescer()
+
+    // MARK: The contract with the session's capture loop (capture thread only)
+
+    /// Claims the output for one frame. Returns false when the output is still busy and discards
+    /// late frames (real-time input); with `wait`, blocks until it is free instead.
+    func reserveFrame(wait: Bool) -> Bool { true }
+
+    /// Gives back a reservation that will not be followed by `deliver` (no buffer, corrupt frame).
+    func cancelReservation() {}
+
+    /// Hands over a reserved frame; must not block.
+    func deliver(_ sampleBuffer: SampleBuffer, from connection: CaptureConnection) {}
+
+    /// Reports a frame this output did not get.
+    func dropFrame(_ drop: FrameDrop, from connection: CaptureConnection) {
+        _ = drops.record(drop)
+    }
+
+    /// Called when the output joins a session.
+    func didJoin(_ session: CaptureSession) {}
+
+    /// Blocks until every frame handed over has been processed and reported to the delegate.
+    /// Called off the delegate queues, after the capture loop has stopped.
+    func drain() {}
+}

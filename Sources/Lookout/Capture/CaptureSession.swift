@@ -1,0 +1,269 @@
+import Dispatch
+import Synchronization
+
+/// Coordinates the flow of frames from an input to outputs (AVCaptureSession).
+///
+/// A capture thread reads the input, turns each frame into a luma image in a small fixed pool of
+/// buffers (decoding JPEG once for every output), and offers it to each output. For real-time
+/// input it never waits: outputs still busy drop the frame as late, and when every pool buffer is
+/// held downstream the frame drops as out of buffers. Recorded input read as fast as possible waits
+/// for the outputs instead, so every frame is analysed.
+///
+/// `startRunning()` and `stopRunning()` block; call them off the delegate queues.
+public final class CaptureSession: @unchecked Sendable {
+    /// Things a running session reports on its event queue.
+    public enum Event: Sendable {
+        /// Something failed while running; the session stops if it cannot go on.
+        case runtimeError(CaptureError)
+        /// A recorded input reached its end; every frame has been processed and reported.
+        case inputDidEnd
+        /// The session stopped (after `stopRunning()`, the end of input, or a fatal error).
+        case didStopRunning
+    }
+
+    /// Frame counts of the current or last run.
+    public struct Statistics: Sendable, Equatable {
+        /// Frames the input produced, damaged ones included.
+        public var framesRead = 0
+        /// Frames that reached at least one output.
+        public var framesDelivered = 0
+        /// Frames that arrived damaged.
+        public var framesCorrupt = 0
+    }
+
+    private struct Configuration {
+        var inputs: [CaptureInput] = []
+        var outputs: [CaptureOutput] = []
+        var connections: [CaptureConnection] = []
+        var configurationDepth = 0
+        var eventHandler: (@Sendable (Event) -> Void)?
+        var eventQueue: DispatchQueue?
+        var isRunning = false
+    }
+
+    private let configuration = Mutex(Configuration())
+    private let counters = Mutex(Statistics())
+    private let captureQueue = DispatchQueue(label: "lookout.capture", qos: .userInteractive)
+    private let runFinished = DispatchGroup()
+    private let stopRequested = Atomic<Bool>(false)
+
+    /// Luma images in flight at once across all outputs. Small on purpose: holding frames longer
+    /// than this makes frames drop rather than memory grow.
+    public static let imageBufferCount = 4
+
+    public init() {}
+
+    // MARK: Configuration
+
+    /// Starts a batch of configuration changes that take effect together at `commitConfiguration()`.
+    public func beginConfiguration() {
+        configuration.withLock { $0.configurationDepth += 1 }
+    }
+
+    public func commitConfiguration() {
+        configuration.withLock { state in
+            precondition(state.configurationDepth > 0, "commitConfiguration() without beginConfiguration()")
+            state.configurationDepth -= 1
+        }
+    }
+
+    public var inputs: [CaptureInput] { configuration.withLock { $0.inputs } }
+    public var outputs: [CaptureOutput] { configuration.withLock { $0.outputs } }
+    public var connections: [CaptureConnection] { configuration.withLock { $0.connections } }
+
+    /// A session takes one input (one camera or one recording) while it is stopped.
+    public func canAddInput(_ input: CaptureInput) -> Bool {
+        configuration.withLock { $0.inputs.isEmpty && !$0.isRunning }
+    }
+
+    public func addInput(_ input: CaptureInput) throws(CaptureError) {
+        let added: Bool = configuration.withLock { state in
+            guard state.inputs.isEmpty, !state.isRunning else { return false }
+            state.inputs.append(input)
+            state.connections += state.outputs.map { CaptureConnection(input: input, output: $0) }
+            return true
+        }
+        guard added else { throw .cannotAdd("a session takes one input, added while it is stopped") }
+    }
+
+    public func removeInput(_ input: CaptureInput) {
+        configuration.withLock { state in
+            guard !state.isRunning else { return }
+            state.inputs.removeAll { $0 === input }
+            state.connections.removeAll { $0.input === input }
+        }
+    }
+
+    /// An output can join one session, once, while the session is stopped.
+    public func canAddOutput(_ output: CaptureOutput) -> Bool {
+        output.session == nil && configuration.withLock { !$0.isRunning }
+    }
+
+    public func addOutput(_ output: CaptureOutput) throws(CaptureError) {
+        guard canAddOutput(output) else {
+            throw .cannotAdd("an output joins one session, while that session is stopped")
+        }
+        output.session = self
+        configuration.withLock { state in
+            state.outputs.append(output)
+            state.connections += state.inputs.map { CaptureConnection(input: $0, output: output) }
+        }
+        output.didJoin(self)
+    }
+
+    public func removeOutput(_ output: CaptureOutput) {
+        let removed: Bool = configuration.withLock { state in
+            guard !state.isRunning, state.outputs.contains(where: { $0 === output }) else { return false }
+            state.outputs.removeAll { $0 === output }
+            state.connections.removeAll { $0.output === output }
+            return true
+        }
+        if removed { output.session = nil }
+    }
+
+    /// Where `Event`s go. The handler runs on `queue`.
+    public func setEventHandler(queue: DispatchQueue, _ handler: @escaping @Sendable (Event) -> Void) {
+        configuration.withLock {
+            $0.eventQueue = queue
+            $0.eventHandler = handler
+        }
+    }
+
+    // MARK: Running
+
+    public var isRunning: Bool { configuration.withLock { $0.isRunning } }
+
+    public var statistics: Statistics { counters.withLock { $0 } }
+
+    /// Starts the flow of frames. Returns once the capture thread runs.
+    public func startRunning() {
+        let input: CaptureInput? = configuration.withLock { state in
+            guard !state.isRunning, let input = state.inputs.first else { return nil }
+            state.isRunning = true
+            return input
+        }
+        guard let input else { return }
+        stopRequested.store(false, ordering: .relaxed)
+        counters.withLock { $0 = Statistics() }
+        runFinished.enter()
+        captureQueue.async { [self] in
+            let endedByInput = captureLoop(input)
+            finishRun(endedByInput: endedByInput)
+        }
+    }
+
+    /// Stops the flow of frames and returns once every frame already captured has been processed
+    /// and reported to the delegates.
+    public func stopRunning() {
+        guard isRunning else {
+            runFinished.wait()
+            return
+        }
+        stopRequested.store(true, ordering: .relaxed)
+        inputs.first?.source.cancel()
+        runFinished.wait()
+    }
+
+    func reportRuntimeError(_ error: CaptureError) {
+        post(.runtimeError(error))
+    }
+
+    private func post(_ event: Event) {
+        let (queue, handler) = configuration.withLock { ($0.eventQueue, $0.eventHandler) }
+        guard let queue, let handler else { return }
+        queue.async { handler(event) }
+    }
+
+    private func finishRun(endedByInput: Bool) {
+        for output in outputs { output.drain() }
+        configuration.withLock { $0.isRunning = false }
+        if endedByInput { post(.inputDidEnd) }
+        post(.didStopRunning)
+        runFinished.leave()
+    }
+
+    /// Runs until the input ends (returns true), is cancelled, or fails (returns false).
+    private func captureLoop(_ input: CaptureInput) -> Bool {
+        let source = input.source
+        let pool = BufferPool(count: Self.imageBufferCount)
+        let converter = LumaConverter()
+        let realTime = source.isRealTime
+        var recipients = [CaptureConnection]()
+        recipients.reserveCapacity(4)
+
+        while !stopRequested.load(ordering: .relaxed) {
+            let frame: SourceFrame
+            do {
+                guard let next = try source.nextFrame() else {
+                    return !stopRequested.load(ordering: .relaxed)
+                }
+                frame = next
+            } catch {
+                post(.runtimeError(error))
+                return false
+            }
+            counters.withLock { $0.framesRead += 1 }
+            let connections = self.connections.filter(\.isEnabled)
+
+            if frame.framesLostBefore > 0 {
+                let lost = FrameDrop(reason: .discontinuity, firstSequence: frame.sequence - UInt64(frame.framesLostBefore),
+                                     presentationTime: frame.presentationTime, count: frame.framesLostBefore)
+                for connection in connections { connection.output.dropFrame(lost, from: connection) }
+            }
+            func drop(_ reason: DropReason, to targets: [CaptureConnection], detail: String? = nil) {
+                let report = FrameDrop(reason: reason, firstSequence: frame.sequence,
+                                       presentationTime: frame.presentationTime, detail: detail)
+                for connection in targets { connection.output.dropFrame(report, from: connection) }
+            }
+            if case .corrupt(let reason) = frame.payload {
+                counters.withLock { $0.framesCorrupt += 1 }
+                drop(.corrupt, to: connections, detail: reason)
+                continue
+            }
+
+            // Offer the frame: outputs still busy with an earlier frame drop it as late.
+            recipients.removeAll(keepingCapacity: true)
+            for connection in connections {
+                if connection.output.reserveFrame(wait: !realTime) {
+                    recipients.append(connection)
+                } else {
+                    drop(.late, to: [connection])
+                }
+            }
+            guard !recipients.isEmpty else { continue }
+
+            // Decode once, for every output that takes the frame.
+            let result: LumaConverter.Result
+            do {
+                switch frame.payload {
+                case .jpeg(let bytes):
+                    result = try converter.convertJPEG(bytes, pool: pool, wait: !realTime)
+                case .raw(let bytes, let bytesPerRow):
+                    result = try converter.convertRaw(bytes, format: frame.format, bytesPerRow: bytesPerRow,
+                                                      pool: pool, wait: !realTime)
+                case .corrupt:
+                    continue
+                }
+            } catch {
+                counters.withLock { $0.framesCorrupt += 1 }
+                for connection in recipients { connection.output.cancelReservation() }
+                drop(.corrupt, to: connections, detail: error.description)
+                continue
+            }
+            guard case .image(let image, let width, let height) = result else {
+                for connection in recipients { connection.output.cancelReservation() }
+                drop(.outOfBuffers, to: recipients)
+                continue
+            }
+            var format = frame.format
+            format.width = width
+            format.height = height
+            let sample = SampleBuffer(sequence: frame.sequence, presentationTime: frame.presentationTime,
+                                      wallClockTime: frame.wallClockTime, formatDescription: format,
+                                      imageBuffer: image)
+            counters.withLock { $0.framesDelivered += 1 }
+            for connection in recipients { connection.output.deliver(sample, from: connection) }
+        }
+        return false
+    }
+}

@@ -1,0 +1,27 @@
+/// One captured frame as outputs and delegates see it: the analogue of CMSampleBuffer.
+///
+/// The luma image lives in a pooled buffer that returns to its fixed pool when the last holder of
+/// this object (and of its `imageBuffer`) lets go. A delegate that keeps sample buffers keeps pool
+/// buffers: hold one only as long as you need it, copy what you want to keep, or frames drop as
+/// out of buffers.
+public final class SampleBuffer: @unchecked Sendable {
+    /// Position of the frame in its stream, from 0; gaps mean frames were lost before Lookout saw them.
+    public let sequence: UInt64
+    /// When the frame was captured, on the stream's clock.
+    public let presentationTime: MediaTime
+    /// When Lookout received the frame, on the wall clock.
+    public let wallClockTime: WallClockTime
+    /// The frame as the input delivered it (size, original pixel format, nominal rate).
+    public let formatDescription: VideoFormatDescription
+    /// The frame's luma plane.
+    public let imageBuffer: PixelBuffer
+
+    public init(sequence: UInt64, presentationTime: MediaTime, wallClockTime: WallClockTime,
+                formatDescription: VideoFormatDescription, imageBuffer: PixelBuffer) {
+        self.sequence = sequence
+        self.presentationTime = presentationTime
+        self.wallClockTime = wallClockTime
+        self.formatDescription = formatDescription
+        self.imageBuffer = imageBuffer
+    }
+}

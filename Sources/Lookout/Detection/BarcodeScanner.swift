@@ -1,0 +1,96 @@
+import CZBar
+
+/// One symbol ZBar found, in the scanned image's pixel coordinates.
+struct ScannedCode {
+    var type: MetadataObjectType
+    var payload: [UInt8]
+    var corners: [Point]
+}
+
+/// ZBar's image scanner, created once and reused for every frame (creating one per frame costs
+/// more than many scans). Configured for exact bytes: QR payloads are not re-encoded by ZBar.
+final class BarcodeScanner {
+    private let scanner: OpaquePointer
+    private let image: OpaquePointer
+    let types: Set<MetadataObjectType>
+
+    /// - Parameters:
+    ///   - density: ZBar's x/y scan density: 1 scans every line; higher is faster and may miss
+    ///     small or thin codes.
+    init(types: Set<MetadataObjectType>, density: Int = 1) {
+        scanner = zbar_image_scanner_create()
+        image = zbar_image_create()
+        self.types = types
+        zbar_image_set_format(image, LK_ZBAR_FOURCC_Y800)
+        // Everything off, then the requested symbologies on.
+        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_ENABLE, 0)
+        for type in types {
+            guard let symbol = type.zbarSymbolType else { continue }
+            zbar_image_scanner_set_config(scanner, symbol, ZBAR_CFG_ENABLE, 1)
+        }
+        // ISBN and UPC types are views of EAN-13 in ZBar: it needs EAN-13 decoding on to find them.
+        if !types.isDisjoint(with: [.isbn10, .isbn13, .upcA]) {
+            zbar_image_scanner_set_config(scanner, ZBAR_EAN13, ZBAR_CFG_ENABLE, 1)
+        }
+        zbar_image_scanner_set_config(scanner, ZBAR_QRCODE, ZBAR_CFG_BINARY, 1)
+        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_X_DENSITY, Int32(max(1, density)))
+        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_Y_DENSITY, Int32(max(1, density)))
+        // Every analysed frame reports what it holds; de-duplication belongs to the event layer.
+        zbar_image_scanner_enable_cache(scanner, 0)
+    }
+
+    deinit {
+        zbar_image_scanner_recycle_image(scanner, image)
+        zbar_image_destroy(image)
+        zbar_image_scanner_destroy(scanner)
+    }
+
+    /// Scans the luma plane, limited to `region` (pixels). The plane must be tightly packed.
+    func scan(_ pixels: PixelBuffer, region: (x: Int, y: Int, width: Int, height: Int)) -> [ScannedCode] {
+        precondition(pixels.bytesPerRow == pixels.width, "ZBar reads tightly packed planes")
+        zbar_image_scanner_recycle_image(scanner, image)
+        zbar_image_set_size(image, UInt32(pixels.width), UInt32(pixels.height))
+        zbar_image_set_crop(image, UInt32(region.x), UInt32(region.y), UInt32(region.width), UInt32(region.height))
+        zbar_image_set_data(image, pixels.baseAddress, UInt(pixels.width * pixels.height), nil)
+        let found = zbar_scan_image(scanner, image)
+        guard found > 0 else {
+            zbar_image_set_data(image, nil, 0, nil)
+            return []
+        }
+        var codes = [ScannedCode]()
+        var symbol = zbar_image_first_symbol(image)
+        while let current = symbol {
+            defer { symbol = zbar_symbol_next(current) }
+            let zbarType = zbar_symbol_get_type(current)
+            guard var type = MetadataObjectType(zbarSymbolType: zbarType) else { continue }
+            // With UPC-A off, ZBar reports UPC-A symbols as EAN-13 with a leading 0, as zbarcam does.
+            if !types.contains(type), type == .upcA || type == .isbn10 || type == .isbn13 { type = .ean13 }
+            guard types.contains(type) else { continue }
+            let length = Int(zbar_symbol_get_data_length(current))
+            let payload: [UInt8]
+            if length > 0, let data = zbar_symbol_get_data(current) {
+                payload = Array(UnsafeRawBufferPointer(start: data, count: length))
+            } else {
+                payload = []
+            }
+            let pointCount = zbar_symbol_get_loc_size(current)
+            var corners = [Point]()
+            corners.reserveCapacity(Int(pointCount))
+            for i in 0..<pointCount {
+                corners.append(Point(x: Double(zbar_symbol_get_loc_x(current, i)),
+                                     y: Double(zbar_symbol_get_loc_y(current, i))))
+            }
+            // Linear codes come back as the points where scan lines crossed them; report the four
+            // corners of the area they cover, as AVFoundation does for every code.
+            if type != .qr, corners.count != 4 {
+                let box = Rect.enclosing(corners)
+                corners = [Point(x: box.x, y: box.y), Point(x: box.x, y: box.maxY),
+                           Point(x: box.maxX, y: box.maxY), Point(x: box.maxX, y: box.y)]
+            }
+            codes.append(ScannedCode(type: type, payload: payload, corners: corners))
+        }
+        // The frame's memory goes back to its pool; ZBar must not keep a pointer to it.
+        zbar_image_set_data(image, nil, 0, nil)
+        return codes
+    }
+}

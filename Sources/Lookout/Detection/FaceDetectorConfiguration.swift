@@ -1,0 +1,18 @@
+/// Settings of the Haar-cascade face detector, named as OpenCV's detectMultiScale names them.
+public struct FaceDetectorConfiguration: Sendable, Equatable {
+    /// The cascade XML (OpenCV's haarcascade_frontalface_default.xml unless told otherwise).
+    public var cascadePath: String
+    /// How much the search window grows between scales; smaller finds more, slower. > 1.
+    public var scaleFactor: Double = 1.1
+    /// How many overlapping raw detections a face needs; higher means fewer false faces.
+    public var minNeighbors: Int = 3
+    /// Smallest face searched for, in frame pixels.
+    public var minSize: Int = 30
+    /// Frames wider than this are shrunk to this width before detection (faces are large; the
+    /// cascade's cost grows with area). 0 keeps the full size.
+    public var analysisWidth: Int = 640
+
+    public init(cascadePath: String) {
+        self.cascadePath = cascadePath
+    }
+}

@@ -1,0 +1,125 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Synchronization
+
+/// Reads a file or pipe and can be cancelled from another thread, so that stopping a session
+/// never waits on a producer that has gone quiet (a pipe with no writer activity blocks `read`).
+public final class FileDescriptorReader: @unchecked Sendable {
+    /// Path for messages ("standard input" for `-`).
+    public let path: String
+    public let fd: Int32
+    private let ownsDescriptor: Bool
+    private let cancelPipe: (read: Int32, write: Int32)
+    private let cancelled = Atomic<Bool>(false)
+
+    public enum ReadResult: Equatable {
+        case bytes(Int)
+        case endOfFile
+        case cancelled
+    }
+
+    /// Opens `path` for reading; `-` means standard input.
+    public init(path: String) throws(MediaError) {
+        if path == "-" {
+            self.path = "standard input"
+            self.fd = STDIN_FILENO
+            self.ownsDescriptor = false
+        } else {
+            let fd = open(path, O_RDONLY | O_CLOEXEC)
+            if fd < 0 {
+                let error = Errno.current
+                if error == .noSuchFileOrDirectory { throw .notFound(path: path) }
+                throw .unreadable(path: path, error)
+            }
+            var info = stat()
+            if fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
+                close(fd)
+                throw .unreadable(path: path, .isDirectory)
+            }
+            self.path = path
+            self.fd = fd
+            self.ownsDescriptor = true
+        }
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else {
+            let error = Errno.current
+            if ownsDescriptor { close(fd) }
+            throw .unreadable(path: path, error)
+        }
+        for end in fds {
+            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(end, F_SETFL, O_NONBLOCK)
+        }
+        self.cancelPipe = (fds[0], fds[1])
+    }
+
+    deinit {
+        if ownsDescriptor { close(fd) }
+        close(cancelPipe.read)
+        close(cancelPipe.write)
+    }
+
+    /// Makes the current and every later read or wait return `.cancelled`.
+    public func cancel() {
+        if cancelled.exchange(true, ordering: .acquiringAndReleasing) { return }
+        var byte: UInt8 = 1
+        _ = write(cancelPipe.write, &byte, 1)
+    }
+
+    public var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
+
+    /// Reads up to `count` bytes; retries on EINTR.
+    public func read(into buffer: UnsafeMutableRawPointer, count: Int) throws(MediaError) -> ReadResult {
+        while true {
+            if isCancelled { return .cancelled }
+            var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: cancelPipe.read, events: Int16(POLLIN), revents: 0)]
+            let ready = poll(&fds, 2, -1)
+            if ready < 0 {
+                if errno == EINTR { continue }
+                throw .readFailed(path: path, .current)
+            }
+            if fds[1].revents != 0 { return .cancelled }
+            let n = Glibc.read(fd, buffer, count)
+            if n > 0 { return .bytes(n) }
+            if n == 0 { return .endOfFile }
+            if errno == EINTR || errno == EAGAIN { continue }
+            throw .readFailed(path: path, .current)
+        }
+    }
+
+    /// Reads exactly `count` bytes unless the stream ends or the read is cancelled first.
+    /// Returns how many bytes arrived (less than `count` only at end of file or on cancel).
+    public func readFully(into buffer: UnsafeMutableRawPointer, count: Int) throws(MediaError) -> Int {
+        var total = 0
+        while total < count {
+            switch try read(into: buffer + total, count: count - total) {
+            case .bytes(let n): total += n
+            case .endOfFile, .cancelled: return total
+            }
+        }
+        return total
+    }
+
+    /// Sleeps until the monotonic deadline (nanoseconds), or returns false at once on cancel.
+    public func wait(untilMonotonicNanoseconds deadline: Int64) -> Bool {
+        while true {
+            if isCancelled { return false }
+            let now = MonotonicClock.nanoseconds()
+            if now >= deadline { return true }
+            let remainingMs = Int32(min((deadline - now + 999_999) / 1_000_000, 1000))
+            var fds = [pollfd(fd: cancelPipe.read, events: Int16(POLLIN), revents: 0)]
+            _ = poll(&fds, 1, remainingMs)
+        }
+    }
+}
+
+/// CLOCK_MONOTONIC in nanoseconds: the clock V4L2 timestamps use too.
+public enum MonotonicClock {
+    public static func nanoseconds() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+    }
+}

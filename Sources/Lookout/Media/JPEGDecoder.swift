@@ -1,0 +1,45 @@
+import CTurboJPEG
+
+/// Decodes JPEG images straight to their luma plane with libjpeg-turbo.
+///
+/// Asking TurboJPEG for `TJPF_GRAY` from a YCbCr JPEG makes libjpeg skip the chroma components'
+/// inverse DCT and upsampling entirely, so the luma plane costs less than a full decode and no RGB
+/// image ever exists. Frames without Huffman tables (common from webcams) decode with the standard
+/// tables, which libjpeg-turbo supplies itself.
+public final class JPEGDecoder {
+    private let handle: tjhandle
+
+    public init() {
+        guard let handle = tjInitDecompress() else {
+            fatalError("tjInitDecompress failed: out of memory")
+        }
+        self.handle = handle
+    }
+
+    deinit { tjDestroy(handle) }
+
+    /// The image size declared in the JPEG's frame header.
+    public func size(of jpeg: UnsafeRawBufferPointer) throws(MediaError) -> (width: Int, height: Int) {
+        var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colorspace: Int32 = 0
+        let status = tjDecompressHeader3(handle, jpeg.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                                         UInt(jpeg.count), &width, &height, &subsampling, &colorspace)
+        guard status == 0, width > 0, height > 0 else { throw .corruptImage(reason: lastError) }
+        return (Int(width), Int(height))
+    }
+
+    /// Decodes the luma plane into `destination` (`bytesPerRow * height` bytes). Any libjpeg
+    /// warning (premature end, bad Huffman code, extraneous bytes) fails the frame: a half-grey
+    /// image would only hide codes and invent nothing useful.
+    public func decodeLuma(_ jpeg: UnsafeRawBufferPointer, width: Int, height: Int,
+                           into destination: UnsafeMutableRawPointer, bytesPerRow: Int) throws(MediaError) {
+        let status = tjDecompress2(handle, jpeg.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt(jpeg.count),
+                                   destination.assumingMemoryBound(to: UInt8.self), Int32(width), Int32(bytesPerRow),
+                                   Int32(height), Int32(TJPF_GRAY.rawValue), 0)
+        guard status == 0 else { throw .corruptImage(reason: lastError) }
+    }
+
+    private var lastError: String {
+        guard let message = tjGetErrorStr2(handle) else { return "unknown JPEG error" }
+        return String(cString: message)
+    }
+}

@@ -1,0 +1,64 @@
+/// Turns a frame as delivered (JPEG, packed or planar YUV, gray) into the one thing detectors read:
+/// a tightly packed 8-bit luma plane in a pool buffer. JPEG is decoded to luma only; planar formats
+/// copy their first plane; packed 4:2:2 takes every other byte. Never an RGB detour.
+final class LumaConverter {
+    private let jpeg = JPEGDecoder()
+
+    /// What a conversion produced.
+    enum Result {
+        case image(PixelBuffer, width: Int, height: Int)
+        /// No pool buffer was free (the holders are too slow) and waiting was not allowed.
+        case outOfBuffers
+    }
+
+    func convertJPEG(_ bytes: UnsafeRawBufferPointer, pool: BufferPool, wait: Bool) throws(MediaError) -> Result {
+        let size = try jpeg.size(of: bytes)
+        guard let index = pool.acquire(capacity: size.width * size.height, wait: wait) else { return .outOfBuffers }
+        do {
+            try jpeg.decodeLuma(bytes, width: size.width, height: size.height, into: pool.pointer(index),
+                                bytesPerRow: size.width)
+        } catch {
+            pool.release(index)
+            throw error
+        }
+        let image = PixelBuffer(width: size.width, height: size.height, bytesPerRow: size.width,
+                                baseAddress: pool.pointer(index), pool: pool, poolIndex: index)
+        return .image(image, width: size.width, height: size.height)
+    }
+
+    func convertRaw(_ bytes: UnsafeRawBufferPointer, format: VideoFormatDescription, bytesPerRow: Int,
+                    pool: BufferPool, wait: Bool) throws(MediaError) -> Result {
+        let width = format.width, height = format.height
+        let bytesPerPixel = format.pixelFormat == .yuyv || format.pixelFormat == .uyvy ? 2 : 1
+        guard width > 0, height > 0, bytesPerRow >= width * bytesPerPixel,
+              bytes.count >= bytesPerRow * (height - 1) + width * bytesPerPixel else {
+            throw .corruptImage(reason: "\(bytes.count) bytes is too short for a \(format) frame")
+        }
+        guard let index = pool.acquire(capacity: width * height, wait: wait) else { return .outOfBuffers }
+        let destination = pool.pointer(index).assumingMemoryBound(to: UInt8.self)
+        let source = bytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        switch format.pixelFormat {
+        case .yuyv, .uyvy:
+            let lumaOffset = format.pixelFormat == .yuyv ? 0 : 1
+            for y in 0..<height {
+                let row = source + y * bytesPerRow + lumaOffset
+                let out = destination + y * width
+                for x in 0..<width { out[x] = row[2 * x] }
+            }
+        case .gray, .nv12, .nv21, .yuv420, .yuv422p, .yuv444p:
+            if bytesPerRow == width {
+                destination.update(from: source, count: width * height)
+            } else {
+                for y in 0..<height {
+                    (destination + y * width).update(from: source + y * bytesPerRow, count: width)
+                }
+            }
+        case .mjpeg:
+            pool.release(index)
+            throw .corruptImage(reason: "MJPEG frame handed over as raw pixels")
+        }
+        let image = PixelBuffer(width: width, height: height, bytesPerRow: width,
+                                baseAddress: pool.pointer(index), pool: pool, poolIndex: index)
+        return .image(image, width: width, height: height)
+    }
+}

@@ -1,0 +1,41 @@
+/// Why a frame, a stream or an image could not be read. Each case carries its cause.
+public enum MediaError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The file or device does not exist.
+    case notFound(path: String)
+    /// The file exists but cannot be opened or read (permissions, a directory, ...).
+    case unreadable(path: String, Errno)
+    /// A read failed part-way through.
+    case readFailed(path: String, Errno)
+    /// The stream is neither MJPEG nor Y4M; carries its first bytes for the message.
+    case unrecognizedStream(path: String, firstBytes: [UInt8])
+    /// A Y4M stream Lookout cannot take (bad header, 16-bit samples, interlacing...).
+    case unsupportedY4M(path: String, reason: String)
+    /// An image or frame that the decoder rejected (truncated, bad Huffman code, ...).
+    case corruptImage(reason: String)
+    /// A still image in a format Lookout cannot decode.
+    case unsupportedImage(path: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .notFound(let path):
+            return "\(path): no such file or device"
+        case .unreadable(let path, let errno):
+            return "\(path) cannot be read: \(errno)"
+        case .readFailed(let path, let errno):
+            return "reading \(path) failed: \(errno)"
+        case .unrecognizedStream(let path, let bytes):
+            let hex = bytes.prefix(8).map { byte -> String in
+                let digits = String(byte, radix: 16, uppercase: true)
+                return digits.count == 1 ? "0" + digits : digits
+            }.joined(separator: " ")
+            let shown = bytes.isEmpty ? "it is empty" : "it starts with bytes \(hex)"
+            return "\(path) is not an MJPEG or Y4M stream (\(shown))"
+        case .unsupportedY4M(let path, let reason):
+            return "\(path) is a Y4M stream Lookout cannot read: \(reason)"
+        case .corruptImage(let reason):
+            return "corrupt image: \(reason)"
+        case .unsupportedImage(let path, let reason):
+            return "\(path) cannot be decoded: \(reason)"
+        }
+    }
+}
