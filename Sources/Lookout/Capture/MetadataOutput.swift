@@ -164,8 +164,32 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
 
     // MARK: Detection (processing queue)
 
+    /// Finds objects in one still image right away, on the calling thread's behalf (for
+    /// `lookout scan`), with the same detectors, types and rect of interest as frames get.
+    /// The output must be in a session.
+    public func metadataObjects(in image: PixelBuffer, sequence: UInt64 = 0,
+                                wallClockTime: WallClockTime = .now()) -> [MetadataObject] {
+        let format = VideoFormatDescription(width: image.width, height: image.height, pixelFormat: .gray)
+        let frame = SampleBuffer(sequence: sequence, presentationTime: .zero, wallClockTime: wallClockTime,
+                                 formatDescription: format, imageBuffer: image)
+        return processingQueue.sync { detect(in: frame, settings: configuration.withLock { $0 }) }
+    }
+
     private func analyse(_ frame: SampleBuffer, from connection: CaptureConnection) {
         let settings = configuration.withLock { $0 }
+        let objects = detect(in: frame, settings: settings)
+        let hasObjects = !objects.isEmpty
+        defer { previousHadObjects = hasObjects }
+        guard hasObjects || previousHadObjects || settings.deliversEmptyResults,
+              let queue = settings.queue, let delegate = settings.delegate else { return }
+        pendingResults.wait()
+        queue.async { [self] in
+            delegate.metadataOutput(self, didOutput: objects, from: connection)
+            pendingResults.signal()
+        }
+    }
+
+    private func detect(in frame: SampleBuffer, settings: Configuration) -> [MetadataObject] {
         if settings.generation != appliedGeneration {
             let codeTypes = Set(settings.types.filter(\.isMachineReadableCode))
             scanner = codeTypes.isEmpty ? nil : BarcodeScanner(types: codeTypes, density: codeScanDensity)
@@ -205,16 +229,6 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
             stats.framesAnalysed += 1
             for object in objects { stats.objectsByType[object.type, default: 0] += 1 }
         }
-
-        let hasObjects = !objects.isEmpty
-        defer { previousHadObjects = hasObjects }
-        guard hasObjects || previousHadObjects || settings.deliversEmptyResults,
-              let queue = settings.queue, let delegate = settings.delegate else { return }
-        pendingResults.wait()
-        let found = objects
-        queue.async { [self] in
-            delegate.metadataOutput(self, didOutput: found, from: connection)
-            pendingResults.signal()
-        }
+        return objects
     }
 }

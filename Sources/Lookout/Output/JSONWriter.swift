@@ -1,0 +1,131 @@
+/// Builds one JSON object as UTF-8 bytes, appending to a reusable buffer.
+///
+/// Hand-written rather than JSONEncoder: field order is fixed (readable, diff-able lines), nothing
+/// is allocated per value, and escaping is explicit. Swift strings are always valid Unicode, so
+/// escaping quotes, backslashes and control characters is enough for every line to be valid JSON,
+/// whatever bytes a code held; U+2028 and U+2029 are escaped too, for JavaScript consumers.
+public struct JSONWriter {
+    public private(set) var bytes: [UInt8]
+    private var needsComma = [false]
+
+    public init(capacity: Int = 1024) {
+        bytes = []
+        bytes.reserveCapacity(capacity)
+    }
+
+    public mutating func reset() {
+        bytes.removeAll(keepingCapacity: true)
+        needsComma = [false]
+    }
+
+    public mutating func beginObject() {
+        separate()
+        bytes.append(UInt8(ascii: "{"))
+        needsComma.append(false)
+    }
+
+    public mutating func endObject() {
+        bytes.append(UInt8(ascii: "}"))
+        needsComma.removeLast()
+    }
+
+    public mutating func beginArray() {
+        separate()
+        bytes.append(UInt8(ascii: "["))
+        needsComma.append(false)
+    }
+
+    public mutating func endArray() {
+        bytes.append(UInt8(ascii: "]"))
+        needsComma.removeLast()
+    }
+
+    /// Writes `"name":`; the next value written belongs to it.
+    public mutating func key(_ name: String) {
+        separate()
+        appendQuoted(name)
+        bytes.append(UInt8(ascii: ":"))
+        needsComma[needsComma.count - 1] = false
+    }
+
+    public mutating func string(_ value: String) {
+        separate()
+        appendQuoted(value)
+    }
+
+    public mutating func integer<T: BinaryInteger>(_ value: T) {
+        separate()
+        bytes.append(contentsOf: String(value).utf8)
+    }
+
+    /// A finite number rounded to `fractionDigits` decimals; non-finite values become null.
+    public mutating func number(_ value: Double, fractionDigits: Int = 6) {
+        separate()
+        guard value.isFinite else {
+            bytes.append(contentsOf: "null".utf8)
+            return
+        }
+        var scale = 1.0
+        for _ in 0..<fractionDigits { scale *= 10 }
+        let rounded = (value * scale).rounded() / scale
+        if rounded == rounded.rounded(.towardZero), abs(rounded) < 1e15 {
+            bytes.append(contentsOf: String(Int64(rounded)).utf8)
+        } else {
+            bytes.append(contentsOf: rounded.description.utf8)
+        }
+    }
+
+    public mutating func bool(_ value: Bool) {
+        separate()
+        bytes.append(contentsOf: (value ? "true" : "false").utf8)
+    }
+
+    public mutating func null() {
+        separate()
+        bytes.append(contentsOf: "null".utf8)
+    }
+
+    private mutating func separate() {
+        if needsComma[needsComma.count - 1] {
+            bytes.append(UInt8(ascii: ","))
+        }
+        needsComma[needsComma.count - 1] = true
+    }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    private mutating func appendQuoted(_ text: String) {
+        bytes.append(UInt8(ascii: "\""))
+        var utf8 = text.utf8.makeIterator()
+        while let byte = utf8.next() {
+            switch byte {
+            case UInt8(ascii: "\""): bytes.append(contentsOf: [0x5C, 0x22])
+            case UInt8(ascii: "\\"): bytes.append(contentsOf: [0x5C, 0x5C])
+            case 0x0A: bytes.append(contentsOf: [0x5C, UInt8(ascii: "n")])
+            case 0x0D: bytes.append(contentsOf: [0x5C, UInt8(ascii: "r")])
+            case 0x09: bytes.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+            case 0x00..<0x20, 0x7F:
+                appendUnicodeEscape(UInt16(byte))
+            case 0xE2:
+                // U+2028 and U+2029 are E2 80 A8 / E2 80 A9 in UTF-8.
+                guard let second = utf8.next() else { bytes.append(byte); break }
+                guard let third = utf8.next() else { bytes.append(contentsOf: [byte, second]); break }
+                if second == 0x80, third == 0xA8 || third == 0xA9 {
+                    appendUnicodeEscape(third == 0xA8 ? 0x2028 : 0x2029)
+                } else {
+                    bytes.append(contentsOf: [byte, second, third])
+                }
+            default:
+                bytes.append(byte)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    private mutating func appendUnicodeEscape(_ unit: UInt16) {
+        bytes.append(contentsOf: [0x5C, UInt8(ascii: "u")])
+        for shift in stride(from: 12, through: 0, by: -4) {
+            bytes.append(Self.hexDigits[Int((unit >> UInt16(shift)) & 0xF)])
+        }
+    }
+}

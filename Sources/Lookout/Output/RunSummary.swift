@@ -1,0 +1,56 @@
+/// The end-of-run summary: what was read, analysed, dropped and found.
+public struct RunSummary: Sendable {
+    public var source: String
+    public var framesRead: Int
+    public var framesAnalysed: Int
+    public var drops: DropCounts
+    public var detections: [MetadataObjectType: Int]
+    public var elapsedSeconds: Double
+
+    public init(source: String, framesRead: Int, framesAnalysed: Int, drops: DropCounts,
+                detections: [MetadataObjectType: Int], elapsedSeconds: Double) {
+        self.source = source
+        self.framesRead = framesRead
+        self.framesAnalysed = framesAnalysed
+        self.drops = drops
+        self.detections = detections
+        self.elapsedSeconds = elapsedSeconds
+    }
+
+    /// The `kind: "stats"` line of schema version 1, newline included.
+    public func jsonLine() -> [UInt8] {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("version"); writer.integer(DetectionLineEncoder.schemaVersion)
+        writer.key("kind"); writer.string("stats")
+        writer.key("source"); writer.string(source)
+        writer.key("frames_read"); writer.integer(framesRead)
+        writer.key("frames_analysed"); writer.integer(framesAnalysed)
+        writer.key("dropped")
+        writer.beginObject()
+        for reason in DropReason.allCases {
+            writer.key(reason.rawValue); writer.integer(drops[reason])
+        }
+        writer.endObject()
+        writer.key("detections")
+        writer.beginObject()
+        for type in detections.keys.sorted() {
+            writer.key(type.rawValue); writer.integer(detections[type]!)
+        }
+        writer.endObject()
+        writer.key("elapsed"); writer.number(elapsedSeconds, fractionDigits: 3)
+        writer.key("time"); writer.string(WallClockTime.now().rfc3339)
+        writer.endObject()
+        return writer.bytes + [0x0A]
+    }
+
+    /// One human-readable line for stderr.
+    public var text: String {
+        let dropped = DropReason.allCases.filter { drops[$0] > 0 }.map { "\(drops[$0]) \($0.rawValue)" }
+        let found = detections.keys.sorted().map { "\(detections[$0]!) \($0.rawValue)" }
+        return "\(source): \(framesRead) frames read, \(framesAnalysed) analysed, "
+            + (dropped.isEmpty ? "none dropped" : "dropped " + dropped.joined(separator: ", "))
+            + "; detections: " + (found.isEmpty ? "none" : found.joined(separator: ", "))
+            + " (\(elapsedSeconds.formatted(maxFractionDigits: 2)) s)"
+    }
+}

@@ -1,0 +1,19 @@
+/// zbarcam's output format, `QR-Code:value` / `EAN-13:value`, so scripts written for zbarcam keep
+/// working. Faces, which zbarcam does not find, print as `Face:<id> <x>,<y> <width>x<height>` (pixels).
+public struct TextLineEncoder {
+    public init() {}
+
+    public func encode(_ object: MetadataObject) -> [UInt8] {
+        var line: String
+        if let code = object as? MachineReadableCodeObject {
+            line = code.type.zbarName + ":" + code.stringValue
+        } else if let face = object as? FaceObject {
+            let box = face.pixelBounds
+            line = "Face:\(face.faceID) \(Int(box.x)),\(Int(box.y)) \(Int(box.width))x\(Int(box.height))"
+        } else {
+            line = object.type.rawValue
+        }
+        line.append("\n")
+        return Array(line.utf8)
+    }
+}

@@ -1,0 +1,105 @@
+import ArgumentParser
+import Lookout
+
+/// Options that choose what to look for and how; shared by `run` and `scan`.
+struct DetectionOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp(
+        "Comma-separated kinds to look for.",
+        discussion: "Kinds: face, " + MetadataObjectType.allCodeTypes.map(\.rawValue).joined(separator: ", ") + ".",
+        valueName: "kinds"))
+    var types: String = MetadataObjectType.defaultTypes.map(\.rawValue).joined(separator: ",")
+
+    @Option(name: .customLong("rect-of-interest"), help: ArgumentHelp(
+        "Search only this part of the frame: x,y,width,height as fractions of the frame, top-left origin.",
+        valueName: "x,y,w,h"))
+    var rectOfInterest: String?
+
+    @Option(name: .long, help: ArgumentHelp(
+        "ZBar scan density: 1 scans every line; 2-4 are faster and may miss thin or small codes.",
+        valueName: "n"))
+    var density: Int = 1
+
+    @Option(name: .customLong("face-model"), help: ArgumentHelp(
+        "Haar cascade XML for faces (default: models/haarcascade_frontalface_default.xml).",
+        valueName: "path"))
+    var faceModel: String?
+
+    @Option(name: .customLong("scale-factor"), help: "Haar detector: window growth between scales (> 1).")
+    var scaleFactor: Double = 1.1
+
+    @Option(name: .customLong("min-neighbors"), help: "Haar detector: overlapping hits a face needs.")
+    var minNeighbors: Int = 3
+
+    @Option(name: .customLong("min-face"), help: ArgumentHelp("Haar detector: smallest face, in frame pixels.",
+                                                              valueName: "pixels"))
+    var minFace: Int = 30
+
+    @Option(name: .customLong("face-width"), help: ArgumentHelp(
+        "Shrink frames wider than this before face detection (0 = never).", valueName: "pixels"))
+    var faceWidth: Int = 640
+
+    mutating func validate() throws {
+        _ = try parsedTypes()
+        _ = try parsedRectOfInterest()
+        guard density >= 1, density <= 16 else { throw ValidationError("--density must be between 1 and 16.") }
+        guard scaleFactor > 1, scaleFactor <= 4 else { throw ValidationError("--scale-factor must be above 1 and at most 4.") }
+        guard minNeighbors >= 0 else { throw ValidationError("--min-neighbors cannot be negative.") }
+        guard minFace >= 1 else { throw ValidationError("--min-face must be at least 1 pixel.") }
+        guard faceWidth == 0 || faceWidth >= 64 else { throw ValidationError("--face-width must be 0 or at least 64.") }
+    }
+
+    func parsedTypes() throws -> [MetadataObjectType] {
+        let known = MetadataObjectType.allCodeTypes + [.face]
+        let names = types.split(separator: ",").map { $0.trimmingSpaces().lowercased() }.filter { !$0.isEmpty }
+        guard !names.isEmpty else { throw ValidationError("--types needs at least one kind.") }
+        return try names.map { name in
+            guard let type = known.first(where: { $0.rawValue == name }) else {
+                throw ValidationError("Unknown kind '\(name)' in --types; known kinds: "
+                                      + known.map(\.rawValue).joined(separator: ", ") + ".")
+            }
+            return type
+        }
+    }
+
+    func parsedRectOfInterest() throws -> Rect {
+        guard let rectOfInterest else { return .unit }
+        let parts = rectOfInterest.split(separator: ",").map { Double($0.trimmingSpaces()) }
+        guard parts.count == 4, let x = parts[0], let y = parts[1], let w = parts[2], let h = parts[3],
+              x >= 0, y >= 0, w > 0, h > 0, x + w <= 1.000001, y + h <= 1.000001 else {
+            throw ValidationError("--rect-of-interest takes x,y,width,height as fractions within 0...1, e.g. 0.25,0.25,0.5,0.5.")
+        }
+        return Rect(x: x, y: y, width: w, height: h)
+    }
+
+    /// The face detector settings, when faces are asked for.
+    func faceConfiguration() throws -> FaceDetectorConfiguration? {
+        guard try parsedTypes().contains(.face) else { return nil }
+        var configuration = FaceDetectorConfiguration(cascadePath: faceModel ?? FaceModelLocator.defaultCascadePath())
+        configuration.scaleFactor = scaleFactor
+        configuration.minNeighbors = minNeighbors
+        configuration.minSize = minFace
+        configuration.analysisWidth = faceWidth
+        return configuration
+    }
+
+    /// A metadata output in `session`, configured from these options.
+    func makeMetadataOutput(in session: CaptureSession) throws(CaptureError) -> MetadataOutput {
+        let output: MetadataOutput
+        do {
+            output = MetadataOutput(faceDetector: try faceConfiguration(), codeScanDensity: density)
+        } catch {
+            // validate() already accepted these options.
+            fatalError("options changed after validation: \(error)")
+        }
+        try session.addOutput(output)
+        try output.setMetadataObjectTypes((try? parsedTypes()) ?? MetadataObjectType.defaultTypes)
+        output.rectOfInterest = (try? parsedRectOfInterest()) ?? .unit
+        return output
+    }
+}
+
+extension Substring {
+    func trimmingSpaces() -> String {
+        String(drop(while: { $0 == " " }).reversed().drop(while: { $0 == " " }).reversed())
+    }
+}

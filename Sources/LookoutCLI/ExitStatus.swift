@@ -1,0 +1,44 @@
+import ArgumentParser
+import Lookout
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The documented exit codes (see `lookout --help`), from sysexits.h where one fits.
+enum ExitStatus {
+    static let success: Int32 = 0
+    static let failure: Int32 = 1
+    static let usage: Int32 = 64
+    static let noInput: Int32 = 66
+
+    /// The exit code for an error.
+    static func code(for error: CaptureError) -> Int32 {
+        switch error {
+        case .input(.notFound), .input(.unreadable):
+            return noInput
+        default:
+            return failure
+        }
+    }
+}
+
+/// Writes one diagnostic line to standard error, prefixed with the program's name.
+func printDiagnostic(_ message: String) {
+    var line = "lookout: " + message
+    if !line.hasSuffix("\n") { line += "\n" }
+    // One write(2) per line: stderr is unbuffered and lines from threads must not interleave.
+    var bytes = Array(line.utf8)
+    var offset = 0
+    while offset < bytes.count {
+        let n = bytes.withUnsafeMutableBytes { write(STDERR_FILENO, $0.baseAddress! + offset, $0.count - offset) }
+        if n < 0 && errno == EINTR { continue }
+        if n <= 0 { return }
+        offset += n
+    }
+}
+
+/// Reports an error in one sentence and exits with its documented code.
+func fail(_ error: CaptureError) -> ExitCode {
+    printDiagnostic(error.description)
+    return ExitCode(ExitStatus.code(for: error))
+}

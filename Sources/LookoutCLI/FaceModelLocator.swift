@@ -1,0 +1,39 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Finds the default Haar cascade: the repository's models/ folder (beside a `swift build`
+/// binary), $LOOKOUT_MODELS, an installed share folder, then Debian's opencv-data.
+enum FaceModelLocator {
+    static let cascadeName = "haarcascade_frontalface_default.xml"
+
+    static func defaultCascadePath() -> String {
+        var candidates = [String]()
+        if let models = getenv("LOOKOUT_MODELS") {
+            candidates.append(String(cString: models) + "/" + cascadeName)
+        }
+        if let executable = executablePath() {
+            // .build/<triple>/debug/lookout -> up to the package root; bin/lookout -> share/lookout.
+            var folder = executable
+            for _ in 0..<5 {
+                folder = parent(of: folder)
+                candidates.append(folder + "/models/" + cascadeName)
+                candidates.append(folder + "/share/lookout/models/" + cascadeName)
+            }
+        }
+        candidates.append("/usr/share/opencv4/haarcascades/" + cascadeName)
+        return candidates.first { access($0, R_OK) == 0 } ?? "models/" + cascadeName
+    }
+
+    private static func executablePath() -> String? {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard length > 0 else { return nil }
+        return String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    private static func parent(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return "/" }
+        return String(path[..<slash])
+    }
+}

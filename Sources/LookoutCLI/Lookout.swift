@@ -1,0 +1,33 @@
+import ArgumentParser
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@main
+struct Lookout: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "lookout",
+        abstract: "Finds QR codes, barcodes and faces in video and writes each detection as a JSON line.",
+        discussion: """
+            Input is an MJPEG stream (concatenated JPEGs, as `ffmpeg -f mjpeg` writes) or a Y4M stream \
+            (`ffmpeg -f yuv4mpegpipe`), from a file or standard input; `lookout scan` reads still images.
+            Detections go to standard output, one JSON line each; diagnostics go to standard error.
+
+            EXAMPLES
+              lookout run --input samples/sample.mjpeg
+              lookout run --input samples/sample.mjpeg | jq -r 'select(.kind == "qr") | .value'
+              ffmpeg -i clip.mp4 -f mjpeg - | lookout run --input - --types qr,ean13
+              lookout run --input clip.y4m --realtime --format text
+              lookout scan label.png shelf.jpg
+
+            EXIT STATUS
+              0   success (also after SIGINT/SIGTERM or when the reader of the output goes away)
+              1   any other failure (unreadable stream format, detector failure, write error)
+              64  usage error (unknown option, bad value)
+              66  input missing or unreadable
+            """,
+        version: "0.1.0",
+        subcommands: [RunCommand.self, ScanCommand.self],
+        defaultSubcommand: RunCommand.self
+    )
+}

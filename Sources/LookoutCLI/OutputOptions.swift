@@ -1,0 +1,20 @@
+import ArgumentParser
+
+/// How detections are written.
+enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
+    /// One JSON object per line (schema/lookout-line.schema.json).
+    case json
+    /// zbarcam's `QR-Code:value` lines.
+    case text
+}
+
+struct OutputOptions: ParsableArguments {
+    @Option(name: .long, help: "Output format: json (one object per line) or text (zbarcam's TYPE:value).")
+    var format: OutputFormat = .json
+
+    @Flag(name: .long, help: "Write the end-of-run summary as a JSON line (kind \"stats\") on standard output instead of a sentence on standard error.")
+    var stats = false
+
+    @Flag(name: .shortAndLong, help: "No summary on standard error.")
+    var quiet = false
+}
