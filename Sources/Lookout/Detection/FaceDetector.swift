@@ -1,4 +1,7 @@
 import COpenCV
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// OpenCV's Haar-cascade detector over a luma plane, through the C API in COpenCV.
 final class FaceDetector {
@@ -14,6 +17,10 @@ final class FaceDetector {
         guard configuration.scaleFactor > 1, configuration.minNeighbors >= 0, configuration.minSize >= 0 else {
             throw .faceModelUnavailable(path: configuration.cascadePath,
                                         reason: "scale factor must be above 1 and sizes not negative")
+        }
+        // Checked here so the message names the cause, and OpenCV does not print its own.
+        guard access(configuration.cascadePath, R_OK) == 0 else {
+            throw .faceModelUnavailable(path: configuration.cascadePath, reason: Errno.current.description)
         }
         guard let cascade = lk_cascade_open(configuration.cascadePath, &message, message.count) else {
             throw .faceModelUnavailable(path: configuration.cascadePath, reason: String(cString: message))

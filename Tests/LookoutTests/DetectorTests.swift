@@ -1,0 +1,172 @@
+import Foundation
+import Testing
+@testable import Lookout
+
+@Suite("Detectors on fixtures")
+struct DetectorTests {
+    func detect(_ name: String, types: [MetadataObjectType] = MetadataObjectType.defaultTypes,
+                rectOfInterest: Rect = .unit) throws -> [MetadataObject] {
+        let (session, output) = try Fixtures.metadataOutput(types: types)
+        output.rectOfInterest = rectOfInterest
+        let image = try StillImage.load(path: Fixtures.path(name))
+        return withExtendedLifetime(session) { output.metadataObjects(in: image) }
+    }
+
+    func onlyCode(_ name: String) throws -> MachineReadableCodeObject {
+        let codes = try detect(name, types: [.qr, .ean13]).compactMap { $0 as? MachineReadableCodeObject }
+        try #require(codes.count == 1, "expected one code in \(name), found \(codes.count)")
+        return codes[0]
+    }
+
+    @Test func qrUTF8IsReadExactly() throws {
+        let code = try onlyCode("qr-utf8-ete.png")
+        #expect(code.type == .qr)
+        #expect(code.stringValue == "été")
+        #expect(code.textEncoding == .utf8)
+        #expect(code.payload == Array("été".utf8))
+    }
+
+    @Test func qrLatin1BytesFallBackToISO88591() throws {
+        let code = try onlyCode("qr-latin1-ete.png")
+        #expect(code.payload == [0xE9, 0x74, 0xE9])
+        #expect(code.stringValue == "été")
+        #expect(code.textEncoding == .isoLatin1)
+    }
+
+    @Test func qrKanjiSegmentIsShiftJIS() throws {
+        let code = try onlyCode("qr-kanji.png")
+        #expect(code.stringValue == "漢字テスト")
+        #expect(code.textEncoding == .shiftJIS)
+    }
+
+    @Test func qrWithECIDesignatorIsConverted() throws {
+        let code = try onlyCode("qr-eci3-ete.png")
+        #expect(code.stringValue == "été")
+    }
+
+    @Test func hostilePayloadBytesAreExact() throws {
+        let code = try onlyCode("qr-hostile.png")
+        #expect(code.payload == (try Fixtures.bytes("qr-hostile.bin")))
+        #expect(!code.payloadIsUTF8)
+    }
+
+    @Test func largestQRCodeIsExact() throws {
+        let code = try onlyCode("qr-2953.png")
+        #expect(code.payload.count == 2953)
+        #expect(code.payload == (try Fixtures.bytes("qr-2953.bin")))
+    }
+
+    @Test func ean13IsExact() throws {
+        let code = try onlyCode("ean13.png")
+        #expect(code.type == .ean13)
+        #expect(code.stringValue == "4006381333931")
+        #expect(code.corners.count == 4)
+    }
+
+    @Test func sampleFrameHoldsQREANAndTheKnownFace() throws {
+        let expected = try Fixtures.sampleExpectation()
+        let objects = try detect("frame0.jpg")
+        let codes = objects.compactMap { $0 as? MachineReadableCodeObject }
+        #expect(codes.first { $0.type == .qr }?.stringValue == expected.qr)
+        #expect(codes.first { $0.type == .ean13 }?.stringValue == expected.ean13)
+        let faces = objects.compactMap { $0 as? FaceObject }
+        try #require(faces.count == 1, "expected one face, found \(faces.count)")
+        let overlap = faces[0].pixelBounds.intersectionOverUnion(expected.faceBox)
+        #expect(overlap >= 0.5, "face \(faces[0].pixelBounds) vs known \(expected.faceBox): IoU \(overlap)")
+        // Normalized bounds are the pixel bounds over the frame size, top-left origin.
+        #expect(abs(faces[0].bounds.x * 1280 - faces[0].pixelBounds.x) < 0.01)
+        #expect(abs(faces[0].bounds.y * 720 - faces[0].pixelBounds.y) < 0.01)
+    }
+
+    @Test func blankFrameHoldsNothing() throws {
+        #expect(try detect("blank.pgm").isEmpty)
+    }
+
+    @Test func rectOfInterestLimitsDetection() throws {
+        // Left third: only the astronaut. Right half: only the codes.
+        let left = try detect("frame0.jpg", rectOfInterest: Rect(x: 0, y: 0, width: 0.34, height: 1))
+        #expect(left.map(\.type) == [.face])
+        let right = try detect("frame0.jpg", rectOfInterest: Rect(x: 0.4, y: 0, width: 0.6, height: 1))
+        #expect(Set(right.map(\.type)) == [.qr, .ean13])
+    }
+
+    @Test func typesNotRequestedAreNotReported() throws {
+        let objects = try detect("frame0.jpg", types: [.ean13])
+        #expect(objects.map(\.type) == [.ean13])
+    }
+
+    @Test func dhtLessFrameDecodesLikeTheOriginal() throws {
+        let original = try StillImage.load(path: Fixtures.path("frame0.jpg"))
+        let stripped = try StillImage.load(path: Fixtures.path("frame0-no-dht.jpg"))
+        #expect(!(try Fixtures.bytes("frame0-no-dht.jpg")).containsMarker(0xC4))
+        #expect(original.width == stripped.width && original.height == stripped.height)
+        var differing = 0
+        for y in stride(from: 0, to: original.height, by: 7) {
+            for x in stride(from: 0, to: original.width, by: 7) where original[x, y] != stripped[x, y] { differing += 1 }
+        }
+        #expect(differing == 0)
+    }
+}
+
+extension Array where Element == UInt8 {
+    func containsMarker(_ marker: UInt8) -> Bool {
+        indices.dropLast().contains { self[$0] == 0xFF && self[$0 + 1] == marker }
+    }
+}
+
+@Suite("Metadata output configuration")
+struct MetadataOutputConfigurationTests {
+    @Test func typesAreUnavailableBeforeJoiningASession() {
+        let output = MetadataOutput()
+        #expect(output.availableMetadataObjectTypes.isEmpty)
+        #expect(throws: CaptureError.self) { try output.setMetadataObjectTypes([.qr]) }
+    }
+
+    @Test func faceIsUnavailableWithoutItsModel() throws {
+        let session = CaptureSession()
+        let output = MetadataOutput(faceDetector: FaceDetectorConfiguration(cascadePath: "/nonexistent/cascade.xml"))
+        try session.addOutput(output)
+        #expect(output.availableMetadataObjectTypes.contains(.qr))
+        #expect(!output.availableMetadataObjectTypes.contains(.face))
+        do {
+            try output.setMetadataObjectTypes([.qr, .face])
+            Issue.record("requesting faces without a model must fail")
+        } catch {
+            guard case .faceModelUnavailable(let path, _) = error else {
+                Issue.record("unexpected error \(error)")
+                return
+            }
+            #expect(path == "/nonexistent/cascade.xml")
+        }
+    }
+
+    @Test func anOutputJoinsOneSession() throws {
+        let output = MetadataOutput()
+        let first = CaptureSession(), second = CaptureSession()
+        try first.addOutput(output)
+        #expect(!second.canAddOutput(output))
+        #expect(throws: CaptureError.self) { try second.addOutput(output) }
+    }
+}
+
+@Suite("Code payload text")
+struct CodePayloadDecoderTests {
+    @Test func validUTF8IsUTF8() {
+        #expect(CodePayloadDecoder.decode(Array("é✓".utf8)) == ("é✓", .utf8))
+    }
+
+    @Test func invalidUTF8IsLatin1() {
+        let decoded = CodePayloadDecoder.decode([0x63, 0x61, 0x66, 0xE9])
+        #expect(decoded.text == "café" && decoded.encoding == .isoLatin1)
+    }
+
+    @Test func kanjiPairsAreShiftJIS() {
+        let decoded = CodePayloadDecoder.decode([0x8A, 0xBF, 0x8E, 0x9A])
+        #expect(decoded.text == "漢字" && decoded.encoding == .shiftJIS)
+    }
+
+    @Test func latin1ThatIsNotKanjiModeStaysLatin1() {
+        // E9 74 E9: a lead byte with nothing after it cannot be Shift-JIS.
+        #expect(CodePayloadDecoder.decode([0xE9, 0x74, 0xE9]).encoding == .isoLatin1)
+    }
+}
