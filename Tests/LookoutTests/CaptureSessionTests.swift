@@ -1,0 +1,211 @@
+import Dispatch
+import Foundation
+import Synchronization
+import Testing
+@testable import Lookout
+
+/// Records what a video data output delivers; optionally slow, optionally holding buffers.
+final class RecordingDelegate: VideoDataOutputSampleBufferDelegate, @unchecked Sendable {
+    let sequences = Mutex<[UInt64]>([])
+    let drops = Mutex<[FrameDrop]>([])
+    let held = Mutex<[SampleBuffer]>([])
+    let delay: Double
+    let holdBuffers: Atomic<Bool>
+
+    init(delay: Double = 0, holdBuffers: Bool = false) {
+        self.delay = delay
+        self.holdBuffers = Atomic(holdBuffers)
+    }
+
+    /// Stops holding buffers and lets go of those held.
+    func releaseBuffers() {
+        holdBuffers.store(false, ordering: .relaxed)
+        held.withLock { $0.removeAll() }
+    }
+
+    func captureOutput(_ output: VideoDataOutput, didOutput sampleBuffer: SampleBuffer, from connection: CaptureConnection) {
+        sequences.withLock { $0.append(sampleBuffer.sequence) }
+        if holdBuffers.load(ordering: .relaxed) { held.withLock { $0.append(sampleBuffer) } }
+        if delay > 0 { Thread.sleep(forTimeInterval: delay) }
+    }
+
+    func captureOutput(_ output: VideoDataOutput, didDrop drop: FrameDrop, from connection: CaptureConnection) {
+        drops.withLock { $0.append(drop) }
+    }
+
+    func dropped(_ reason: DropReason) -> Int {
+        drops.withLock { $0.filter { $0.reason == reason }.reduce(0) { $0 + $1.count } }
+    }
+}
+
+final class MetadataRecorder: MetadataOutputObjectsDelegate, @unchecked Sendable {
+    let frames = Mutex<[UInt64]>([])
+    func metadataOutput(_ output: MetadataOutput, didOutput metadataObjects: [MetadataObject], from connection: CaptureConnection) {
+        if let first = metadataObjects.first { frames.withLock { $0.append(first.frameSequence) } }
+    }
+}
+
+/// Runs a session until its input ends (or `stopAfter` seconds) and returns the elapsed time.
+@discardableResult
+func run(_ session: CaptureSession, stopAfter: Double? = nil, timeout: Double = 60) -> Double {
+    let stopped = DispatchSemaphore(value: 0)
+    session.setEventHandler(queue: DispatchQueue(label: "test.events")) { event in
+        if case .didStopRunning = event { stopped.signal() }
+    }
+    let start = Date()
+    session.startRunning()
+    if let stopAfter {
+        Thread.sleep(forTimeInterval: stopAfter)
+        session.stopRunning()
+    }
+    let result = stopped.wait(timeout: .now() + timeout)
+    #expect(result == .success, "the session did not stop within \(timeout) s")
+    return Date().timeIntervalSince(start)
+}
+
+@Suite("Capture session buffer flow")
+struct CaptureSessionTests {
+    @Test func recordedInputDeliversEveryFrameInOrderToEveryOutput() throws {
+        let session = CaptureSession()
+        try session.addInput(try AssetReaderInput(path: Fixtures.path("sample.mjpeg")))
+        let video = VideoDataOutput()
+        let delegate = RecordingDelegate(delay: 0.002)
+        video.setSampleBufferDelegate(delegate, queue: DispatchQueue(label: "test.video"))
+        try session.addOutput(video)
+        let metadata = MetadataOutput()
+        try session.addOutput(metadata)
+        try metadata.setMetadataObjectTypes([.qr])
+        let recorder = MetadataRecorder()
+        metadata.setMetadataObjectsDelegate(recorder, queue: DispatchQueue(label: "test.metadata"))
+        run(session)
+        #expect(delegate.sequences.withLock { $0 } == Array(0..<60))
+        #expect(delegate.drops.withLock { $0.isEmpty })
+        #expect(metadata.statistics.framesAnalysed == 60)
+        #expect(recorder.frames.withLock { $0 } == Array(0..<60))
+        #expect(session.statistics.framesRead == 60)
+        #expect(!session.isRunning)
+    }
+
+    @Test func slowDelegateOnRealTimeInputDropsLateFramesAndNeverStallsCapture() throws {
+        let session = CaptureSession()
+        // 60 frames paced at 120 fps: half a second of "camera".
+        try session.addInput(try AssetReaderInput(path: Fixtures.path("sample.mjpeg"), pacing: .realTime, frameRate: 120))
+        let video = VideoDataOutput()
+        let delegate = RecordingDelegate(delay: 0.05)
+        video.setSampleBufferDelegate(delegate, queue: DispatchQueue(label: "test.video"))
+        try session.addOutput(video)
+        let elapsed = run(session)
+        let delivered = delegate.sequences.withLock { $0.count }
+        let late = delegate.dropped(.late)
+        #expect(delivered + late == 60)
+        #expect(late > 20, "a 50 ms delegate at 120 fps must drop most frames; dropped \(late)")
+        #expect(video.droppedFrames[.late] == late)
+        // Capture kept its pace: 0.5 s of frames plus the last delegate call, not 60 x 50 ms.
+        #expect(elapsed < 1.5, "capture stalled: \(elapsed) s")
+        #expect(delegate.sequences.withLock { $0 } == delegate.sequences.withLock { $0 }.sorted())
+    }
+
+    @Test func delegateHoldingEveryBufferCausesOutOfBufferDropsThenRecovers() throws {
+        let session = CaptureSession()
+        try session.addInput(try AssetReaderInput(path: Fixtures.path("sample.mjpeg"), pacing: .realTime, frameRate: 60))
+        let video = VideoDataOutput()
+        video.alwaysDiscardsLateVideoFrames = false
+        let delegate = RecordingDelegate(holdBuffers: true)
+        video.setSampleBufferDelegate(delegate, queue: DispatchQueue(label: "test.video"))
+        try session.addOutput(video)
+        let stopped = DispatchSemaphore(value: 0)
+        session.setEventHandler(queue: DispatchQueue(label: "test.events")) { event in
+            if case .didStopRunning = event { stopped.signal() }
+        }
+        session.startRunning()
+        Thread.sleep(forTimeInterval: 0.4)
+        let heldBeforeRelease = delegate.held.withLock { $0.count }
+        let deliveredBeforeRelease = delegate.sequences.withLock { $0.count }
+        #expect(heldBeforeRelease == CaptureSession.imageBufferCount, "the pool is fixed: no more frames than buffers")
+        #expect(video.droppedFrames[.outOfBuffers] > 0)
+        // Let go of the buffers: delivery resumes with later frames.
+        delegate.releaseBuffers()
+        #expect(stopped.wait(timeout: .now() + 10) == .success)
+        let sequences = delegate.sequences.withLock { $0 }
+        #expect(sequences.count > deliveredBeforeRelease, "capture did not resume after buffers were released")
+        #expect(sequences.last ?? 0 > 40)
+        #expect(delegate.dropped(.outOfBuffers) == video.droppedFrames[.outOfBuffers])
+    }
+
+    @Test func corruptFramesAreSkippedCountedAndTheStreamGoesOn() throws {
+        let frames = naiveFrames(try Fixtures.bytes("sample.mjpeg"))
+        var damaged = frames[1]
+        for i in stride(from: damaged.count / 3, to: damaged.count - 2, by: 3) { damaged[i] = 0x17 }
+        let stream = frames[0] + Array(frames[1].prefix(900)) + frames[2] + damaged + frames[3]
+        let path = NSTemporaryDirectory() + "lookout-corrupt-\(UUID().uuidString).mjpeg"
+        FileManager.default.createFile(atPath: path, contents: Data(stream))
+        defer { unlink(path) }
+        let session = CaptureSession()
+        try session.addInput(try AssetReaderInput(path: path))
+        let video = VideoDataOutput()
+        let delegate = RecordingDelegate()
+        video.setSampleBufferDelegate(delegate, queue: DispatchQueue(label: "test.video"))
+        try session.addOutput(video)
+        run(session)
+        #expect(delegate.sequences.withLock { $0 } == [0, 2, 4])
+        #expect(delegate.dropped(.corrupt) == 2)
+        #expect(session.statistics.framesCorrupt == 2)
+    }
+
+    @Test func stopRunningReportsEveryFrameAlreadyCaptured() throws {
+        let session = CaptureSession()
+        try session.addInput(try AssetReaderInput(path: Fixtures.path("sample.mjpeg"), pacing: .realTime, frameRate: 30))
+        let metadata = MetadataOutput()
+        try session.addOutput(metadata)
+        try metadata.setMetadataObjectTypes([.qr, .ean13])
+        let recorder = MetadataRecorder()
+        metadata.setMetadataObjectsDelegate(recorder, queue: DispatchQueue(label: "test.metadata"))
+        run(session, stopAfter: 0.5)
+        let reported = recorder.frames.withLock { $0.count }
+        #expect(reported > 0 && reported < 60)
+        #expect(reported == metadata.statistics.framesAnalysed, "every analysed frame reached the delegate before stop returned")
+    }
+
+    @Test func aSessionTakesOneInput() throws {
+        let session = CaptureSession()
+        let first = try AssetReaderInput(path: Fixtures.path("qr-420.y4m"))
+        try session.addInput(first)
+        let second = try AssetReaderInput(path: Fixtures.path("qr-mono.y4m"))
+        #expect(!session.canAddInput(second))
+        #expect(throws: CaptureError.self) { try session.addInput(second) }
+    }
+
+    @Test func missingAndUnrecognizedInputsSayWhy() throws {
+        #expect(throws: CaptureError.input(.notFound(path: "/nonexistent.mjpeg"))) {
+            _ = try AssetReaderInput(path: "/nonexistent.mjpeg")
+        }
+        let error = #expect(throws: CaptureError.self) { _ = try AssetReaderInput(path: Fixtures.path("ean13.png")) }
+        guard case .input(.unrecognizedStream(_, let bytes))? = error else {
+            Issue.record("expected unrecognizedStream, got \(String(describing: error))")
+            return
+        }
+        #expect(bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]))
+    }
+}
+
+@Suite("Buffer pool")
+struct BufferPoolTests {
+    @Test func pixelBufferGoesBackToThePoolWhenTheLastHolderLetsGo() {
+        let pool = BufferPool(count: 2)
+        var images: [PixelBuffer] = []
+        for _ in 0..<2 {
+            let index = pool.acquire(capacity: 16, wait: false)!
+            images.append(PixelBuffer(width: 4, height: 4, bytesPerRow: 4, baseAddress: pool.pointer(index), pool: pool, poolIndex: index))
+        }
+        #expect(pool.acquire(capacity: 16, wait: false) == nil)
+        var sample: SampleBuffer? = SampleBuffer(sequence: 0, presentationTime: .zero, wallClockTime: .now(),
+                                                  formatDescription: VideoFormatDescription(width: 4, height: 4, pixelFormat: .gray),
+                                                  imageBuffer: images.removeLast())
+        #expect(pool.freeCount == 0)
+        _ = sample?.sequence
+        sample = nil
+        #expect(pool.freeCount == 1)
+        images.removeAll()
+        #expect(pool.freeCount == 2)
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import Testing
+@testable import Lookout
+
+@Suite("JSON lines")
+struct JSONLineTests {
+    /// Parses one line back with Foundation's strict parser.
+    func parse(_ line: [UInt8]) throws -> [String: Any] {
+        #expect(line.last == 0x0A)
+        #expect(!line.dropLast().contains(0x0A), "a line must not contain a raw newline")
+        let object = try JSONSerialization.jsonObject(with: Data(line.dropLast()))
+        return try #require(object as? [String: Any])
+    }
+
+    @Test func everyControlCharacterAndSeparatorIsEscaped() throws {
+        var all = ""
+        for scalar in 0..<0x80 { all.unicodeScalars.append(Unicode.Scalar(UInt8(scalar))) }
+        all += "\u{2028}\u{2029}é✓😀"
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("value"); writer.string(all)
+        writer.endObject()
+        let parsed = try parse(writer.bytes + [0x0A])
+        #expect(parsed["value"] as? String == all)
+        #expect(!writer.bytes.contains(0x00))
+    }
+
+    @Test func base64MatchesFoundation() {
+        for length in 0..<40 {
+            let bytes = (0..<length).map { UInt8(($0 * 37 + 11) % 256) }
+            #expect(Base64.encode(bytes) == Data(bytes).base64EncodedString())
+        }
+    }
+
+    @Test func hostileQRPayloadsGiveOneValidLineEach() throws {
+        let (session, output) = try Fixtures.metadataOutput(types: [.qr])
+        var encoder = DetectionLineEncoder(source: "a \"quoted\"\nsource")
+        for name in ["qr-hostile.png", "qr-2953.png", "qr-latin1-ete.png", "qr-kanji.png", "qr-utf8-ete.png"] {
+            let objects = withExtendedLifetime(session) { output.metadataObjects(in: try! StillImage.load(path: Fixtures.path(name))) }
+            #expect(objects.count == 1, "\(name)")
+            for object in objects {
+                let code = try #require(object as? MachineReadableCodeObject)
+                let line = encoder.encode(object)
+                let parsed = try parse(line)
+                #expect(parsed["version"] as? Int == 1)
+                #expect(parsed["kind"] as? String == "qr")
+                #expect(parsed["value"] as? String == code.stringValue)
+                #expect(parsed["source"] as? String == "a \"quoted\"\nsource")
+                if code.payloadIsUTF8 {
+                    #expect(parsed["raw_base64"] == nil)
+                    #expect(Array((parsed["value"] as! String).utf8) == code.payload)
+                } else {
+                    let raw = try #require(parsed["raw_base64"] as? String)
+                    #expect(Data(base64Encoded: raw).map(Array.init) == code.payload)
+                }
+            }
+        }
+        // The raw bytes of the hostile payload survive exactly.
+        let hostile = withExtendedLifetime(session) { output.metadataObjects(in: try! StillImage.load(path: Fixtures.path("qr-hostile.png"))) }
+        let parsed = try parse(encoder.encode(hostile[0]))
+        #expect(Data(base64Encoded: parsed["raw_base64"] as! String).map(Array.init) == (try Fixtures.bytes("qr-hostile.bin")))
+    }
+
+    @Test func faceLineCarriesIDAndBothBoxes() throws {
+        let (session, output) = try Fixtures.metadataOutput(types: [.face])
+        let objects = withExtendedLifetime(session) { output.metadataObjects(in: try! StillImage.load(path: Fixtures.path("frame0.jpg"))) }
+        var encoder = DetectionLineEncoder(source: "frame0.jpg")
+        let parsed = try parse(encoder.encode(try #require(objects.first)))
+        #expect(parsed["kind"] as? String == "face")
+        #expect((parsed["face_id"] as? Int ?? 0) > 0)
+        let bounds = try #require(parsed["bounds"] as? [String: Double])
+        let pixels = try #require(parsed["pixel_bounds"] as? [String: Double])
+        #expect(abs(bounds["x"]! * 1280 - pixels["x"]!) < 0.01)
+        #expect(parsed["corners"] == nil)
+        let time = try #require(parsed["time"] as? String)
+        #expect(time.range(of: #"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$"#, options: .regularExpression) != nil)
+    }
+
+    @Test func statsLineParses() throws {
+        var drops = DropCounts()
+        drops.add(.corrupt, count: 2)
+        let summary = RunSummary(source: "-", framesRead: 10, framesAnalysed: 8, drops: drops,
+                                 detections: [.qr: 3], elapsedSeconds: 1.5)
+        let parsed = try parse(summary.jsonLine())
+        #expect(parsed["kind"] as? String == "stats")
+        #expect((parsed["dropped"] as? [String: Int])?["corrupt"] == 2)
+        #expect((parsed["detections"] as? [String: Int])?["qr"] == 3)
+    }
+}
+
+@Suite("Face IDs")
+struct FaceTrackerTests {
+    @Test func facesKeepTheirIDWhileInViewAndGetANewOneOnReturn() {
+        let tracker = FaceTracker()
+        let a = Rect(x: 100, y: 100, width: 80, height: 80), b = Rect(x: 400, y: 100, width: 80, height: 80)
+        let first = tracker.assignIDs(to: [a])
+        let second = tracker.assignIDs(to: [Rect(x: 105, y: 102, width: 80, height: 80), b])
+        #expect(second[0] == first[0])
+        #expect(second[1] != first[0])
+        _ = tracker.assignIDs(to: [])
+        let back = tracker.assignIDs(to: [a])
+        #expect(back[0] != first[0] && back[0] != second[1])
+    }
+}
