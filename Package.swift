@@ -39,7 +39,9 @@ let package = Package(
         .target(
             name: "Lookout",
             dependencies: ["CV4L2", "CZBar", "CTurboJPEG", "COpenCV"],
-            path: "Sources/Lookout"
+            path: "Sources/Lookout",
+            // The JSON Schema of output lines lives beside the encoder that writes them.
+            exclude: ["Output/lookout-line.schema.json"]
         ),
         .executableTarget(
             name: "LookoutCLI",

@@ -76,9 +76,11 @@ final class BarcodeScanner {
             let pointCount = zbar_symbol_get_loc_size(current)
             var corners = [Point]()
             corners.reserveCapacity(Int(pointCount))
+            // ZBar extrapolates corners past the edge when a code fills the frame; keep them in it.
+            let maxX = Double(pixels.width), maxY = Double(pixels.height)
             for i in 0..<pointCount {
-                corners.append(Point(x: Double(zbar_symbol_get_loc_x(current, i)),
-                                     y: Double(zbar_symbol_get_loc_y(current, i))))
+                corners.append(Point(x: min(max(0, Double(zbar_symbol_get_loc_x(current, i))), maxX),
+                                     y: min(max(0, Double(zbar_symbol_get_loc_y(current, i))), maxY)))
             }
             // Linear codes come back as the points where scan lines crossed them; report the four
             // corners of the area they cover, as AVFoundation does for every code.

@@ -1,0 +1,206 @@
+import Foundation
+import Testing
+@testable import Lookout
+
+/// The built `lookout` binary, beside the test bundle in the build folder.
+let lookoutBinary: String = {
+    let testBinary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+    var folder = testBinary.deletingLastPathComponent()
+    if folder.lastPathComponent.hasSuffix(".xctest") || folder.path.contains(".xctest/") {
+        while folder.path.contains(".xctest") { folder.deleteLastPathComponent() }
+    }
+    return folder.appendingPathComponent("lookout").path
+}()
+
+struct ProcessResult {
+    var status: Int32
+    var stdout: Data
+    var stderr: String
+    var lines: [String] { String(decoding: stdout, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: true).map(String.init) }
+}
+
+/// Runs `lookout` with `arguments`, feeding `input` on standard input.
+func lookout(_ arguments: [String], input: Data? = nil, timeout: Double = 120) throws -> ProcessResult {
+    try #require(FileManager.default.isExecutableFile(atPath: lookoutBinary), "build lookout first: \(lookoutBinary)")
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: lookoutBinary)
+    process.arguments = arguments
+    let out = Pipe(), err = Pipe(), stdin = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    process.standardInput = input == nil ? FileHandle.nullDevice : stdin
+    try process.run()
+    if let input {
+        DispatchQueue.global().async {
+            try? stdin.fileHandleForWriting.write(contentsOf: input)
+            try? stdin.fileHandleForWriting.close()
+        }
+    }
+    let collected = DispatchGroup()
+    nonisolated(unsafe) var stdoutData = Data(), stderrData = Data()
+    DispatchQueue.global().async(group: collected) { stdoutData = out.fileHandleForReading.readDataToEndOfFile() }
+    DispatchQueue.global().async(group: collected) { stderrData = err.fileHandleForReading.readDataToEndOfFile() }
+    let deadline = Date().addingTimeInterval(timeout)
+    while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+    if process.isRunning {
+        process.terminate()
+        Issue.record("lookout \(arguments) did not finish within \(timeout) s")
+    }
+    process.waitUntilExit()
+    collected.wait()
+    return ProcessResult(status: process.terminationStatus, stdout: stdoutData, stderr: String(decoding: stderrData, as: UTF8.self))
+}
+
+func jsonObjects(_ result: ProcessResult) throws -> [[String: Any]] {
+    try result.lines.map { line in
+        try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not a JSON object: \(line)")
+    }
+}
+
+@Suite("Command line, end to end", .serialized)
+struct CommandLineTests {
+    @Test func sampleClipGivesTheExpectedDetectionsOnEveryFrame() throws {
+        let expected = try Fixtures.sampleExpectation()
+        let result = try lookout(["run", "--input", Fixtures.path("sample.mjpeg")])
+        #expect(result.status == 0)
+        let lines = try jsonObjects(result)
+        for kind in ["qr", "ean13", "face"] {
+            let frames = Set(lines.filter { $0["kind"] as? String == kind }.compactMap { $0["frame"] as? Int })
+            #expect(frames == Set(0..<expected.frames), "\(kind) missing on frames \(Set(0..<expected.frames).subtracting(frames).sorted())")
+        }
+        #expect(Set(lines.filter { $0["kind"] as? String == "qr" }.compactMap { $0["value"] as? String }) == [expected.qr])
+        #expect(Set(lines.filter { $0["kind"] as? String == "ean13" }.compactMap { $0["value"] as? String }) == [expected.ean13])
+        let face = try #require(lines.first { $0["kind"] as? String == "face" && $0["frame"] as? Int == 0 })
+        let box = try #require(face["pixel_bounds"] as? [String: Double])
+        let found = Rect(x: box["x"]!, y: box["y"]!, width: box["width"]!, height: box["height"]!)
+        #expect(found.intersectionOverUnion(expected.faceBox) >= 0.5)
+        // One face walking through the clip keeps one ID.
+        #expect(Set(lines.filter { $0["kind"] as? String == "face" }.compactMap { $0["face_id"] as? Int }).count == 1)
+        #expect(result.stderr.contains("60 frames read, 60 analysed"))
+        #expect(result.stderr.split(separator: "\n").count == 1, "diagnostics: \(result.stderr)")
+    }
+
+    @Test func everyLineMatchesTheJSONSchema() throws {
+        let result = try lookout(["run", "--input", Fixtures.path("sample.mjpeg"), "--stats"])
+        let scan = try lookout(["scan", Fixtures.path("qr-hostile.png"), Fixtures.path("qr-2953.png"), Fixtures.path("qr-kanji.png")])
+        let lines = result.stdout + scan.stdout
+        let file = NSTemporaryDirectory() + "lookout-lines-\(UUID().uuidString).jsonl"
+        _ = FileManager.default.createFile(atPath: file, contents: lines)
+        defer { unlink(file) }
+        let validator = Process()
+        validator.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        validator.arguments = [Fixtures.packageRoot + "/scripts/validate-lines", file]
+        let err = Pipe()
+        validator.standardError = err
+        try validator.run()
+        validator.waitUntilExit()
+        let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(validator.terminationStatus == 0, "schema validation failed: \(message)")
+        #expect(try jsonObjects(result).last?["kind"] as? String == "stats")
+    }
+
+    @Test func standardInputTruncatedMidFrameEndsCleanlyAfterTheLastWholeFrame() throws {
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: Fixtures.path("sample.mjpeg"))).prefix(100_000)
+        let result = try lookout(["run", "--input", "-"], input: Data(bytes))
+        #expect(result.status == 0)
+        let frames = Set(try jsonObjects(result).compactMap { $0["frame"] as? Int })
+        #expect(frames == [0, 1])
+        #expect(result.stderr.contains("dropped 1 corrupt"))
+    }
+
+    @Test func missingInputExits66NamingThePath() throws {
+        let result = try lookout(["run", "--input", "nope.mjpeg"])
+        #expect(result.status == 66)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr == "lookout: nope.mjpeg: no such file or device\n")
+    }
+
+    @Test func nonVideoOnStandardInputIsAClearError() throws {
+        let result = try lookout(["run", "--input", "-"], input: try Data(contentsOf: URL(fileURLWithPath: Fixtures.path("ean13.png"))))
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("standard input is not an MJPEG or Y4M stream"))
+        #expect(result.stderr.split(separator: "\n").count == 1)
+    }
+
+    @Test func usageErrorsExit64() throws {
+        #expect(try lookout(["run", "--input", "x", "--types", "qr,nonsense"]).status == 64)
+        #expect(try lookout(["run", "--input", "x", "--rect-of-interest", "0.5,0.5,0.9,0.9"]).status == 64)
+        #expect(try lookout(["run"]).status == 64)
+    }
+
+    @Test func closedOutputPipeStopsAtOnceQuietly() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: lookoutBinary)
+        process.arguments = ["run", "--input", Fixtures.path("sample.mjpeg")]
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        let start = Date()
+        try process.run()
+        // Read one line, then go away like `head -1`.
+        var first = Data()
+        while !first.contains(0x0A) {
+            let chunk = out.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            first.append(chunk)
+        }
+        try out.fileHandleForReading.close()
+        process.waitUntilExit()
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationReason == .exit)
+        #expect(process.terminationStatus == 0)
+        #expect(stderr.isEmpty, "stderr: \(stderr)")
+        #expect(Date().timeIntervalSince(start) < 3)
+    }
+
+    @Test(arguments: [SIGINT, SIGTERM])
+    func signalStopsCleanlyAndFlushesEveryLine(signal: Int32) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: lookoutBinary)
+        process.arguments = ["run", "--input", Fixtures.path("sample.mjpeg"), "--realtime", "--fps", "15"]
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        nonisolated(unsafe) var stdout = Data()
+        let reading = DispatchGroup()
+        DispatchQueue.global().async(group: reading) { stdout = out.fileHandleForReading.readDataToEndOfFile() }
+        Thread.sleep(forTimeInterval: 1.5)
+        kill(process.processIdentifier, signal)
+        process.waitUntilExit()
+        reading.wait()
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationReason == .exit && process.terminationStatus == 0)
+        let result = ProcessResult(status: 0, stdout: stdout, stderr: stderr)
+        let lines = try jsonObjects(result)
+        #expect(!lines.isEmpty)
+        #expect(stdout.last == 0x0A, "the last line was cut")
+        #expect(stderr.contains("frames read"), "no summary: \(stderr)")
+        let frames = lines.compactMap { $0["frame"] as? Int }
+        #expect((frames.max() ?? 99) < 59, "the clip should not have finished before the signal")
+    }
+
+    @Test func textFormatMatchesZbarcam() throws {
+        let result = try lookout(["run", "--input", Fixtures.path("qr-420.y4m"), "--format", "text"])
+        #expect(result.lines == ["QR-Code:été", "QR-Code:été"])
+        let sample = try lookout(["scan", Fixtures.path("ean13.png"), "--format", "text", "--types", "ean13"])
+        #expect(sample.lines == ["EAN-13:4006381333931"])
+    }
+
+    @Test func scanReportsMissingFilesAndScansTheRest() throws {
+        let result = try lookout(["scan", "missing.png", Fixtures.path("qr-utf8-ete.png"), Fixtures.path("blank.pgm")])
+        #expect(result.status == 66)
+        #expect(result.stderr.contains("missing.png: no such file or device"))
+        let lines = try jsonObjects(result)
+        #expect(lines.count == 1)
+        #expect(lines.first?["value"] as? String == "été")
+    }
+
+    @Test func hostilePayloadYieldsExactlyOneValidLine() throws {
+        let result = try lookout(["scan", Fixtures.path("qr-hostile.png")])
+        let lines = try jsonObjects(result)
+        #expect(lines.count == 1)
+        let raw = try #require(lines.first?["raw_base64"] as? String)
+        #expect(Data(base64Encoded: raw) == (try Data(contentsOf: URL(fileURLWithPath: Fixtures.path("qr-hostile.bin")))))
+    }
+}
