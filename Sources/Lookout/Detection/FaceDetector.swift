@@ -23,7 +23,7 @@ final class FaceDetector {
             throw .faceModelUnavailable(path: configuration.cascadePath, reason: Errno.current.description)
         }
         guard let cascade = lk_cascade_open(configuration.cascadePath, &message, message.count) else {
-            throw .faceModelUnavailable(path: configuration.cascadePath, reason: String(cString: message))
+            throw .faceModelUnavailable(path: configuration.cascadePath, reason: String(nulTerminated: message))
         }
         self.cascade = cascade
         self.configuration = configuration
@@ -43,7 +43,7 @@ final class FaceDetector {
         let count = lk_cascade_detect(cascade, origin, Int32(region.width), Int32(region.height),
                                       Int32(pixels.bytesPerRow), &parameters, &found, Int32(found.count),
                                       &message, message.count)
-        guard count >= 0 else { throw .detectorFailed(String(cString: message)) }
+        guard count >= 0 else { throw .detectorFailed(String(nulTerminated: message)) }
         return found.prefix(Int(min(count, Int32(found.count)))).map {
             Rect(x: Double(Int($0.x) + region.x), y: Double(Int($0.y) + region.y),
                  width: Double($0.width), height: Double($0.height))

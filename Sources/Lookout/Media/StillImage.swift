@@ -35,7 +35,7 @@ public enum StillImage {
             lk_image_decode_gray($0.baseAddress, $0.count, &pixels, &width, &height, &message, message.count)
         }
         guard status == 0, let pixels else {
-            throw .unsupportedImage(path: path, reason: String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+            throw .unsupportedImage(path: path, reason: String(nulTerminated: message))
         }
         defer { lk_image_free(pixels) }
         let count = Int(width) * Int(height)
