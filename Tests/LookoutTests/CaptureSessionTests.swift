@@ -138,7 +138,7 @@ struct CaptureSessionTests {
         for i in stride(from: damaged.count / 3, to: damaged.count - 2, by: 3) { damaged[i] = 0x17 }
         let stream = frames[0] + Array(frames[1].prefix(900)) + frames[2] + damaged + frames[3]
         let path = NSTemporaryDirectory() + "lookout-corrupt-\(UUID().uuidString).mjpeg"
-        FileManager.default.createFile(atPath: path, contents: Data(stream))
+        _ = FileManager.default.createFile(atPath: path, contents: Data(stream))
         defer { unlink(path) }
         let session = CaptureSession()
         try session.addInput(try AssetReaderInput(path: path))

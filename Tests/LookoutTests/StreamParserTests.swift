@@ -120,7 +120,7 @@ struct MJPEGStreamTests {
 struct Y4MStreamTests {
     func open(_ text: String, body: [UInt8] = []) throws(MediaError) -> Y4MStreamReader {
         let path = NSTemporaryDirectory() + "lookout-\(UUID().uuidString).y4m"
-        FileManager.default.createFile(atPath: path, contents: Data(Array(text.utf8) + body))
+        _ = FileManager.default.createFile(atPath: path, contents: Data(Array(text.utf8) + body))
         let reader = try FileDescriptorReader(path: path)
         unlink(path)
         return try Y4MStreamReader(reader: reader, prefix: [])
