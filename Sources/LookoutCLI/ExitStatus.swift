@@ -39,6 +39,10 @@ func printDiagnostic(_ message: String) {
 
 /// Reports an error in one sentence and exits with its documented code.
 func fail(_ error: CaptureError) -> ExitCode {
-    printDiagnostic(error.description)
+    if case .faceModelUnavailable = error {
+        printDiagnostic(error.description + "; pass --face-model PATH, or leave face out of --types")
+    } else {
+        printDiagnostic(error.description)
+    }
     return ExitCode(ExitStatus.code(for: error))
 }

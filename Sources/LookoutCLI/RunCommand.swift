@@ -21,7 +21,7 @@ struct RunCommand: ParsableCommand {
         "The stream to analyse: an MJPEG or Y4M file, or - for standard input.", valueName: "path|-"))
     var input: String?
 
-    @Flag(name: .long, help: "Pace the input at its frame rate, like a camera, dropping frames the detectors cannot keep up with.")
+    @Flag(name: .long, help: "Behave like a camera: drop frames the detectors cannot keep up with; a file is paced at its frame rate, a pipe taken as it comes.")
     var realtime = false
 
     @Option(name: .long, help: ArgumentHelp(

@@ -166,6 +166,35 @@ struct CaptureSessionTests {
         #expect(reported == metadata.statistics.framesAnalysed, "every analysed frame reached the delegate before stop returned")
     }
 
+    @Test func outputsAddedWhileRunningJoinAtCommit() throws {
+        let session = CaptureSession()
+        try session.addInput(try AssetReaderInput(path: Fixtures.path("sample.mjpeg"), pacing: .realTime, frameRate: 60))
+        let first = VideoDataOutput(), second = VideoDataOutput()
+        let firstDelegate = RecordingDelegate(), secondDelegate = RecordingDelegate()
+        first.setSampleBufferDelegate(firstDelegate, queue: DispatchQueue(label: "test.first"))
+        second.setSampleBufferDelegate(secondDelegate, queue: DispatchQueue(label: "test.second"))
+        try session.addOutput(first)
+        let stopped = DispatchSemaphore(value: 0)
+        session.setEventHandler(queue: DispatchQueue(label: "test.events")) { event in
+            if case .didStopRunning = event { stopped.signal() }
+        }
+        session.startRunning()
+        Thread.sleep(forTimeInterval: 0.3)
+        session.beginConfiguration()
+        try session.addOutput(second)
+        session.removeOutput(first)
+        Thread.sleep(forTimeInterval: 0.1)
+        let seenBeforeCommit = secondDelegate.sequences.withLock { $0.count }
+        session.commitConfiguration()
+        #expect(stopped.wait(timeout: .now() + 10) == .success)
+        #expect(seenBeforeCommit == 0, "changes showed before commitConfiguration()")
+        let firstFrames = firstDelegate.sequences.withLock { $0 }, secondFrames = secondDelegate.sequences.withLock { $0 }
+        #expect(!firstFrames.isEmpty && !secondFrames.isEmpty)
+        // The switch happened between two frames: no frame went to both, none after the switch to the first.
+        #expect((firstFrames.last ?? 0) < (secondFrames.first ?? 0))
+        #expect(secondFrames.last == 59)
+    }
+
     @Test func aSessionTakesOneInput() throws {
         let session = CaptureSession()
         let first = try AssetReaderInput(path: Fixtures.path("qr-420.y4m"))

@@ -149,6 +149,17 @@ struct Y4MStreamTests {
         #expect(try stream.next() == nil)
     }
 
+    @Test func frameParametersAreSkipped() throws {
+        let stream = try open("YUV4MPEG2 W2 H2 F25:1 Cmono\nFRAME Ip XYZ=1\n", body: [1, 2, 3, 4] + Array("FRAME\n".utf8) + [5, 6, 7, 8])
+        guard case .frame(let first) = try stream.next(), case .frame(let second) = try stream.next() else {
+            Issue.record("two frames expected")
+            return
+        }
+        _ = first
+        #expect(Array(second) == [5, 6, 7, 8])
+        #expect(try stream.next() == nil)
+    }
+
     @Test func highBitDepthIsRefusedClearly() {
         let error = #expect(throws: MediaError.self) { _ = try open("YUV4MPEG2 W4 H2 F25:1 C420p10\n") }
         guard case .unsupportedY4M(_, let reason)? = error else {

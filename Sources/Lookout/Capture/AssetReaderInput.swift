@@ -8,8 +8,9 @@ public final class AssetReaderInput: CaptureInput, @unchecked Sendable {
     public enum Pacing: Sendable, Equatable {
         /// Read as fast as the outputs take frames; every frame is analysed (the default for files).
         case asFastAsPossible
-        /// Deliver each frame at its presentation time, like a camera: outputs that fall behind
-        /// drop late frames.
+        /// Behave like a camera: outputs that fall behind drop late frames instead of slowing the
+        /// input. A file is delivered at its frame rate; a pipe is taken at the pace its writer
+        /// sends (it is live already, and pacing it again would only add delay).
         case realTime
     }
 
@@ -57,6 +58,8 @@ final class RecordedStreamSource: FrameSource, @unchecked Sendable {
     private let frameDuration: Int64
     private var sequence: UInt64 = 0
     private var startTime: Int64?
+    /// Real-time files are paced by the clock; pipes arrive at their writer's pace.
+    private let pacedByClock: Bool
 
     /// Frame rate assumed for MJPEG streams when none is given: what most webcams send.
     static let defaultMJPEGFrameRate = 30.0
@@ -65,6 +68,7 @@ final class RecordedStreamSource: FrameSource, @unchecked Sendable {
         reader = try FileDescriptorReader(path: path)
         sourceName = path
         isRealTime = pacing == .realTime
+        pacedByClock = isRealTime && reader.isRegularFile
         // Sniff the container from the first bytes.
         let sniffed = UnsafeMutableRawPointer.allocate(byteCount: 9, alignment: 1)
         defer { sniffed.deallocate() }
@@ -90,7 +94,7 @@ final class RecordedStreamSource: FrameSource, @unchecked Sendable {
 
     func nextFrame() throws(CaptureError) -> SourceFrame? {
         let presentationTime = MediaTime(nanoseconds: Int64(sequence) * frameDuration)
-        if isRealTime {
+        if pacedByClock {
             let now = MonotonicClock.nanoseconds()
             let start = startTime ?? now
             startTime = start

@@ -33,7 +33,7 @@ public class CaptureOutput: @unchecked Sendable {
         _ = drops.record(drop)
     }
 
-    /// Called when the output joins a session.
+    /// Called when the output joins a session, before it receives frames.
     func didJoin(_ session: CaptureSession) {}
 
     /// Blocks until every frame handed over has been processed and reported to the delegate.

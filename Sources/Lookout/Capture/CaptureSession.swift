@@ -31,14 +31,28 @@ public final class CaptureSession: @unchecked Sendable {
         public var framesCorrupt = 0
     }
 
-    private struct Configuration {
+    /// The session's graph: what the capture loop reads for every frame.
+    private struct Graph {
         var inputs: [CaptureInput] = []
         var outputs: [CaptureOutput] = []
         var connections: [CaptureConnection] = []
+    }
+
+    private struct Configuration {
+        /// What the capture loop uses.
+        var committed = Graph()
+        /// Changes made between beginConfiguration() and commitConfiguration().
+        var pending: Graph?
         var configurationDepth = 0
         var eventHandler: (@Sendable (Event) -> Void)?
         var eventQueue: DispatchQueue?
         var isRunning = false
+
+        /// The graph changes go to: the pending one inside a configuration block.
+        var editable: Graph {
+            get { pending ?? committed }
+            set { if configurationDepth > 0 { pending = newValue } else { committed = newValue } }
+        }
     }
 
     private let configuration = Mutex(Configuration())
@@ -55,32 +69,40 @@ public final class CaptureSession: @unchecked Sendable {
 
     // MARK: Configuration
 
-    /// Starts a batch of configuration changes that take effect together at `commitConfiguration()`.
+    /// Starts a batch of changes that take effect together, for the next frame, at
+    /// `commitConfiguration()`: a running session never sees half of them. Blocks may nest.
     public func beginConfiguration() {
-        configuration.withLock { $0.configurationDepth += 1 }
+        configuration.withLock { state in
+            if state.configurationDepth == 0 { state.pending = state.committed }
+            state.configurationDepth += 1
+        }
     }
 
     public func commitConfiguration() {
         configuration.withLock { state in
             precondition(state.configurationDepth > 0, "commitConfiguration() without beginConfiguration()")
             state.configurationDepth -= 1
+            if state.configurationDepth == 0, let pending = state.pending {
+                state.committed = pending
+                state.pending = nil
+            }
         }
     }
 
-    public var inputs: [CaptureInput] { configuration.withLock { $0.inputs } }
-    public var outputs: [CaptureOutput] { configuration.withLock { $0.outputs } }
-    public var connections: [CaptureConnection] { configuration.withLock { $0.connections } }
+    public var inputs: [CaptureInput] { configuration.withLock { $0.editable.inputs } }
+    public var outputs: [CaptureOutput] { configuration.withLock { $0.editable.outputs } }
+    public var connections: [CaptureConnection] { configuration.withLock { $0.editable.connections } }
 
-    /// A session takes one input (one camera or one recording) while it is stopped.
+    /// A session takes one input (one camera or one recording), changed while it is stopped.
     public func canAddInput(_ input: CaptureInput) -> Bool {
-        configuration.withLock { $0.inputs.isEmpty && !$0.isRunning }
+        configuration.withLock { $0.editable.inputs.isEmpty && !$0.isRunning }
     }
 
     public func addInput(_ input: CaptureInput) throws(CaptureError) {
         let added: Bool = configuration.withLock { state in
-            guard state.inputs.isEmpty, !state.isRunning else { return false }
-            state.inputs.append(input)
-            state.connections += state.outputs.map { CaptureConnection(input: input, output: $0) }
+            guard state.editable.inputs.isEmpty, !state.isRunning else { return false }
+            state.editable.inputs.append(input)
+            state.editable.connections += state.editable.outputs.map { CaptureConnection(input: input, output: $0) }
             return true
         }
         guard added else { throw .cannotAdd("a session takes one input, added while it is stopped") }
@@ -89,33 +111,32 @@ public final class CaptureSession: @unchecked Sendable {
     public func removeInput(_ input: CaptureInput) {
         configuration.withLock { state in
             guard !state.isRunning else { return }
-            state.inputs.removeAll { $0 === input }
-            state.connections.removeAll { $0.input === input }
+            state.editable.inputs.removeAll { $0 === input }
+            state.editable.connections.removeAll { $0.input === input }
         }
     }
 
-    /// An output can join one session, once, while the session is stopped.
+    /// An output joins one session, once; it may be added while the session runs.
     public func canAddOutput(_ output: CaptureOutput) -> Bool {
-        output.session == nil && configuration.withLock { !$0.isRunning }
+        output.session == nil
     }
 
     public func addOutput(_ output: CaptureOutput) throws(CaptureError) {
-        guard canAddOutput(output) else {
-            throw .cannotAdd("an output joins one session, while that session is stopped")
-        }
+        guard canAddOutput(output) else { throw .cannotAdd("an output joins one session only") }
         output.session = self
-        configuration.withLock { state in
-            state.outputs.append(output)
-            state.connections += state.inputs.map { CaptureConnection(input: $0, output: output) }
-        }
         output.didJoin(self)
+        configuration.withLock { state in
+            state.editable.outputs.append(output)
+            state.editable.connections += state.editable.inputs.map { CaptureConnection(input: $0, output: output) }
+        }
     }
 
+    /// Removes an output; while running, frames already handed to it are still processed.
     public func removeOutput(_ output: CaptureOutput) {
         let removed: Bool = configuration.withLock { state in
-            guard !state.isRunning, state.outputs.contains(where: { $0 === output }) else { return false }
-            state.outputs.removeAll { $0 === output }
-            state.connections.removeAll { $0.output === output }
+            guard state.editable.outputs.contains(where: { $0 === output }) else { return false }
+            state.editable.outputs.removeAll { $0 === output }
+            state.editable.connections.removeAll { $0.output === output }
             return true
         }
         if removed { output.session = nil }
@@ -138,7 +159,7 @@ public final class CaptureSession: @unchecked Sendable {
     /// Starts the flow of frames. Returns once the capture thread runs.
     public func startRunning() {
         let input: CaptureInput? = configuration.withLock { state in
-            guard !state.isRunning, let input = state.inputs.first else { return nil }
+            guard !state.isRunning, let input = state.committed.inputs.first else { return nil }
             state.isRunning = true
             return input
         }
@@ -175,7 +196,7 @@ public final class CaptureSession: @unchecked Sendable {
     }
 
     private func finishRun(endedByInput: Bool) {
-        for output in outputs { output.drain() }
+        for output in configuration.withLock({ $0.committed.outputs }) { output.drain() }
         configuration.withLock { $0.isRunning = false }
         if endedByInput { post(.inputDidEnd) }
         post(.didStopRunning)
@@ -203,17 +224,18 @@ public final class CaptureSession: @unchecked Sendable {
                 return false
             }
             counters.withLock { $0.framesRead += 1 }
-            let connections = self.connections.filter(\.isEnabled)
+            // The committed graph, read once per frame: configuration blocks apply between frames.
+            let connections = configuration.withLock { $0.committed.connections }
 
             if frame.framesLostBefore > 0 {
                 let lost = FrameDrop(reason: .discontinuity, firstSequence: frame.sequence - UInt64(frame.framesLostBefore),
                                      presentationTime: frame.presentationTime, count: frame.framesLostBefore)
-                for connection in connections { connection.output.dropFrame(lost, from: connection) }
+                for connection in connections where connection.isEnabled { connection.output.dropFrame(lost, from: connection) }
             }
             func drop(_ reason: DropReason, to targets: [CaptureConnection], detail: String? = nil) {
                 let report = FrameDrop(reason: reason, firstSequence: frame.sequence,
                                        presentationTime: frame.presentationTime, detail: detail)
-                for connection in targets { connection.output.dropFrame(report, from: connection) }
+                for connection in targets where connection.isEnabled { connection.output.dropFrame(report, from: connection) }
             }
             if case .corrupt(let reason) = frame.payload {
                 counters.withLock { $0.framesCorrupt += 1 }
@@ -223,7 +245,7 @@ public final class CaptureSession: @unchecked Sendable {
 
             // Offer the frame: outputs still busy with an earlier frame drop it as late.
             recipients.removeAll(keepingCapacity: true)
-            for connection in connections {
+            for connection in connections where connection.isEnabled {
                 if connection.output.reserveFrame(wait: !realTime) {
                     recipients.append(connection)
                 } else {

@@ -10,6 +10,8 @@ public final class FileDescriptorReader: @unchecked Sendable {
     public let path: String
     public let fd: Int32
     private let ownsDescriptor: Bool
+    /// True for a regular file (seekable, always readable); false for pipes, sockets, devices.
+    public let isRegularFile: Bool
     private let cancelPipe: (read: Int32, write: Int32)
     private let cancelled = Atomic<Bool>(false)
 
@@ -41,6 +43,8 @@ public final class FileDescriptorReader: @unchecked Sendable {
             self.fd = fd
             self.ownsDescriptor = true
         }
+        var info = stat()
+        self.isRegularFile = fstat(fd, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else {
             let error = Errno.current

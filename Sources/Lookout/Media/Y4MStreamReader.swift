@@ -78,12 +78,17 @@ final class Y4MStreamReader {
 
     func next() throws(MediaError) -> Event? {
         guard !lostSync else { return nil }
-        guard let line = try Self.readLine(reader: reader, pending: &pending, offset: &pendingOffset, limit: 1024) else {
+        switch try readFrameHeader() {
+        case .endOfStream:
             return nil
-        }
-        guard line.hasPrefix("FRAME") else {
+        case .truncated:
+            lostSync = true
+            return .corrupt(reason: "stream ended inside a frame header")
+        case .malformed:
             lostSync = true
             return .corrupt(reason: "a frame does not start with FRAME; reading stops here")
+        case .frame:
+            break
         }
         // Bytes left over from sniffing come first, then straight into the frame buffer.
         let fromPending = min(pending.count - pendingOffset, frameBytes)
@@ -96,6 +101,31 @@ final class Y4MStreamReader {
             return reader.isCancelled ? nil : .corrupt(reason: "stream ended inside a frame")
         }
         return .frame(UnsafeRawBufferPointer(start: frame, count: frameBytes))
+    }
+
+    private enum FrameHeader { case frame, endOfStream, truncated, malformed }
+
+    /// Reads "FRAME\n" with one read in the usual case; frame parameters, rare, byte by byte.
+    private func readFrameHeader() throws(MediaError) -> FrameHeader {
+        let header = Array("FRAME\n".utf8)
+        if pendingOffset >= pending.count {
+            pending = []
+            pendingOffset = 0
+            let got = try reader.readFully(into: frame, count: header.count)
+            guard got == header.count else { return got == 0 || reader.isCancelled ? .endOfStream : .truncated }
+            let bytes = UnsafeRawBufferPointer(start: frame, count: header.count)
+            if bytes.elementsEqual(header) { return .frame }
+            guard bytes.starts(with: header.dropLast()), bytes[5] == UInt8(ascii: " ") else { return .malformed }
+            // "FRAME " with parameters: skip them up to the newline.
+            guard try Self.readLine(reader: reader, pending: &pending, offset: &pendingOffset, limit: 1024) != nil else {
+                return .malformed
+            }
+            return .frame
+        }
+        guard let line = try Self.readLine(reader: reader, pending: &pending, offset: &pendingOffset, limit: 1024) else {
+            return .endOfStream
+        }
+        return line.hasPrefix("FRAME") ? .frame : .malformed
     }
 
     /// Reads one line without its newline; nil at end of stream (or a line over `limit`).
