@@ -14,15 +14,16 @@ struct Lookout: ParsableCommand {
             Detections go to standard output, one JSON line each; diagnostics go to standard error.
 
             EXAMPLES
-              lookout run --input samples/sample.mjpeg
-              lookout run --input samples/sample.mjpeg | jq -r 'select(.kind == "qr") | .value'
-              ffmpeg -i clip.mp4 -f mjpeg - | lookout run --input - --types qr,ean13
+              lookout run --input clip.mjpeg
+              lookout run -i clip.mjpeg | jq -r 'select(.kind=="qr").value'
+              ffmpeg -i clip.mp4 -f mjpeg - | lookout run -i - --types qr,ean13
               lookout run --input clip.y4m --realtime --format text
               lookout scan label.png shelf.jpg
 
             EXIT STATUS
-              0   success (also after SIGINT/SIGTERM or when the reader of the output goes away)
-              1   any other failure (unreadable stream format, detector failure, write error)
+              0   success; also after SIGINT/SIGTERM, or when the
+                  reader of the output goes away
+              1   any other failure (stream format, face model, write)
               64  usage error (unknown option, bad value)
               66  input missing or unreadable
             """,

@@ -63,6 +63,18 @@ struct DetectorTests {
         #expect(code.corners.count == 4)
     }
 
+    @Test(arguments: [("ean8.png", MetadataObjectType.ean8, "96385074"),
+                      ("code128.png", .code128, "Lookout-128"),
+                      ("upca.png", .upcA, "036000291452")])
+    func otherSymbologiesWhenRequested(name: String, type: MetadataObjectType, value: String) throws {
+        let codes = try detect(name, types: [type])
+        #expect(codes.count == 1)
+        #expect(codes.first?.type == type)
+        #expect((codes.first as? MachineReadableCodeObject)?.stringValue == value)
+        // Not requested, not reported.
+        #expect(try detect(name, types: [.qr]).isEmpty)
+    }
+
     @Test func sampleFrameHoldsQREANAndTheKnownFace() throws {
         let expected = try Fixtures.sampleExpectation()
         let objects = try detect("frame0.jpg")
