@@ -2,11 +2,32 @@
 #define LOOKOUT_CV4L2_SHIM_H
 // ioctl request numbers are function-like macros and v4l2_open/v4l2_ioctl are variadic:
 // neither imports into Swift, so they are re-exported here as constants and fixed-arity calls.
+#include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 #include <linux/videodev2.h>
 #include <libv4l2.h>
 
-static inline int lk_v4l2_open(const char *path, int flags) { return v4l2_open(path, flags); }
+// Opens a V4L2 node through libv4l2. The node is checked with a plain VIDIOC_QUERYCAP first so
+// that a non-V4L2 file fails with ENOTTY instead of libv4l2 printing to stderr; libv4l2's own
+// log goes to /dev/null (Lookout reports every error itself, in one sentence).
+static inline int lk_v4l2_open(const char *path, int flags) {
+    static FILE *quiet;
+    if (!quiet) quiet = fopen("/dev/null", "w");
+    if (quiet) v4l2_log_file = quiet;
+    int fd = open(path, flags);
+    if (fd < 0) return -1;
+    struct v4l2_capability capability;
+    if (ioctl(fd, VIDIOC_QUERYCAP, &capability) < 0 || v4l2_fd_open(fd, 0) < 0) {
+        int saved = errno;
+        close(fd);
+        errno = saved;
+        return -1;
+    }
+    return fd;
+}
 static inline int lk_v4l2_close(int fd) { return v4l2_close(fd); }
 static inline int lk_v4l2_ioctl(int fd, unsigned long request, void *arg) { return v4l2_ioctl(fd, request, arg); }
 

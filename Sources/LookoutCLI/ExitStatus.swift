@@ -10,12 +10,16 @@ enum ExitStatus {
     static let failure: Int32 = 1
     static let usage: Int32 = 64
     static let noInput: Int32 = 66
+    /// The camera was lost and --exit-on-loss was given (EX_UNAVAILABLE).
+    static let cameraLost: Int32 = 69
 
     /// The exit code for an error.
     static func code(for error: CaptureError) -> Int32 {
         switch error {
-        case .input(.notFound), .input(.unreadable):
+        case .input(.notFound), .input(.unreadable), .device(.noSuchDevice), .device(.permissionDenied), .device(.noCamera):
             return noInput
+        case .device(.lost):
+            return cameraLost
         default:
             return failure
         }

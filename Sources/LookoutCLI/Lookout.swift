@@ -28,7 +28,7 @@ struct Lookout: ParsableCommand {
               66  input missing or unreadable
             """,
         version: "0.1.0",
-        subcommands: [RunCommand.self, ScanCommand.self],
+        subcommands: [RunCommand.self, ScanCommand.self, DevicesCommand.self],
         defaultSubcommand: RunCommand.self
     )
 }

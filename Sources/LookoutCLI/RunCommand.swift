@@ -18,42 +18,64 @@ struct RunCommand: ParsableCommand {
             """)
 
     @Option(name: .shortAndLong, help: ArgumentHelp(
-        "The stream to analyse: an MJPEG or Y4M file, or - for standard input.", valueName: "path|-"))
+        "What to analyse: a camera (/dev/videoN or a /dev/v4l/by-id path; default: the first camera), an MJPEG or Y4M file, or - for standard input.",
+        valueName: "path|-"))
     var input: String?
 
     @Flag(name: .long, help: "Behave like a camera: drop frames the detectors cannot keep up with; a file is paced at its frame rate, a pipe taken as it comes.")
     var realtime = false
 
     @Option(name: .long, help: ArgumentHelp(
-        "Frame rate for timing MJPEG input (which carries none; default 30) or to override a Y4M header.",
+        "Camera frame rate to ask for (default 30 where offered); for files, the rate that times MJPEG input (default 30) or overrides a Y4M header.",
         valueName: "fps"))
     var fps: Double?
 
+    @OptionGroup(title: "Camera") var camera: CameraOptions
     @OptionGroup(title: "Detection") var detection: DetectionOptions
     @OptionGroup(title: "Output") var output: OutputOptions
 
     mutating func validate() throws {
         if let fps, !(fps > 0 && fps <= 1000) { throw ValidationError("--fps must be above 0 and at most 1000.") }
-        guard input != nil else {
-            throw ValidationError("No input given: pass --input FILE, or --input - to read standard input.")
-        }
+    }
+
+    /// True when `path` is a device node (a camera), not a file or pipe.
+    static func isDevice(_ path: String) -> Bool {
+        var info = stat()
+        return path != "-" && stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFCHR
     }
 
     func run() throws {
         signal(SIGPIPE, SIG_IGN)
-        let path = input!
         let started = MonotonicClock.nanoseconds()
-
         let session = CaptureSession()
-        let assetInput: AssetReaderInput
         let metadata: MetadataOutput
+        let path: String
         do {
-            assetInput = try AssetReaderInput(path: path, pacing: realtime ? .realTime : .asFastAsPossible,
-                                              frameRate: fps)
-            try session.addInput(assetInput)
+            if let input, !Self.isDevice(input) {
+                path = input
+                if camera.isCustomized { printDiagnostic("camera options are ignored for \(input == "-" ? "standard input" : input)") }
+                try session.addInput(try AssetReaderInput(path: input, pacing: realtime ? .realTime : .asFastAsPossible,
+                                                          frameRate: fps))
+            } else {
+                let device: CaptureDevice
+                if let input {
+                    do { device = try CaptureDevice(path: input) } catch { throw CaptureError.device(error) }
+                } else {
+                    guard let first = CaptureDevice.default(for: .video) else { throw CaptureError.device(.noCamera) }
+                    device = first
+                }
+                path = input ?? device.uniqueID
+                let deviceInput = try camera.makeInput(device: device, frameRate: fps)
+                if !output.quiet {
+                    printDiagnostic("\(device.uniqueID) (\(device.localizedName)): streaming \(deviceInput.formatDescription)")
+                }
+                try session.addInput(deviceInput)
+            }
             metadata = try detection.makeMetadataOutput(in: session)
-        } catch {
+        } catch let error as CaptureError {
             throw fail(error)
+        } catch let error as DeviceError {
+            throw fail(.device(error))
         }
 
         let outputClosed = Atomic<Bool>(false)
@@ -74,6 +96,16 @@ struct RunCommand: ParsableCommand {
                 DispatchQueue.global().async { session.stopRunning() }
             case .inputDidEnd:
                 break
+            case .wasInterrupted(let reason):
+                printer.queue.async {
+                    if output.format == .json { printer.writeLine(InterruptionLineEncoder.lost(source: path, reason: reason)) }
+                    if !output.quiet { printDiagnostic("\(path): camera lost (\(reason)); reconnecting") }
+                }
+            case .interruptionEnded(let format):
+                printer.queue.async {
+                    if output.format == .json { printer.writeLine(InterruptionLineEncoder.found(source: path, format: format)) }
+                    if !output.quiet { printDiagnostic("\(path): camera back, streaming \(format)") }
+                }
             case .didStopRunning:
                 stopped.signal()
             }
@@ -95,6 +127,9 @@ struct RunCommand: ParsableCommand {
             return
         }
         if let error = runtimeError.withLock({ $0 }) {
+            if case .device(.lost(_, let reason)) = error, output.format == .json {
+                printer.queue.sync { printer.writeLine(InterruptionLineEncoder.lost(source: path, reason: reason)) }
+            }
             throw fail(error)
         }
         let statistics = metadata.statistics

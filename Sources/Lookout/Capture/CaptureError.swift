@@ -2,6 +2,8 @@
 public enum CaptureError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The input could not be opened or read; carries the media-level cause.
     case input(MediaError)
+    /// A camera could not be opened, configured or read.
+    case device(DeviceError)
     /// Metadata object types were requested that the output cannot produce.
     case unavailableMetadataObjectTypes([MetadataObjectType], available: [MetadataObjectType])
     /// The Haar cascade for faces could not be loaded.
@@ -14,6 +16,8 @@ public enum CaptureError: Error, Equatable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .input(let error):
+            return error.description
+        case .device(let error):
             return error.description
         case .unavailableMetadataObjectTypes(let types, let available):
             return "metadata object type\(types.count == 1 ? "" : "s") "

@@ -17,6 +17,11 @@ public final class CaptureSession: @unchecked Sendable {
         case runtimeError(CaptureError)
         /// A recorded input reached its end; every frame has been processed and reported.
         case inputDidEnd
+        /// The input lost its frames (a camera unplugged or gone silent); the session keeps
+        /// running and the input reconnects by itself (AVCaptureSessionWasInterrupted).
+        case wasInterrupted(reason: String)
+        /// Frames flow again after an interruption, in this format (AVCaptureSessionInterruptionEnded).
+        case interruptionEnded(VideoFormatDescription)
         /// The session stopped (after `stopRunning()`, the end of input, or a fatal error).
         case didStopRunning
     }
@@ -206,6 +211,12 @@ public final class CaptureSession: @unchecked Sendable {
     /// Runs until the input ends (returns true), is cancelled, or fails (returns false).
     private func captureLoop(_ input: CaptureInput) -> Bool {
         let source = input.source
+        source.setInterruptionHandler { [weak self] interruption in
+            switch interruption {
+            case .lost(let reason): self?.post(.wasInterrupted(reason: reason))
+            case .restored(let format): self?.post(.interruptionEnded(format))
+            }
+        }
         let pool = BufferPool(count: Self.imageBufferCount)
         let converter = LumaConverter()
         let realTime = source.isRealTime

@@ -36,4 +36,17 @@ protocol FrameSource: AnyObject, Sendable {
     func nextFrame() throws(CaptureError) -> SourceFrame?
     /// Makes a blocked or later `nextFrame()` return nil promptly. Callable from any thread.
     func cancel()
+    /// Where the source reports losing its frames and finding them again (a camera unplugged and
+    /// back); called before the first `nextFrame()`.
+    func setInterruptionHandler(_ handler: @escaping @Sendable (SourceInterruption) -> Void)
+}
+
+extension FrameSource {
+    func setInterruptionHandler(_ handler: @escaping @Sendable (SourceInterruption) -> Void) {}
+}
+
+/// A source losing its frames, or getting them back.
+enum SourceInterruption: Sendable {
+    case lost(reason: String)
+    case restored(format: VideoFormatDescription)
 }

@@ -1,0 +1,51 @@
+/// A camera as a session input (AVCaptureDeviceInput). Creating it opens and configures the device,
+/// so every open error (no such device, permissions, busy, not a capture device, format refused)
+/// surfaces here; streaming starts with the session.
+public final class CaptureDeviceInput: CaptureInput, @unchecked Sendable {
+    public let device: CaptureDevice
+    private let capture: V4L2CaptureSource
+
+    /// - Parameters:
+    ///   - watchdogTimeout: seconds without a frame after which the camera counts as lost.
+    ///   - reconnectsAfterLoss: reopen a lost camera with backoff (true), or end the stream with
+    ///     an error (false) for users whose supervisor restarts the program.
+    public init(device: CaptureDevice, watchdogTimeout: Double = 3, reconnectsAfterLoss: Bool = true) throws(CaptureError) {
+        self.device = device
+        let chosen = device.activeFormat ?? device.preferredFormat()
+        guard let chosen, chosen.isSupported else {
+            throw .device(.noUsableFormat(path: device.uniqueID, offered: Array(Set(device.formats.map(\.fourcc.description))).sorted()))
+        }
+        var rate = device.requestedFrameRate
+        if rate == nil {
+            rate = FormatChooser.choose(from: [chosen], fourcc: chosen.fourcc, size: (chosen.width, chosen.height))?.frameRate
+        }
+        let choice = FormatChooser.Choice(fourcc: chosen.fourcc, width: chosen.width, height: chosen.height, frameRate: rate)
+        do throws(DeviceError) {
+            capture = try V4L2CaptureSource(path: device.uniqueID, sourceName: device.uniqueID, driver: device.driver,
+                                            choice: choice, controls: device.requestedControls,
+                                            bufferCount: device.bufferCount, watchdogSeconds: watchdogTimeout,
+                                            reconnects: reconnectsAfterLoss)
+        } catch {
+            throw .device(error)
+        }
+        super.init(source: capture)
+    }
+
+    /// What the driver granted: size, pixel format and frame rate.
+    public var formatDescription: VideoFormatDescription { capture.format }
+}
+
+extension CaptureDevice {
+    /// The format Lookout streams when not told otherwise, or the nearest to what is asked: MJPEG,
+    /// then YUYV, then planar formats; 1280x720 or the nearest size offered. Nil when the device
+    /// offers nothing Lookout reads (or not the pixel format asked for).
+    public func preferredFormat(fourcc: FourCC? = nil, size: (width: Int, height: Int)? = nil) -> Format? {
+        guard let choice = FormatChooser.choose(from: formats, fourcc: fourcc, size: size) else { return nil }
+        guard var format = formats.first(where: { $0.fourcc == choice.fourcc && (($0.width == choice.width && $0.height == choice.height) || $0.sizeRange != nil) }) else {
+            return nil
+        }
+        format.width = choice.width
+        format.height = choice.height
+        return format
+    }
+}

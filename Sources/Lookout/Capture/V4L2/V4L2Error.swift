@@ -1,0 +1,54 @@
+/// Why a camera could not be opened, configured or read. Each case names the device and carries
+/// errno where the kernel gave one; `description` is one sentence for the command line.
+public enum DeviceError: Error, Equatable, Sendable, CustomStringConvertible {
+    case noSuchDevice(path: String)
+    case permissionDenied(path: String)
+    case busy(path: String)
+    case notACaptureDevice(path: String, card: String)
+    case noStreaming(path: String)
+    case formatRefused(path: String, requested: String, reason: String)
+    case noUsableFormat(path: String, offered: [String])
+    case noCamera
+    case ioctlFailed(path: String, request: String, Errno)
+    case lost(path: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .noSuchDevice(let path):
+            return "\(path): no such device"
+        case .permissionDenied(let path):
+            return "\(path): permission denied; add your user to the 'video' group (sudo usermod -aG video $USER, then log in again)"
+        case .busy(let path):
+            return "\(path) is busy: another program is using the camera"
+        case .notACaptureDevice(let path, let card):
+            return "\(path) (\(card)) is not a video capture device"
+        case .noStreaming(let path):
+            return "\(path) does not support streaming capture (V4L2 MMAP)"
+        case .formatRefused(let path, let requested, let reason):
+            return "\(path) refused the format \(requested): \(reason)"
+        case .noUsableFormat(let path, let offered):
+            return "\(path) offers no pixel format Lookout reads (it offers " + (offered.isEmpty ? "none" : offered.joined(separator: ", ")) + ")"
+        case .noCamera:
+            return "no camera found (no /dev/video* capture device); pass --input PATH to read a file or a device"
+        case .ioctlFailed(let path, let request, let errno):
+            return "\(path): \(request) failed: \(errno)"
+        case .lost(let path, let reason):
+            return "\(path): camera lost (\(reason))"
+        }
+    }
+
+    /// The message for an open() failure.
+    static func opening(_ path: String, _ errno: Errno) -> DeviceError {
+        switch errno.rawValue {
+        case ENOENT, ENODEV, ENXIO: return .noSuchDevice(path: path)
+        case EACCES, EPERM: return .permissionDenied(path: path)
+        case EBUSY: return .busy(path: path)
+        case ENOTTY: return .notACaptureDevice(path: path, card: "not a V4L2 device")
+        default: return .ioctlFailed(path: path, request: "open", errno)
+        }
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif

@@ -1,0 +1,33 @@
+/// The `camera_lost` and `camera_found` lines (schema version 1), written when a session is
+/// interrupted and when frames flow again.
+public enum InterruptionLineEncoder {
+    public static func lost(source: String, reason: String, time: WallClockTime = .now()) -> [UInt8] {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("version"); writer.integer(DetectionLineEncoder.schemaVersion)
+        writer.key("kind"); writer.string("camera_lost")
+        writer.key("source"); writer.string(source)
+        writer.key("time"); writer.string(time.rfc3339)
+        writer.key("reason"); writer.string(reason)
+        writer.endObject()
+        return writer.bytes + [0x0A]
+    }
+
+    public static func found(source: String, format: VideoFormatDescription, time: WallClockTime = .now()) -> [UInt8] {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("version"); writer.integer(DetectionLineEncoder.schemaVersion)
+        writer.key("kind"); writer.string("camera_found")
+        writer.key("source"); writer.string(source)
+        writer.key("time"); writer.string(time.rfc3339)
+        writer.key("format")
+        writer.beginObject()
+        writer.key("pixel_format"); writer.string(format.pixelFormat.rawValue)
+        writer.key("width"); writer.integer(format.width)
+        writer.key("height"); writer.integer(format.height)
+        writer.key("fps"); if let rate = format.frameRate { writer.number(rate, fractionDigits: 3) } else { writer.null() }
+        writer.endObject()
+        writer.endObject()
+        return writer.bytes + [0x0A]
+    }
+}
