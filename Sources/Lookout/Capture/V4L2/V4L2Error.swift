@@ -5,6 +5,7 @@ public enum DeviceError: Error, Equatable, Sendable, CustomStringConvertible {
     case permissionDenied(path: String)
     case busy(path: String)
     case notACaptureDevice(path: String, card: String)
+    case notV4L2(path: String)
     case noStreaming(path: String)
     case formatRefused(path: String, requested: String, reason: String)
     case noUsableFormat(path: String, offered: [String])
@@ -20,6 +21,8 @@ public enum DeviceError: Error, Equatable, Sendable, CustomStringConvertible {
             return "\(path): permission denied; add your user to the 'video' group (sudo usermod -aG video $USER, then log in again)"
         case .busy(let path):
             return "\(path) is busy: another program is using the camera"
+        case .notV4L2(let path):
+            return "\(path) is not a V4L2 video device"
         case .notACaptureDevice(let path, let card):
             return "\(path) (\(card)) is not a video capture device"
         case .noStreaming(let path):
@@ -43,7 +46,7 @@ public enum DeviceError: Error, Equatable, Sendable, CustomStringConvertible {
         case ENOENT, ENODEV, ENXIO: return .noSuchDevice(path: path)
         case EACCES, EPERM: return .permissionDenied(path: path)
         case EBUSY: return .busy(path: path)
-        case ENOTTY: return .notACaptureDevice(path: path, card: "not a V4L2 device")
+        case ENOTTY: return .notV4L2(path: path)
         default: return .ioctlFailed(path: path, request: "open", errno)
         }
     }
