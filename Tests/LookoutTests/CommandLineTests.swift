@@ -125,7 +125,23 @@ struct CommandLineTests {
     @Test func usageErrorsExit64() throws {
         #expect(try lookout(["run", "--input", "x", "--types", "qr,nonsense"]).status == 64)
         #expect(try lookout(["run", "--input", "x", "--rect-of-interest", "0.5,0.5,0.9,0.9"]).status == 64)
-        #expect(try lookout(["run"]).status == 64)
+        #expect(try lookout(["run", "--input", "x", "--size", "big"]).status == 64)
+        #expect(try lookout(["run", "--input", "x", "--control", "brightness"]).status == 64)
+    }
+
+    @Test(.enabled(if: CaptureDevice.videoNodes().isEmpty, "this machine has cameras"))
+    func withoutACameraRunSaysSoAndPointsAtInput() throws {
+        let result = try lookout(["run"])
+        #expect(result.status == 66)
+        #expect(result.stderr == "lookout: no camera found (no /dev/video* capture device); pass --input PATH to read a file or a device\n")
+        let devices = try lookout(["devices", "--json"])
+        #expect(devices.status == 0 && String(decoding: devices.stdout, as: UTF8.self) == "[]\n")
+    }
+
+    @Test func aFileThatIsNotAV4L2DeviceIsRefusedInOneSentence() throws {
+        let result = try lookout(["devices", "--device", "/dev/null"])
+        #expect(result.status == 1)
+        #expect(result.stderr == "lookout: /dev/null is not a V4L2 video device\n")
     }
 
     @Test func closedOutputPipeStopsAtOnceQuietly() throws {
