@@ -44,11 +44,10 @@ struct DevicesCommand: ParsableCommand {
         if let stable = device.stablePath { print("  stable path: \(stable)") }
         var order = [FourCC]()
         for format in device.formats where !order.contains(format.fourcc) { order.append(format.fourcc) }
-        for fourcc in order {
+        let unread = order.filter { $0.pixelFormat == nil }
+        for fourcc in order where fourcc.pixelFormat != nil {
             let sizes = device.formats.filter { $0.fourcc == fourcc }
-            let name = sizes.first?.name ?? ""
-            let mark = sizes.first?.isSupported == true ? "" : "  (not read by Lookout)"
-            print("  \(fourcc.description.padding(toLength: 4))  \(name)\(mark)")
+            print("  \(fourcc.description.padding(toLength: 4))  \(sizes.first?.name ?? "")")
             for size in sizes {
                 let rates = size.frameRateRanges.map(\.description).joined(separator: ", ")
                 if let range = size.sizeRange {
@@ -57,6 +56,9 @@ struct DevicesCommand: ParsableCommand {
                     print("        \(size.width)x\(size.height)" + (rates.isEmpty ? "" : "  (\(rates) fps)"))
                 }
             }
+        }
+        if !unread.isEmpty {
+            print("  also offers, not read by Lookout: " + unread.map(\.description).joined(separator: " "))
         }
         if controls {
             do {
