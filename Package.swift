@@ -51,6 +51,13 @@ let package = Package(
             ],
             path: "Sources/LookoutCLI"
         ),
+        // Test tooling for the VM tests: drives a real camera through the public API and reports
+        // frame counts, timing and drops as JSON (rate and buffer-holding checks).
+        .executableTarget(
+            name: "LookoutCaptureProbe",
+            dependencies: ["Lookout"],
+            path: "Tests/CaptureProbe"
+        ),
         .testTarget(
             name: "LookoutTests",
             dependencies: ["Lookout"],

@@ -14,9 +14,8 @@
 // that a non-V4L2 file fails with ENOTTY instead of libv4l2 printing to stderr; libv4l2's own
 // log goes to /dev/null (Lookout reports every error itself, in one sentence).
 static inline int lk_v4l2_open(const char *path, int flags) {
-    static FILE *quiet;
-    if (!quiet) quiet = fopen("/dev/null", "w");
-    if (quiet) v4l2_log_file = quiet;
+    // v4l2_log_file is libv4l2's one global: set once, however many copies of this inline exist.
+    if (!v4l2_log_file) v4l2_log_file = fopen("/dev/null", "we");
     int fd = open(path, flags);
     if (fd < 0) return -1;
     struct v4l2_capability capability;
