@@ -83,7 +83,11 @@ struct CommandLineTests {
     @Test func everyLineMatchesTheJSONSchema() throws {
         let result = try lookout(["run", "--input", Fixtures.path("sample.mjpeg"), "--stats"])
         let scan = try lookout(["scan", Fixtures.path("qr-hostile.png"), Fixtures.path("qr-2953.png"), Fixtures.path("qr-kanji.png")])
-        let lines = result.stdout + scan.stdout
+        // Camera lines cannot be produced without a camera here; the VM tests validate real ones.
+        let camera = Data(InterruptionLineEncoder.lost(source: "/dev/video0", reason: "no frame for 3 s")
+            + InterruptionLineEncoder.found(source: "/dev/video0",
+                                            format: VideoFormatDescription(width: 640, height: 480, pixelFormat: .yuyv, frameRate: 25)))
+        let lines = result.stdout + scan.stdout + camera
         let file = NSTemporaryDirectory() + "lookout-lines-\(UUID().uuidString).jsonl"
         _ = FileManager.default.createFile(atPath: file, contents: lines)
         defer { unlink(file) }
