@@ -1,6 +1,13 @@
 /// A camera as a session input (AVCaptureDeviceInput). Creating it opens and configures the device,
 /// so every open error (no such device, permissions, busy, not a capture device, format refused)
 /// surfaces here; streaming starts with the session.
+///
+/// What a delegate may keep: a `SampleBuffer` never points into driver memory. Each frame is
+/// decoded or copied into the session's own pool right after VIDIOC_DQBUF, and the driver buffer
+/// is queued again before the next frame is dequeued. Keeping sample buffers therefore never
+/// stalls the driver or corrupts a frame (even with v4l2loopback, which reuses held buffers);
+/// it takes buffers from the session's small pool, and frames drop as `outOfBuffers` while the
+/// pool is empty.
 public final class CaptureDeviceInput: CaptureInput, @unchecked Sendable {
     public let device: CaptureDevice
     private let capture: V4L2CaptureSource
