@@ -5,7 +5,7 @@ struct DevicesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "devices",
         abstract: "List the cameras (V4L2 capture devices) with their formats, sizes and frame rates.",
-        discussion: "Metadata, output and radio nodes are left out. Formats Lookout cannot read are marked; libv4l2's software-converted formats are not listed.")
+        discussion: "Metadata, output and radio nodes are left out. Formats Lookout cannot read are listed by name only; libv4l2's software-converted formats are not listed.")
 
     @Flag(name: .long, help: "Print JSON instead of a table.")
     var json = false
@@ -91,6 +91,10 @@ struct DevicesCommand: ParsableCommand {
             writer.key("pixel_format"); writer.string(format.fourcc.description)
             writer.key("name"); writer.string(format.name)
             writer.key("supported"); writer.bool(format.isSupported)
+            guard format.isSupported else {
+                writer.endObject()
+                continue
+            }
             if let range = format.sizeRange {
                 writer.key("size_range")
                 writer.beginObject()

@@ -138,6 +138,9 @@ struct V4L2CaptureTests {
             }
         }
         let delegate = Delegate()
+        // Camera input never waits: a busy delegate would lose frames as late. Queue them instead
+        // (the pool bounds it), so the frames delivered are exact whatever the machine's load.
+        video.alwaysDiscardsLateVideoFrames = false
         video.setSampleBufferDelegate(delegate, queue: DispatchQueue(label: "test.video"))
         try session.addOutput(video)
         session.startRunning()
@@ -148,7 +151,9 @@ struct V4L2CaptureTests {
         let drops = delegate.drops.withLock { $0 }
         #expect(drops.map { $0.reason } == [DropReason.discontinuity])
         #expect(drops.first?.count == 2)
-        #expect(driver.counts.openNow == 1, "the input keeps its device open until it is released")
+        let counts = driver.counts
+        #expect(counts.opens == counts.closes + counts.openNow, "every device opened was closed or is the one in use")
+        #expect(counts.openNow <= 1)
     }
 
     @Test func formatChoicePrefersMJPEGAndAModestSize() {

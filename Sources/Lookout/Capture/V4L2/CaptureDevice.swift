@@ -42,7 +42,9 @@ public final class CaptureDevice: @unchecked Sendable {
     public let localizedName: String
     public let driverName: String
     public let busInfo: String
-    /// Every size and rate of every native pixel format (libv4l2's software conversions excluded).
+    /// Every size and rate of each native pixel format Lookout reads, and the other native formats
+    /// by name only, with no sizes (libv4l2's software conversions excluded). Sizes and rates of
+    /// formats Lookout cannot use are not enumerated: on some drivers that is thousands of ioctls.
     public let formats: [Format]
     let driver: V4L2Driver
 
@@ -74,6 +76,11 @@ public final class CaptureDevice: @unchecked Sendable {
         self.driver = driver
         var formats = [Format]()
         for entry in device.formats() where !entry.isEmulated {
+            guard entry.fourcc.pixelFormat != nil else {
+                formats.append(Format(fourcc: entry.fourcc, name: entry.name, width: 0, height: 0, sizeRange: nil,
+                                      frameRateRanges: []))
+                continue
+            }
             switch device.frameSizes(entry.fourcc) {
             case .discrete(let sizes):
                 for size in sizes {
