@@ -12,8 +12,7 @@ public final class FileDescriptorReader: @unchecked Sendable {
     private let ownsDescriptor: Bool
     /// True for a regular file (seekable, always readable); false for pipes, sockets, devices.
     public let isRegularFile: Bool
-    private let cancelPipe: (read: Int32, write: Int32)
-    private let cancelled = Atomic<Bool>(false)
+    private let cancellation: CancellationPipe
 
     public enum ReadResult: Equatable {
         case bytes(Int)
@@ -45,40 +44,29 @@ public final class FileDescriptorReader: @unchecked Sendable {
         }
         var info = stat()
         self.isRegularFile = fstat(fd, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
-        var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else {
-            let error = Errno.current
+        do throws(Errno) {
+            cancellation = try CancellationPipe()
+        } catch {
             if ownsDescriptor { close(fd) }
             throw .unreadable(path: path, error)
         }
-        for end in fds {
-            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(end, F_SETFL, O_NONBLOCK)
-        }
-        self.cancelPipe = (fds[0], fds[1])
     }
 
     deinit {
         if ownsDescriptor { close(fd) }
-        close(cancelPipe.read)
-        close(cancelPipe.write)
     }
 
     /// Makes the current and every later read or wait return `.cancelled`.
-    public func cancel() {
-        if cancelled.exchange(true, ordering: .acquiringAndReleasing) { return }
-        var byte: UInt8 = 1
-        _ = write(cancelPipe.write, &byte, 1)
-    }
+    public func cancel() { cancellation.cancel() }
 
-    public var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
+    public var isCancelled: Bool { cancellation.isCancelled }
 
     /// Reads up to `count` bytes; retries on EINTR.
     public func read(into buffer: UnsafeMutableRawPointer, count: Int) throws(MediaError) -> ReadResult {
         while true {
             if isCancelled { return .cancelled }
             var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: cancelPipe.read, events: Int16(POLLIN), revents: 0)]
+                       pollfd(fd: cancellation.readEnd, events: Int16(POLLIN), revents: 0)]
             let ready = poll(&fds, 2, -1)
             if ready < 0 {
                 if errno == EINTR { continue }
@@ -113,8 +101,7 @@ public final class FileDescriptorReader: @unchecked Sendable {
             let now = MonotonicClock.nanoseconds()
             if now >= deadline { return true }
             let remainingMs = Int32(min((deadline - now + 999_999) / 1_000_000, 1000))
-            var fds = [pollfd(fd: cancelPipe.read, events: Int16(POLLIN), revents: 0)]
-            _ = poll(&fds, 1, remainingMs)
+            _ = cancellation.sleep(milliseconds: remainingMs)
         }
     }
 }

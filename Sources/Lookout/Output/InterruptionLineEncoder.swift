@@ -1,25 +1,26 @@
 /// The `camera_lost` and `camera_found` lines (schema version 1), written when a session is
 /// interrupted and when frames flow again.
 public enum InterruptionLineEncoder {
-    public static func lost(source: String, reason: String, time: WallClockTime = .now()) -> [UInt8] {
+    /// Starts a line with the fields both kinds share.
+    private static func begin(_ kind: String, source: String, time: WallClockTime) -> JSONWriter {
         var writer = JSONWriter()
         writer.beginObject()
         writer.key("version"); writer.integer(DetectionLineEncoder.schemaVersion)
-        writer.key("kind"); writer.string("camera_lost")
+        writer.key("kind"); writer.string(kind)
         writer.key("source"); writer.string(source)
         writer.key("time"); writer.string(time.rfc3339)
+        return writer
+    }
+
+    public static func lost(source: String, reason: String, time: WallClockTime = .now()) -> [UInt8] {
+        var writer = begin("camera_lost", source: source, time: time)
         writer.key("reason"); writer.string(reason)
         writer.endObject()
         return writer.bytes + [0x0A]
     }
 
     public static func found(source: String, format: VideoFormatDescription, time: WallClockTime = .now()) -> [UInt8] {
-        var writer = JSONWriter()
-        writer.beginObject()
-        writer.key("version"); writer.integer(DetectionLineEncoder.schemaVersion)
-        writer.key("kind"); writer.string("camera_found")
-        writer.key("source"); writer.string(source)
-        writer.key("time"); writer.string(time.rfc3339)
+        var writer = begin("camera_found", source: source, time: time)
         writer.key("format")
         writer.beginObject()
         writer.key("pixel_format"); writer.string(format.pixelFormat.rawValue)

@@ -31,8 +31,7 @@ final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
     private var lastDriverSequence: UInt32?
     private var lastTimestamp: Int64 = 0
     private var awaitingFirstFrameAfterLoss = false
-    private let cancelPipe: (read: Int32, write: Int32)
-    private let cancelled = Atomic<Bool>(false)
+    private let cancellation: CancellationPipe
     private let interruptionHandler = Mutex<(@Sendable (SourceInterruption) -> Void)?>(nil)
 
     /// Backoff between reopen attempts after a loss: 0.25 s doubling to 4 s.
@@ -50,29 +49,18 @@ final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
         self.bufferCount = bufferCount
         self.watchdogMilliseconds = Int32(max(0.1, watchdogSeconds) * 1000)
         self.reconnects = reconnects
-        var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else { throw .ioctlFailed(path: path, request: "pipe", .current) }
-        for end in fds {
-            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(end, F_SETFL, O_NONBLOCK)
-        }
-        cancelPipe = (fds[0], fds[1])
-        let stream: V4L2Stream
-        do throws(DeviceError) {
-            stream = try V4L2Stream(path: path, driver: driver, choice: choice, controls: controls, bufferCount: bufferCount)
+        do throws(Errno) {
+            cancellation = try CancellationPipe()
         } catch {
-            close(fds[0])
-            close(fds[1])
-            throw error
+            throw .ioctlFailed(path: path, request: "pipe", error)
         }
+        let stream = try V4L2Stream(path: path, driver: driver, choice: choice, controls: controls, bufferCount: bufferCount)
         self.stream = stream
         self.format = Self.description(of: stream)
     }
 
     deinit {
         stream?.stop()
-        close(cancelPipe.read)
-        close(cancelPipe.write)
     }
 
     private static func description(of stream: V4L2Stream) -> VideoFormatDescription {
@@ -88,13 +76,9 @@ final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
         interruptionHandler.withLock { $0 }?(interruption)
     }
 
-    func cancel() {
-        if cancelled.exchange(true, ordering: .acquiringAndReleasing) { return }
-        var byte: UInt8 = 1
-        _ = write(cancelPipe.write, &byte, 1)
-    }
+    func cancel() { cancellation.cancel() }
 
-    private var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
+    private var isCancelled: Bool { cancellation.isCancelled }
 
     /// True once streaming has started (the first call starts it).
     private var started = false
@@ -122,7 +106,7 @@ final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
                 guard try reopen() else { return nil }
                 continue
             }
-            switch driver.poll(fd: stream.device.fd, cancelFD: cancelPipe.read, timeoutMs: watchdogMilliseconds) {
+            switch driver.poll(fd: stream.device.fd, cancelFD: cancellation.readEnd, timeoutMs: watchdogMilliseconds) {
             case .cancelled:
                 return nil
             case .timedOut:
@@ -205,9 +189,7 @@ final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
     private func reopen() throws(DeviceError) -> Bool {
         var attempt = 0
         while !isCancelled {
-            let delay = Self.backoff[min(attempt, Self.backoff.count - 1)]
-            var fds = [pollfd(fd: cancelPipe.read, events: Int16(POLLIN), revents: 0)]
-            if poll(&fds, 1, delay) > 0 { return false }
+            guard cancellation.sleep(milliseconds: Self.backoff[min(attempt, Self.backoff.count - 1)]) else { return false }
             attempt += 1
             guard let stream = try? V4L2Stream(path: path, driver: driver, choice: choice, controls: controls,
                                                bufferCount: bufferCount) else { continue }

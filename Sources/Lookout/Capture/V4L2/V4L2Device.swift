@@ -50,6 +50,15 @@ final class V4L2Device {
         var height: Int
         var bytesPerLine: Int
         var sizeImage: Int
+
+        init(_ format: v4l2_format) {
+            let pix = format.fmt.pix
+            fourcc = FourCC(rawValue: pix.pixelformat)
+            width = Int(pix.width)
+            height = Int(pix.height)
+            bytesPerLine = Int(pix.bytesperline)
+            sizeImage = Int(pix.sizeimage)
+        }
     }
 
     struct Control {
@@ -189,18 +198,14 @@ final class V4L2Device {
             if error.rawValue == EBUSY { throw .busy(path: path) }
             throw .formatRefused(path: path, requested: "\(fourcc) \(width)x\(height)", reason: error.description)
         }
-        return ActiveFormat(fourcc: FourCC(rawValue: format.fmt.pix.pixelformat), width: Int(format.fmt.pix.width),
-                            height: Int(format.fmt.pix.height), bytesPerLine: Int(format.fmt.pix.bytesperline),
-                            sizeImage: Int(format.fmt.pix.sizeimage))
+        return ActiveFormat(format)
     }
 
     func currentFormat() throws(DeviceError) -> ActiveFormat {
         var format = v4l2_format()
         format.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
         try require(LK_VIDIOC_G_FMT, "VIDIOC_G_FMT", &format)
-        return ActiveFormat(fourcc: FourCC(rawValue: format.fmt.pix.pixelformat), width: Int(format.fmt.pix.width),
-                            height: Int(format.fmt.pix.height), bytesPerLine: Int(format.fmt.pix.bytesperline),
-                            sizeImage: Int(format.fmt.pix.sizeimage))
+        return ActiveFormat(format)
     }
 
     /// Asks for a frame rate (VIDIOC_S_PARM) and returns the rate the driver granted, if it says.
