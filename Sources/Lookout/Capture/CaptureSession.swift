@@ -243,14 +243,15 @@ public final class CaptureSession: @unchecked Sendable {
                                      presentationTime: frame.presentationTime, count: frame.framesLostBefore)
                 for connection in connections where connection.isEnabled { connection.output.dropFrame(lost, from: connection) }
             }
-            func drop(_ reason: DropReason, to targets: [CaptureConnection], detail: String? = nil) {
-                let report = FrameDrop(reason: reason, firstSequence: frame.sequence,
-                                       presentationTime: frame.presentationTime, detail: detail)
-                for connection in targets where connection.isEnabled { connection.output.dropFrame(report, from: connection) }
+            func drop(_ reason: DropReason, to connection: CaptureConnection, detail: String? = nil) {
+                guard connection.isEnabled else { return }
+                connection.output.dropFrame(FrameDrop(reason: reason, firstSequence: frame.sequence,
+                                                      presentationTime: frame.presentationTime, detail: detail),
+                                            from: connection)
             }
             if case .corrupt(let reason) = frame.payload {
                 counters.withLock { $0.framesCorrupt += 1 }
-                drop(.corrupt, to: connections, detail: reason)
+                for connection in connections { drop(.corrupt, to: connection, detail: reason) }
                 continue
             }
 
@@ -260,7 +261,7 @@ public final class CaptureSession: @unchecked Sendable {
                 if connection.output.reserveFrame(wait: !realTime) {
                     recipients.append(connection)
                 } else {
-                    drop(.late, to: [connection])
+                    drop(.late, to: connection)
                 }
             }
             guard !recipients.isEmpty else { continue }
@@ -280,12 +281,14 @@ public final class CaptureSession: @unchecked Sendable {
             } catch {
                 counters.withLock { $0.framesCorrupt += 1 }
                 for connection in recipients { connection.output.cancelReservation() }
-                drop(.corrupt, to: connections, detail: error.description)
+                for connection in connections { drop(.corrupt, to: connection, detail: error.description) }
                 continue
             }
             guard case .image(let image, let width, let height) = result else {
-                for connection in recipients { connection.output.cancelReservation() }
-                drop(.outOfBuffers, to: recipients)
+                for connection in recipients {
+                    connection.output.cancelReservation()
+                    drop(.outOfBuffers, to: connection)
+                }
                 continue
             }
             var format = frame.format

@@ -38,7 +38,7 @@ final class CancellationPipe: @unchecked Sendable {
     /// Sleeps up to `milliseconds`; returns false at once if cancelled (before or during).
     func sleep(milliseconds: Int32) -> Bool {
         if isCancelled { return false }
-        var fds = [pollfd(fd: readEnd, events: Int16(POLLIN), revents: 0)]
-        return poll(&fds, 1, milliseconds) <= 0 && !isCancelled
+        var set = pollfd(fd: readEnd, events: Int16(POLLIN), revents: 0)
+        return poll(&set, 1, milliseconds) <= 0 && !isCancelled
     }
 }

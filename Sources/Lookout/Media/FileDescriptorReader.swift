@@ -65,14 +65,12 @@ public final class FileDescriptorReader: @unchecked Sendable {
     public func read(into buffer: UnsafeMutableRawPointer, count: Int) throws(MediaError) -> ReadResult {
         while true {
             if isCancelled { return .cancelled }
-            var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: cancellation.readEnd, events: Int16(POLLIN), revents: 0)]
-            let ready = poll(&fds, 2, -1)
-            if ready < 0 {
+            let ready = pollCancellable(fd: fd, events: Int16(POLLIN), cancelFD: cancellation.readEnd, timeoutMs: -1)
+            if ready.count < 0 {
                 if errno == EINTR { continue }
                 throw .readFailed(path: path, .current)
             }
-            if fds[1].revents != 0 { return .cancelled }
+            if ready.cancelled { return .cancelled }
             let n = Glibc.read(fd, buffer, count)
             if n > 0 { return .bytes(n) }
             if n == 0 { return .endOfFile }

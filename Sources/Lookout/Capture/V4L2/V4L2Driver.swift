@@ -49,13 +49,11 @@ struct LibV4L2Driver: V4L2Driver {
     }
 
     func poll(fd: Int32, cancelFD: Int32, timeoutMs: Int32) -> V4L2PollResult {
-        var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
-                   pollfd(fd: cancelFD, events: Int16(POLLIN), revents: 0)]
-        let result = Glibc.poll(&fds, 2, timeoutMs)
-        if result < 0 { return .error(.current) }
-        if fds[1].revents != 0 { return .cancelled }
-        if result == 0 { return .timedOut }
-        if fds[0].revents & Int16(POLLIN) != 0 { return .ready }
+        let result = pollCancellable(fd: fd, events: Int16(POLLIN), cancelFD: cancelFD, timeoutMs: timeoutMs)
+        if result.count < 0 { return .error(.current) }
+        if result.cancelled { return .cancelled }
+        if result.count == 0 { return .timedOut }
+        if result.events & Int16(POLLIN) != 0 { return .ready }
         return .failed
     }
 }
