@@ -82,18 +82,13 @@ struct DetectionOptions: ParsableArguments {
         return configuration
     }
 
-    /// A metadata output in `session`, configured from these options.
-    func makeMetadataOutput(in session: CaptureSession) throws(CaptureError) -> MetadataOutput {
-        let output: MetadataOutput
-        do {
-            output = MetadataOutput(faceDetector: try faceConfiguration(), codeScanDensity: density)
-        } catch {
-            // validate() already accepted these options.
-            fatalError("options changed after validation: \(error)")
-        }
+    /// A metadata output in `session`, configured from these options. Throws CaptureError for what
+    /// the output refuses (no face model), ValidationError for options validate() would refuse.
+    func makeMetadataOutput(in session: CaptureSession) throws -> MetadataOutput {
+        let output = MetadataOutput(faceDetector: try faceConfiguration(), codeScanDensity: density)
         try session.addOutput(output)
-        try output.setMetadataObjectTypes((try? parsedTypes()) ?? MetadataObjectType.defaultTypes)
-        output.rectOfInterest = (try? parsedRectOfInterest()) ?? .unit
+        try output.setMetadataObjectTypes(try parsedTypes())
+        output.rectOfInterest = try parsedRectOfInterest()
         return output
     }
 }

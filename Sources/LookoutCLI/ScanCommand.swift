@@ -26,7 +26,7 @@ struct ScanCommand: ParsableCommand {
         let metadata: MetadataOutput
         do {
             metadata = try detection.makeMetadataOutput(in: session)
-        } catch {
+        } catch let error as CaptureError {
             throw fail(error)
         }
         let sink = LineSink(fd: STDOUT_FILENO)
