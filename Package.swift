@@ -22,6 +22,8 @@ let package = Package(
                        providers: [.apt(["libzbar-dev"])]),
         .systemLibrary(name: "CTurboJPEG", path: "Sources/CTurboJPEG", pkgConfig: "libturbojpeg",
                        providers: [.apt(["libturbojpeg0-dev"])]),
+        .systemLibrary(name: "CMosquitto", path: "Sources/CMosquitto", pkgConfig: "libmosquitto",
+                       providers: [.apt(["libmosquitto-dev"])]),
         // OpenCV is C++: the little Lookout needs (Haar cascades, still-image decoding) is wrapped
         // behind an extern "C" API.
         .target(
@@ -38,7 +40,7 @@ let package = Package(
         ),
         .target(
             name: "Lookout",
-            dependencies: ["CV4L2", "CZBar", "CTurboJPEG", "COpenCV"],
+            dependencies: ["CV4L2", "CZBar", "CTurboJPEG", "COpenCV", "CMosquitto"],
             path: "Sources/Lookout",
             // The JSON Schema of output lines lives beside the encoder that writes them.
             exclude: ["Output/lookout-line.schema.json"]

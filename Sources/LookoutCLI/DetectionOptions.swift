@@ -72,20 +72,22 @@ struct DetectionOptions: ParsableArguments {
     }
 
     /// The face detector settings, when faces are asked for.
-    func faceConfiguration() throws -> FaceDetectorConfiguration? {
+    func faceConfiguration(trackRetention: MediaTime = MediaTime(seconds: 1)) throws -> FaceDetectorConfiguration? {
         guard try parsedTypes().contains(.face) else { return nil }
         var configuration = FaceDetectorConfiguration(cascadePath: faceModel ?? FaceModelLocator.defaultCascadePath())
         configuration.scaleFactor = scaleFactor
         configuration.minNeighbors = minNeighbors
         configuration.minSize = minFace
         configuration.analysisWidth = faceWidth
+        configuration.trackRetention = trackRetention
         return configuration
     }
 
     /// A metadata output in `session`, configured from these options. Throws CaptureError for what
     /// the output refuses (no face model), ValidationError for options validate() would refuse.
-    func makeMetadataOutput(in session: CaptureSession) throws -> MetadataOutput {
-        let output = MetadataOutput(faceDetector: try faceConfiguration(), codeScanDensity: density)
+    func makeMetadataOutput(in session: CaptureSession, faceTrackRetention: MediaTime = MediaTime(seconds: 1)) throws -> MetadataOutput {
+        let output = MetadataOutput(faceDetector: try faceConfiguration(trackRetention: faceTrackRetention),
+                                    codeScanDensity: density)
         try session.addOutput(output)
         try output.setMetadataObjectTypes(try parsedTypes())
         output.rectOfInterest = try parsedRectOfInterest()

@@ -33,6 +33,9 @@ struct RunCommand: ParsableCommand {
     @OptionGroup(title: "Camera") var camera: CameraOptions
     @OptionGroup(title: "Detection") var detection: DetectionOptions
     @OptionGroup(title: "Output") var output: OutputOptions
+    @OptionGroup(title: "Events") var events: EventOptions
+    @OptionGroup(title: "MQTT") var mqtt: MQTTOptions
+    @OptionGroup(title: "Hooks") var hooks: HookOptions
 
     mutating func validate() throws {
         if let fps, !(fps > 0 && fps <= 1000) { throw ValidationError("--fps must be above 0 and at most 1000.") }
@@ -71,15 +74,17 @@ struct RunCommand: ParsableCommand {
                 }
                 try session.addInput(deviceInput)
             }
-            metadata = try detection.makeMetadataOutput(in: session)
+            metadata = try detection.makeMetadataOutput(in: session, faceTrackRetention: events.faceLeave.time)
         } catch let error as CaptureError {
             throw fail(error)
         } catch let error as DeviceError {
             throw fail(.device(error))
         }
 
+        let router = try makeEventRouter(source: path)
         let outputClosed = Atomic<Bool>(false)
-        let printer = DetectionPrinter(format: output.format, source: path, sink: LineSink(fd: STDOUT_FILENO)) {
+        let printer = DetectionPrinter(format: output.format, source: path, sink: LineSink(fd: STDOUT_FILENO),
+                                       events: router) {
             // The reader went away (`| head -1`): stop at once, quietly.
             outputClosed.store(true, ordering: .relaxed)
             DispatchQueue.global().async { session.stopRunning() }
@@ -99,6 +104,7 @@ struct RunCommand: ParsableCommand {
             case .wasInterrupted(let reason):
                 printer.queue.async {
                     if output.format == .json { printer.writeLine(InterruptionLineEncoder.lost(source: path, reason: reason)) }
+                    printer.interrupted()
                     if !output.quiet { printDiagnostic("\(path): camera lost (\(reason)); reconnecting") }
                 }
             case .interruptionEnded(let format):
@@ -114,10 +120,12 @@ struct RunCommand: ParsableCommand {
             DispatchQueue.global().async { session.stopRunning() }
         }
 
+        router?.mqtt?.start()
         session.startRunning()
         stopped.wait()
         signals.cancel()
         printer.queue.sync {}
+        defer { finishEvents(router) }
 
         if outputClosed.load(ordering: .relaxed) {
             if let failure = printer.sink.failure {
@@ -127,8 +135,11 @@ struct RunCommand: ParsableCommand {
             return
         }
         if let error = runtimeError.withLock({ $0 }) {
-            if case .device(.lost(_, let reason)) = error, output.format == .json {
-                printer.queue.sync { printer.writeLine(InterruptionLineEncoder.lost(source: path, reason: reason)) }
+            if case .device(.lost(_, let reason)) = error {
+                printer.queue.sync {
+                    if output.format == .json { printer.writeLine(InterruptionLineEncoder.lost(source: path, reason: reason)) }
+                    printer.interrupted()
+                }
             }
             throw fail(error)
         }
@@ -141,6 +152,53 @@ struct RunCommand: ParsableCommand {
             printer.queue.sync { printer.writeLine(summary.jsonLine()) }
         } else if !output.quiet {
             printDiagnostic(summary.text)
+        }
+    }
+
+    /// The event router, when events are wanted on standard output, over MQTT or by hooks.
+    private func makeEventRouter(source: String) throws -> EventRouter? {
+        let diagnostics: @Sendable (String) -> Void = { printDiagnostic($0) }
+        let runners: (code: HookRunner?, presence: HookRunner?)
+        do {
+            runners = try hooks.makeRunners(diagnostics: diagnostics)
+        } catch let error as ValidationError {
+            printDiagnostic(error.message)
+            throw ExitCode(ExitStatus.usage)
+        }
+        var publisher: MQTTEventPublisher?
+        do throws(MQTTError) {
+            if let configuration = try mqtt.configuration() {
+                if mqtt.passwordInURL {
+                    printDiagnostic("warning: the MQTT password in --mqtt is visible to every user of this machine; use --mqtt-password-file or LOOKOUT_MQTT_PASSWORD")
+                }
+                publisher = try MQTTEventPublisher(configuration: configuration, diagnostics: diagnostics)
+            }
+        } catch {
+            printDiagnostic(error.description)
+            switch error {
+            case .invalidURL: throw ExitCode(ExitStatus.usage)
+            case .unreadableFile: throw ExitCode(ExitStatus.noInput)
+            case .library: throw ExitCode(ExitStatus.failure)
+            }
+        }
+        guard events.events == .changes || publisher != nil || runners.code != nil || runners.presence != nil else { return nil }
+        return EventRouter(settings: events.settings, source: source, writesLines: events.events == .changes,
+                           mqtt: publisher, codeHook: runners.code, presenceHook: runners.presence)
+    }
+
+    /// Lets running hooks finish and delivers what MQTT still holds, before exit.
+    private func finishEvents(_ router: EventRouter?) {
+        guard let router else { return }
+        for hook in [router.codeHook, router.presenceHook].compactMap({ $0 }) {
+            if !hook.waitUntilIdle(timeout: hook.timeout + 2) {
+                printDiagnostic("hook \(hook.name): still running at exit")
+            }
+        }
+        if let mqtt = router.mqtt {
+            let undelivered = mqtt.stop()
+            if undelivered > 0 {
+                printDiagnostic("MQTT: \(undelivered) event\(undelivered == 1 ? "" : "s") not delivered (the broker is unreachable)")
+            }
         }
     }
 }

@@ -90,15 +90,32 @@ struct JSONLineTests {
 
 @Suite("Face IDs")
 struct FaceTrackerTests {
+    static func at(_ seconds: Double) -> MediaTime { MediaTime(seconds: seconds) }
+
     @Test func facesKeepTheirIDWhileInViewAndGetANewOneOnReturn() {
         let tracker = FaceTracker()
         let a = Rect(x: 100, y: 100, width: 80, height: 80), b = Rect(x: 400, y: 100, width: 80, height: 80)
-        let first = tracker.assignIDs(to: [a])
-        let second = tracker.assignIDs(to: [Rect(x: 105, y: 102, width: 80, height: 80), b])
+        let first = tracker.assignIDs(to: [a], at: Self.at(0))
+        let second = tracker.assignIDs(to: [Rect(x: 105, y: 102, width: 80, height: 80), b], at: Self.at(0.1))
         #expect(second[0] == first[0])
         #expect(second[1] != first[0])
-        _ = tracker.assignIDs(to: [])
-        let back = tracker.assignIDs(to: [a])
+        _ = tracker.assignIDs(to: [], at: Self.at(0.2))
+        let back = tracker.assignIDs(to: [a], at: Self.at(0.3))
         #expect(back[0] != first[0] && back[0] != second[1])
+    }
+
+    @Test func aFaceMissedWithinTheRetentionKeepsItsID() {
+        let tracker = FaceTracker(retention: MediaTime(seconds: 1))
+        let a = Rect(x: 100, y: 100, width: 80, height: 80)
+        let first = tracker.assignIDs(to: [a], at: Self.at(0))
+        _ = tracker.assignIDs(to: [], at: Self.at(0.1))
+        _ = tracker.assignIDs(to: [], at: Self.at(0.5))
+        #expect(tracker.assignIDs(to: [a], at: Self.at(0.9)) == first)
+        _ = tracker.assignIDs(to: [], at: Self.at(1.0))
+        // Gone for longer than the retention: a new face.
+        let later = tracker.assignIDs(to: [a], at: Self.at(2.0))
+        #expect(later != first)
+        // A restarted clock ends every track.
+        #expect(tracker.assignIDs(to: [a], at: Self.at(0)) != later)
     }
 }

@@ -8,6 +8,16 @@ public protocol MetadataOutputObjectsDelegate: AnyObject, Sendable {
     /// (or for every analysed frame when `deliversEmptyResults` is on).
     func metadataOutput(_ output: MetadataOutput, didOutput metadataObjects: [MetadataObject],
                         from connection: CaptureConnection)
+
+    /// Called once for every analysed frame, after `didOutput` when that was called for the frame.
+    /// Optional: for delegates whose state moves with time even when nothing is found.
+    func metadataOutput(_ output: MetadataOutput, didFinishAnalysing frame: AnalysedFrame,
+                        from connection: CaptureConnection)
+}
+
+extension MetadataOutputObjectsDelegate {
+    public func metadataOutput(_ output: MetadataOutput, didFinishAnalysing frame: AnalysedFrame,
+                               from connection: CaptureConnection) {}
 }
 
 /// Finds machine-readable codes (ZBar) and faces (OpenCV Haar cascade) in a session's frames
@@ -55,7 +65,7 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
     private var scanner: BarcodeScanner?
     private var faceDetector: FaceDetector?
     private var faceModelError: CaptureError?
-    private let faceTracker = FaceTracker()
+    private lazy var faceTracker = FaceTracker(retention: faceDetectorConfiguration?.trackRetention ?? .zero)
     private var appliedGeneration = -1
     private var previousHadObjects = false
 
@@ -179,12 +189,14 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
         let settings = configuration.withLock { $0 }
         let objects = detect(in: frame, settings: settings)
         let hasObjects = !objects.isEmpty
-        defer { previousHadObjects = hasObjects }
-        guard hasObjects || previousHadObjects || settings.deliversEmptyResults,
-              let queue = settings.queue, let delegate = settings.delegate else { return }
+        let deliversObjects = hasObjects || previousHadObjects || settings.deliversEmptyResults
+        previousHadObjects = hasObjects
+        guard let queue = settings.queue, let delegate = settings.delegate else { return }
+        let analysed = AnalysedFrame(frame)
         pendingResults.wait()
         queue.async { [self] in
-            delegate.metadataOutput(self, didOutput: objects, from: connection)
+            if deliversObjects { delegate.metadataOutput(self, didOutput: objects, from: connection) }
+            delegate.metadataOutput(self, didFinishAnalysing: analysed, from: connection)
             pendingResults.signal()
         }
     }
@@ -217,7 +229,7 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
         if settings.types.contains(.face), let faceDetector {
             do {
                 let boxes = try faceDetector.detect(image, region: region)
-                let ids = faceTracker.assignIDs(to: boxes)
+                let ids = faceTracker.assignIDs(to: boxes, at: frame.presentationTime)
                 for (box, id) in zip(boxes, ids) {
                     objects.append(FaceObject(frame: frame, pixelBounds: box, faceID: id))
                 }

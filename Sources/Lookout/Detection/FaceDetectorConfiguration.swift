@@ -11,6 +11,10 @@ public struct FaceDetectorConfiguration: Sendable, Equatable {
     /// Frames wider than this are shrunk to this width before detection (faces are large; the
     /// cascade's cost grows with area). 0 keeps the full size.
     public var analysisWidth: Int = 640
+    /// How long a face may go undetected and keep its ID when it is found again near where it was
+    /// last seen. Haar cascades miss faces on single frames; without this a flicker would look like
+    /// a face leaving and a new one entering.
+    public var trackRetention = MediaTime(seconds: 1)
 
     public init(cascadePath: String) {
         self.cascadePath = cascadePath

@@ -13,12 +13,23 @@ public struct DetectionLineEncoder {
         self.source = source
     }
 
-    /// The line for one object, newline included. The returned bytes are reused by the next call.
+    /// The line for one object, newline included.
     public mutating func encode(_ object: MetadataObject) -> [UInt8] {
+        encode(object, eventKind: nil)
+    }
+
+    /// The line for one object; with `eventKind`, as that event (`code`, `face_enter`): the kind
+    /// names the event and `type` the object's kind.
+    mutating func encode(_ object: MetadataObject, eventKind: String?) -> [UInt8] {
         writer.reset()
         writer.beginObject()
         writer.key("version"); writer.integer(Self.schemaVersion)
-        writer.key("kind"); writer.string(object.type.rawValue)
+        if let eventKind {
+            writer.key("kind"); writer.string(eventKind)
+            writer.key("type"); writer.string(object.type.rawValue)
+        } else {
+            writer.key("kind"); writer.string(object.type.rawValue)
+        }
         if let code = object as? MachineReadableCodeObject {
             writer.key("symbology"); writer.string(code.type.zbarName)
             writer.key("value"); writer.string(code.stringValue)
@@ -40,35 +51,37 @@ public struct DetectionLineEncoder {
         writer.key("width"); writer.integer(object.imageWidth)
         writer.key("height"); writer.integer(object.imageHeight)
         writer.endObject()
-        writer.key("bounds"); writeRect(object.bounds, fractionDigits: 6)
-        writer.key("pixel_bounds"); writeRect(object.pixelBounds, fractionDigits: 1)
+        writer.key("bounds"); writer.rect(object.bounds, fractionDigits: 6)
+        writer.key("pixel_bounds"); writer.rect(object.pixelBounds, fractionDigits: 1)
         if let code = object as? MachineReadableCodeObject {
-            writer.key("corners"); writePoints(code.corners, fractionDigits: 6)
-            writer.key("pixel_corners"); writePoints(code.pixelCorners, fractionDigits: 1)
+            writer.key("corners"); writer.points(code.corners, fractionDigits: 6)
+            writer.key("pixel_corners"); writer.points(code.pixelCorners, fractionDigits: 1)
         }
         writer.endObject()
         var line = writer.bytes
         line.append(0x0A)
         return line
     }
+}
 
-    private mutating func writeRect(_ rect: Rect, fractionDigits: Int) {
-        writer.beginObject()
-        writer.key("x"); writer.number(rect.x, fractionDigits: fractionDigits)
-        writer.key("y"); writer.number(rect.y, fractionDigits: fractionDigits)
-        writer.key("width"); writer.number(rect.width, fractionDigits: fractionDigits)
-        writer.key("height"); writer.number(rect.height, fractionDigits: fractionDigits)
-        writer.endObject()
+extension JSONWriter {
+    mutating func rect(_ rect: Rect, fractionDigits: Int) {
+        beginObject()
+        key("x"); number(rect.x, fractionDigits: fractionDigits)
+        key("y"); number(rect.y, fractionDigits: fractionDigits)
+        key("width"); number(rect.width, fractionDigits: fractionDigits)
+        key("height"); number(rect.height, fractionDigits: fractionDigits)
+        endObject()
     }
 
-    private mutating func writePoints(_ points: [Point], fractionDigits: Int) {
-        writer.beginArray()
+    mutating func points(_ points: [Point], fractionDigits: Int) {
+        beginArray()
         for point in points {
-            writer.beginObject()
-            writer.key("x"); writer.number(point.x, fractionDigits: fractionDigits)
-            writer.key("y"); writer.number(point.y, fractionDigits: fractionDigits)
-            writer.endObject()
+            beginObject()
+            key("x"); number(point.x, fractionDigits: fractionDigits)
+            key("y"); number(point.y, fractionDigits: fractionDigits)
+            endObject()
         }
-        writer.endArray()
+        endArray()
     }
 }

@@ -1,0 +1,48 @@
+/// Turns face IDs seen per analysis into enter and leave events. An ID seen for the first time has
+/// entered; an ID not seen for `leaveDelay` has left. IDs come from the face tracker, which gives
+/// a returning face a new ID, so every visit is one enter and one leave.
+struct FaceVisitTracker {
+    struct Visit {
+        var faceID: Int
+        var firstSeen: MediaTime
+        var lastSeen: MediaTime
+        var lastPixelBounds: Rect
+        var lastBounds: Rect
+    }
+
+    let leaveDelay: MediaTime
+    private(set) var visits: [Visit] = []
+
+    init(leaveDelay: MediaTime) {
+        self.leaveDelay = leaveDelay
+    }
+
+    /// Feeds one analysis's faces; returns the faces that entered and the visits that ended.
+    mutating func update(faces: [FaceObject], at time: MediaTime) -> (entered: [FaceObject], left: [Visit]) {
+        var entered: [FaceObject] = []
+        for face in faces {
+            if let index = visits.firstIndex(where: { $0.faceID == face.faceID }) {
+                visits[index].lastSeen = time
+                visits[index].lastPixelBounds = face.pixelBounds
+                visits[index].lastBounds = face.bounds
+            } else {
+                visits.append(Visit(faceID: face.faceID, firstSeen: time, lastSeen: time,
+                                    lastPixelBounds: face.pixelBounds, lastBounds: face.bounds))
+                entered.append(face)
+            }
+        }
+        var left: [Visit] = []
+        visits.removeAll { visit in
+            let gone = time.nanoseconds - visit.lastSeen.nanoseconds > leaveDelay.nanoseconds
+            if gone { left.append(visit) }
+            return gone
+        }
+        return (entered, left)
+    }
+
+    /// Ends every visit at once (the camera was lost).
+    mutating func endAll() -> [Visit] {
+        defer { visits.removeAll() }
+        return visits
+    }
+}

@@ -1,0 +1,63 @@
+/// Writes events (`--events changes`, MQTT, hooks) as JSON lines of schema version 1: `code` and
+/// `face_enter` carry the object's fields as detection lines do (with `kind` naming the event and
+/// `type` the object); `face_leave` and `presence` carry the deciding frame and their own fields.
+public struct EventLineEncoder {
+    public let source: String
+    private var objects: DetectionLineEncoder
+
+    public init(source: String) {
+        self.source = source
+        self.objects = DetectionLineEncoder(source: source)
+    }
+
+    /// The line for one event, newline included.
+    public mutating func encode(_ event: DetectionEvent) -> [UInt8] {
+        switch event {
+        case .code(let code):
+            return objects.encode(code, eventKind: event.kind)
+        case .faceEnter(let face):
+            return objects.encode(face, eventKind: event.kind)
+        case .faceLeave(let leave):
+            var writer = begin(event)
+            writer.key("face_id"); writer.integer(leave.faceID)
+            writer.key("reason"); writer.string(leave.reason.rawValue)
+            writer.key("first_seen_pts"); writer.number(leave.firstSeen.seconds)
+            writer.key("last_seen_pts"); writer.number(leave.lastSeen.seconds)
+            writer.key("duration"); writer.number(max(0, leave.lastSeen.seconds - leave.firstSeen.seconds), fractionDigits: 3)
+            writer.key("bounds"); writer.rect(leave.lastBounds, fractionDigits: 6)
+            writer.key("pixel_bounds"); writer.rect(leave.lastPixelBounds, fractionDigits: 1)
+            return end(&writer)
+        case .presence(let change):
+            var writer = begin(event)
+            writer.key("state"); writer.string(change.isPresent ? "on" : "off")
+            writer.key("faces"); writer.integer(change.faceCount)
+            if let lastSeen = change.lastSeen { writer.key("last_seen_pts"); writer.number(lastSeen.seconds) }
+            if let reason = change.reason { writer.key("reason"); writer.string(reason.rawValue) }
+            return end(&writer)
+        }
+    }
+
+    /// The fields every event line starts with: the deciding frame's sequence and times.
+    private func begin(_ event: DetectionEvent) -> JSONWriter {
+        let frame = event.frame
+        var writer = JSONWriter(capacity: 512)
+        writer.beginObject()
+        writer.key("version"); writer.integer(DetectionLineEncoder.schemaVersion)
+        writer.key("kind"); writer.string(event.kind)
+        writer.key("frame"); writer.integer(frame.sequence)
+        writer.key("pts"); writer.number(frame.presentationTime.seconds)
+        writer.key("time"); writer.string(frame.wallClockTime.rfc3339)
+        writer.key("source"); writer.string(source)
+        writer.key("image")
+        writer.beginObject()
+        writer.key("width"); writer.integer(frame.width)
+        writer.key("height"); writer.integer(frame.height)
+        writer.endObject()
+        return writer
+    }
+
+    private func end(_ writer: inout JSONWriter) -> [UInt8] {
+        writer.endObject()
+        return writer.bytes + [0x0A]
+    }
+}

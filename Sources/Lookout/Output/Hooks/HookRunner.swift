@@ -1,0 +1,238 @@
+import Dispatch
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Runs a user's command for events (`--on-code`, `--on-presence`), the way motion runs its
+/// on_event hooks, but without a shell: the program is started directly with the given argv, the
+/// event's JSON line on its standard input and a few fields in the environment
+/// (`HookEnvironment`), so nothing in a payload can become shell syntax or an extra argument.
+///
+/// Hooks run off the capture path, at most `maxConcurrent` at a time; more wait in a bounded
+/// queue (oldest dropped, reported). A hook running longer than `timeout` gets SIGTERM, then
+/// SIGKILL a second later, with its whole process group. Failures go to `diagnostics`; they never
+/// hold up detection. A hook's standard output goes to Lookout's standard error, so it cannot
+/// corrupt the JSON lines on standard output.
+public final class HookRunner: @unchecked Sendable {
+    public struct Statistics: Sendable, Equatable {
+        public var started = 0
+        public var failed = 0
+        public var timedOut = 0
+        public var dropped = 0
+    }
+
+    private struct Job {
+        var input: [UInt8]
+        var environment: [(String, String)]
+    }
+
+    private struct State {
+        var running = 0
+        var pending: BoundedQueue<Job>
+        var statistics = Statistics()
+    }
+
+    /// The option that set the hook, for messages ("--on-code").
+    public let name: String
+    /// The argv, with the program resolved to a path.
+    public let arguments: [String]
+    public let timeout: Double
+    public let maxConcurrent: Int
+    private let diagnostics: @Sendable (String) -> Void
+    private let state: Mutex<State>
+    private let finished = DispatchSemaphore(value: 0)
+
+    public init(name: String, command: [String], timeout: Double = 10, maxConcurrent: Int = 4, maxPending: Int = 100,
+                diagnostics: @escaping @Sendable (String) -> Void) throws(HookError) {
+        guard let program = command.first, !program.isEmpty else { throw HookError.emptyCommand }
+        self.name = name
+        self.arguments = [try Self.resolve(program)] + command.dropFirst()
+        self.timeout = timeout
+        self.maxConcurrent = max(1, maxConcurrent)
+        self.diagnostics = diagnostics
+        self.state = Mutex(State(pending: BoundedQueue(capacity: max(1, maxPending))))
+    }
+
+    /// Finds a program as execvp(3) would: a name with a slash as it is, any other on $PATH.
+    static func resolve(_ program: String) throws(HookError) -> String {
+        if program.contains("/") {
+            guard access(program, X_OK) == 0 else { throw .notExecutable(path: program, .current) }
+            return program
+        }
+        let path = getenv("PATH").map { String(cString: $0) } ?? "/usr/local/bin:/usr/bin:/bin"
+        for folder in path.split(separator: ":", omittingEmptySubsequences: false) {
+            let candidate = (folder.isEmpty ? "." : String(folder)) + "/" + program
+            var info = stat()
+            if stat(candidate, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, access(candidate, X_OK) == 0 {
+                return candidate
+            }
+        }
+        throw .commandNotFound(program)
+    }
+
+    public var statistics: Statistics { state.withLock { $0.statistics } }
+
+    /// Runs the hook for one event, now or when a slot frees up. Returns at once.
+    public func run(input: [UInt8], environment: [(String, String)]) {
+        let job = Job(input: input, environment: environment)
+        let startNow = state.withLock { state -> Bool in
+            if state.running < maxConcurrent {
+                state.running += 1
+                return true
+            }
+            if state.pending.append(job) {
+                state.statistics.dropped += 1
+            }
+            return false
+        }
+        if startNow {
+            DispatchQueue.global().async { [self] in execute(job) }
+        } else if state.withLock({ $0.statistics.dropped }) % 100 == 1 {
+            diagnostics("hook \(name): \(maxConcurrent) still running and the queue is full; dropped the oldest waiting event")
+        }
+    }
+
+    /// Waits until every started and waiting hook has finished, for at most `timeout` seconds.
+    /// Returns false on timeout.
+    @discardableResult
+    public func waitUntilIdle(timeout: Double) -> Bool {
+        let deadline = DispatchTime.now() + timeout
+        while state.withLock({ $0.running > 0 }) {
+            if finished.wait(timeout: deadline) == .timedOut { return false }
+        }
+        return true
+    }
+
+    // MARK: Worker threads
+
+    private func execute(_ first: Job) {
+        var job: Job? = first
+        while let current = job {
+            runOnce(current)
+            job = state.withLock { state -> Job? in
+                if let next = state.pending.popFirst() { return next }
+                state.running -= 1
+                return nil
+            }
+        }
+        finished.signal()
+    }
+
+    private func runOnce(_ job: Job) {
+        state.withLock { $0.statistics.started += 1 }
+        let pid: pid_t
+        do throws(Errno) {
+            pid = try spawn(job)
+        } catch {
+            state.withLock { $0.statistics.failed += 1 }
+            diagnostics("hook \(name): cannot start \(arguments[0]): \(error)")
+            return
+        }
+        let exited = Mutex(false)
+        let timedOut = Atomic<Bool>(false)
+        // The child stays a zombie until reaped below, so its pid (and group) cannot be reused
+        // while these timers may still signal it.
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout) {
+            exited.withLock { done in
+                guard !done else { return }
+                timedOut.store(true, ordering: .relaxed)
+                kill(-pid, SIGTERM)
+            }
+            DispatchQueue.global().asyncAfter(deadline: .now() + 1) {
+                exited.withLock { done in if !done { kill(-pid, SIGKILL) } }
+            }
+        }
+        var info = siginfo_t()
+        while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) != 0 && errno == EINTR {}
+        exited.withLock { $0 = true }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+
+        let signalled = status & 0x7f
+        if timedOut.load(ordering: .relaxed) {
+            state.withLock { $0.statistics.timedOut += 1; $0.statistics.failed += 1 }
+            diagnostics("hook \(name): \(arguments[0]) did not finish within \(timeout.formatted(maxFractionDigits: 1)) s; stopped it")
+        } else if signalled != 0 {
+            state.withLock { $0.statistics.failed += 1 }
+            diagnostics("hook \(name): \(arguments[0]) was killed by signal \(signalled)")
+        } else if (status >> 8) & 0xff != 0 {
+            state.withLock { $0.statistics.failed += 1 }
+            diagnostics("hook \(name): \(arguments[0]) exited with status \((status >> 8) & 0xff)")
+        }
+    }
+
+    /// Serializes making a pipe and spawning: pipe2(2) does not import, so close-on-exec is set
+    /// after pipe(2), and another hook spawned in between would inherit the write end (and its
+    /// reader would never see end of input).
+    private static let spawnLock = Mutex(())
+
+    private func spawn(_ job: Job) throws(Errno) -> pid_t {
+        try Self.spawnLock.withLock { _ throws(Errno) in try spawnLocked(job) }
+    }
+
+    private func spawnLocked(_ job: Job) throws(Errno) -> pid_t {
+        var pipeEnds: [Int32] = [0, 0]
+        guard pipe(&pipeEnds) == 0 else { throw .current }
+        let (readEnd, writeEnd) = (pipeEnds[0], pipeEnds[1])
+        _ = fcntl(readEnd, F_SETFD, FD_CLOEXEC)
+        _ = fcntl(writeEnd, F_SETFD, FD_CLOEXEC)
+        defer { close(writeEnd) }
+
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, readEnd, STDIN_FILENO)
+        posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO)
+
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        // Lookout ignores SIGPIPE and handles SIGINT/SIGTERM itself; a hook starts with the
+        // defaults, nothing blocked, in a process group of its own (so a timeout stops all of it).
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in [SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD] { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        var mask = sigset_t()
+        sigemptyset(&mask)
+        posix_spawnattr_setsigmask(&attributes, &mask)
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP))
+
+        let argv = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        let envp = environmentStrings(adding: job.environment).map { strdup($0) } + [nil]
+        defer { envp.forEach { free($0) } }
+
+        var pid: pid_t = 0
+        let code = posix_spawn(&pid, arguments[0], &actions, &attributes, argv, envp)
+        close(readEnd)
+        guard code == 0 else { throw Errno(rawValue: code) }
+
+        // The payload is small (a few KB at most) and fits the pipe; a hook that never reads its
+        // input must not block this thread, so the write is non-blocking and gives up on EAGAIN.
+        _ = fcntl(writeEnd, F_SETFL, fcntl(writeEnd, F_GETFL) | O_NONBLOCK)
+        var offset = 0
+        while offset < job.input.count {
+            let n = job.input.withUnsafeBytes { write(writeEnd, $0.baseAddress! + offset, $0.count - offset) }
+            if n > 0 { offset += n } else if n < 0 && errno == EINTR { continue } else { break }
+        }
+        return pid
+    }
+
+    /// Lookout's environment with the event's variables set (replacing any of the same name).
+    private func environmentStrings(adding variables: [(String, String)]) -> [String] {
+        let names = Set(variables.map { $0.0 })
+        var result: [String] = []
+        var entry = environ
+        while let pointer = entry.pointee {
+            let text = String(cString: pointer)
+            let name = text.split(separator: "=", maxSplits: 1).first.map(String.init) ?? text
+            if !names.contains(name) { result.append(text) }
+            entry += 1
+        }
+        for (name, value) in variables { result.append(name + "=" + value) }
+        return result
+    }
+}

@@ -1,0 +1,62 @@
+/// Home Assistant MQTT discovery: retained config messages that make a presence binary sensor
+/// (device class occupancy) and a last-code sensor appear by themselves, wired to Lookout's
+/// availability topic so both show "unavailable" when Lookout is gone.
+public struct HomeAssistantDiscovery: Sendable {
+    public let discoveryPrefix: String
+    public let topics: MQTTTopics
+    /// The node ID under which both entities appear: the topic prefix with every character
+    /// outside [A-Za-z0-9_-] replaced by "_".
+    public let nodeID: String
+
+    public init(discoveryPrefix: String = "homeassistant", topics: MQTTTopics) {
+        self.discoveryPrefix = discoveryPrefix
+        self.topics = topics
+        self.nodeID = String(topics.prefix.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") ? $0 : "_" })
+    }
+
+    public var presenceConfigTopic: String { "\(discoveryPrefix)/binary_sensor/\(nodeID)/presence/config" }
+    public var lastCodeConfigTopic: String { "\(discoveryPrefix)/sensor/\(nodeID)/last_code/config" }
+
+    /// The retained config messages, as (topic, JSON payload).
+    public var messages: [(topic: String, payload: [UInt8])] {
+        [(presenceConfigTopic, presenceConfig), (lastCodeConfigTopic, lastCodeConfig)]
+    }
+
+    var presenceConfig: [UInt8] {
+        config(name: "Presence", object: "presence", state: topics.presence) { writer in
+            writer.key("device_class"); writer.string("occupancy")
+            writer.key("payload_on"); writer.string("ON")
+            writer.key("payload_off"); writer.string("OFF")
+        }
+    }
+
+    var lastCodeConfig: [UInt8] {
+        config(name: "Last code", object: "last_code", state: topics.lastCode) { writer in
+            writer.key("icon"); writer.string("mdi:barcode-scan")
+            // Home Assistant keeps at most 255 characters of a state.
+            writer.key("value_template"); writer.string("{{ value[:255] }}")
+        }
+    }
+
+    private func config(name: String, object: String, state: String, extra: (inout JSONWriter) -> Void) -> [UInt8] {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("name"); writer.string(name)
+        writer.key("unique_id"); writer.string("lookout_\(nodeID)_\(object)")
+        writer.key("object_id"); writer.string("lookout_\(nodeID)_\(object)")
+        writer.key("state_topic"); writer.string(state)
+        writer.key("availability_topic"); writer.string(topics.availability)
+        writer.key("payload_available"); writer.string(MQTTTopics.online)
+        writer.key("payload_not_available"); writer.string(MQTTTopics.offline)
+        extra(&writer)
+        writer.key("device")
+        writer.beginObject()
+        writer.key("identifiers"); writer.beginArray(); writer.string("lookout_\(nodeID)"); writer.endArray()
+        writer.key("name"); writer.string("Lookout \(topics.prefix)")
+        writer.key("manufacturer"); writer.string("Lookout")
+        writer.key("model"); writer.string("V4L2 camera analysis")
+        writer.endObject()
+        writer.endObject()
+        return writer.bytes
+    }
+}

@@ -1,0 +1,161 @@
+import CMosquitto
+import Dispatch
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One libmosquitto client with its own network thread: connects, keeps the connection alive,
+/// and reconnects with backoff (1 s doubling to 30 s) for as long as it runs.
+///
+/// libmosquitto queues QoS 1 messages it has accepted and sends them again after a reconnect;
+/// the caller bounds how many it hands over. Events arrive on the network thread.
+final class MQTTConnection: @unchecked Sendable {
+    enum Event: Sendable {
+        /// The broker accepted the connection.
+        case connected
+        /// A connection attempt failed or the broker refused it.
+        case connectFailed(String)
+        /// An established connection was lost.
+        case disconnected(String)
+        /// The broker acknowledged the QoS 1 message with this ID.
+        case acknowledged(Int32)
+    }
+
+    private static let libraryReady: Void = { mosquitto_lib_init() }()
+
+    private let handle: OpaquePointer
+    private let configuration: MQTTConfiguration
+    private let onEvent: @Sendable (Event) -> Void
+    private let stopping = Atomic<Bool>(false)
+    private let sessionUp = Atomic<Bool>(false)
+    private let wake = DispatchSemaphore(value: 0)
+    private let finished = DispatchSemaphore(value: 0)
+    private var started = false
+
+    init(configuration: MQTTConfiguration, onEvent: @escaping @Sendable (Event) -> Void) throws(MQTTError) {
+        _ = Self.libraryReady
+        guard let handle = mosquitto_new(configuration.clientID, true, nil) else {
+            throw .library(call: "mosquitto_new", code: Int32(MOSQ_ERR_ERRNO.rawValue))
+        }
+        self.handle = handle
+        self.configuration = configuration
+        self.onEvent = onEvent
+        do throws(MQTTError) {
+            try configure()
+        } catch {
+            mosquitto_destroy(handle)
+            throw error
+        }
+        mosquitto_user_data_set(handle, Unmanaged.passUnretained(self).toOpaque())
+        mosquitto_connect_callback_set(handle) { _, context, code in
+            MQTTConnection.from(context).connackReceived(code)
+        }
+        mosquitto_disconnect_callback_set(handle) { _, context, code in
+            MQTTConnection.from(context).sessionUp.store(false, ordering: .relaxed)
+        }
+        mosquitto_publish_callback_set(handle) { _, context, messageID in
+            MQTTConnection.from(context).onEvent(.acknowledged(messageID))
+        }
+    }
+
+    deinit {
+        mosquitto_destroy(handle)
+    }
+
+    private static func from(_ context: UnsafeMutableRawPointer?) -> MQTTConnection {
+        Unmanaged<MQTTConnection>.fromOpaque(context!).takeUnretainedValue()
+    }
+
+    private func check(_ call: String, _ code: Int32) throws(MQTTError) {
+        guard code == Int32(MOSQ_ERR_SUCCESS.rawValue) else { throw .library(call: call, code: code) }
+    }
+
+    private func configure() throws(MQTTError) {
+        // Publishing happens on other threads than the network loop.
+        try check("mosquitto_threaded_set", mosquitto_threaded_set(handle, true))
+        try check("mosquitto_int_option", mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V311))
+        let topics = configuration.topics
+        try check("mosquitto_will_set", mosquitto_will_set(handle, topics.availability, Int32(MQTTTopics.offline.utf8.count),
+                                                           MQTTTopics.offline, 1, true))
+        let username = configuration.username ?? configuration.broker.username
+        let password = configuration.password ?? configuration.broker.password
+        if username != nil || password != nil {
+            try check("mosquitto_username_pw_set", mosquitto_username_pw_set(handle, username, password))
+        }
+        if configuration.broker.usesTLS {
+            for path in [configuration.caFile, configuration.certificateFile, configuration.keyFile].compactMap({ $0 }) {
+                guard access(path, R_OK) == 0 else { throw .unreadableFile(path: path, .current) }
+            }
+            let caPath = configuration.caFile == nil ? "/etc/ssl/certs" : nil
+            // No passphrase callback: an encrypted key fails instead of prompting on the terminal.
+            try check("mosquitto_tls_set", mosquitto_tls_set(handle, configuration.caFile, caPath,
+                                                             configuration.certificateFile, configuration.keyFile,
+                                                             { _, _, _, _ in 0 }))
+        }
+    }
+
+    /// Starts connecting on the network thread.
+    func start() {
+        precondition(!started, "an MQTT connection starts once")
+        started = true
+        // A queue of its own: the loop blocks in select(2) for its whole life.
+        DispatchQueue(label: "lookout.mqtt-network").async { [self] in run() }
+    }
+
+    /// Hands a message to libmosquitto; returns its message ID, or nil when there is no connection.
+    func publish(topic: String, payload: [UInt8], retain: Bool) -> Int32? {
+        var messageID: Int32 = 0
+        let code = payload.withUnsafeBytes {
+            mosquitto_publish(handle, &messageID, topic, Int32($0.count), $0.baseAddress, 1, retain)
+        }
+        return code == Int32(MOSQ_ERR_SUCCESS.rawValue) ? messageID : nil
+    }
+
+    /// Disconnects cleanly and ends the network thread.
+    func stop() {
+        guard started, !stopping.exchange(true, ordering: .relaxed) else { return }
+        mosquitto_disconnect(handle)
+        wake.signal()
+        finished.wait()
+    }
+
+    private func connackReceived(_ code: Int32) {
+        if code == 0 {
+            sessionUp.store(true, ordering: .relaxed)
+            onEvent(.connected)
+        } else {
+            onEvent(.connectFailed("the broker refused the connection: " + String(cString: mosquitto_connack_string(code))))
+        }
+    }
+
+    private func run() {
+        defer { finished.signal() }
+        let broker = configuration.broker
+        var delay = 1.0
+        var firstAttempt = true
+        while !stopping.load(ordering: .relaxed) {
+            let code = firstAttempt
+                ? mosquitto_connect(handle, broker.host, Int32(broker.port), Int32(configuration.keepAlive))
+                : mosquitto_reconnect(handle)
+            firstAttempt = false
+            if code == Int32(MOSQ_ERR_SUCCESS.rawValue) {
+                var loop = code
+                while loop == Int32(MOSQ_ERR_SUCCESS.rawValue) && !stopping.load(ordering: .relaxed) {
+                    loop = mosquitto_loop(handle, 1000, 1)
+                }
+                if stopping.load(ordering: .relaxed) { break }
+                if sessionUp.exchange(false, ordering: .relaxed) {
+                    delay = 1
+                    onEvent(.disconnected(MQTTError.message(for: loop)))
+                } else {
+                    onEvent(.connectFailed(MQTTError.message(for: loop)))
+                }
+            } else {
+                onEvent(.connectFailed(MQTTError.message(for: code)))
+            }
+            _ = wake.wait(timeout: .now() + delay)
+            delay = min(delay * 2, 30)
+        }
+    }
+}

@@ -1,0 +1,29 @@
+import CMosquitto
+
+/// Why MQTT output cannot be set up. Connection trouble at run time is not an error: the
+/// publisher reconnects and reports it as a diagnostic.
+public enum MQTTError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The --mqtt address is malformed.
+    case invalidURL(String, reason: String)
+    /// A TLS or credential file cannot be read.
+    case unreadableFile(path: String, Errno)
+    /// libmosquitto refused a setting; carries the call and its error code.
+    case library(call: String, code: Int32)
+
+    public var description: String {
+        switch self {
+        case .invalidURL(let url, let reason):
+            return "invalid MQTT address '\(url)': \(reason)"
+        case .unreadableFile(let path, let errno):
+            return "\(path): \(errno)"
+        case .library(let call, let code):
+            return "\(call) failed: \(MQTTError.message(for: code))"
+        }
+    }
+
+    /// libmosquitto's message for one of its error codes (errno's for MOSQ_ERR_ERRNO).
+    static func message(for code: Int32) -> String {
+        if code == Int32(MOSQ_ERR_ERRNO.rawValue) { return Errno.current.description }
+        return String(cString: mosquitto_strerror(code))
+    }
+}

@@ -1,0 +1,227 @@
+import Dispatch
+import Synchronization
+
+/// Publishes events and state to an MQTT broker the way Frigate and Home Assistant expect:
+///
+/// - `<prefix>/available`: retained "online", and a retained last will "offline";
+/// - `<prefix>/presence`: retained "ON"/"OFF"; `<prefix>/code`: the last code's text, retained;
+/// - `<prefix>/events`: every event as JSON, QoS 1, not retained;
+/// - Home Assistant discovery configs, retained, when asked for.
+///
+/// Publishing never blocks the caller. While the broker is away, events wait in a bounded queue
+/// (oldest dropped and counted) and go out in order on reconnect, after availability and the
+/// retained state are published again. Every message is QoS 1.
+public final class MQTTEventPublisher: @unchecked Sendable {
+    public struct Statistics: Sendable, Equatable {
+        /// Messages the broker acknowledged.
+        public var acknowledged = 0
+        /// Events dropped because the queue was full.
+        public var dropped = 0
+        /// Events and state not yet acknowledged.
+        public var pending = 0
+    }
+
+    private struct Message {
+        var topic: String
+        var payload: [UInt8]
+        var retain: Bool
+    }
+
+    public let configuration: MQTTConfiguration
+    public let topics: MQTTTopics
+    private let discovery: HomeAssistantDiscovery?
+    private let diagnostics: @Sendable (String) -> Void
+    private var connection: MQTTConnection!
+
+    /// All state below is touched on `queue` only; every libmosquitto publish happens there, so
+    /// messages leave in the order they were made.
+    private let queue = DispatchQueue(label: "lookout.mqtt-publisher")
+    private var events: BoundedQueue<Message>
+    /// The latest retained state per topic, sent again after every reconnect.
+    private var retainedState: [(topic: String, payload: [UInt8])] = []
+    private var stateToSend: [Message] = []
+    private var connected = false
+    private var everConnected = false
+    private var lastFailure: String?
+    private var unacknowledged = 0
+    private var acknowledged = 0
+    private var droppedReported = 0
+    private let idle = DispatchSemaphore(value: 0)
+    private var waitingForIdle = false
+    /// Messages handed to libmosquitto and not yet acknowledged, at most: bounds its own queue.
+    private let window = 64
+
+    public init(configuration: MQTTConfiguration, diagnostics: @escaping @Sendable (String) -> Void) throws(MQTTError) {
+        self.configuration = configuration
+        self.topics = configuration.topics
+        self.discovery = configuration.homeAssistantDiscoveryPrefix.map {
+            HomeAssistantDiscovery(discoveryPrefix: $0, topics: configuration.topics)
+        }
+        self.diagnostics = diagnostics
+        self.events = BoundedQueue(capacity: max(1, configuration.queueCapacity))
+        retainedState = [(topics.presence, Array("OFF".utf8))]
+        let relay = Relay()
+        connection = try MQTTConnection(configuration: configuration) { event in relay.publisher?.receive(event) }
+        relay.publisher = self
+    }
+
+    /// Lets the connection reach the publisher without keeping it alive.
+    private final class Relay: @unchecked Sendable {
+        weak var publisher: MQTTEventPublisher?
+    }
+
+    private func receive(_ event: MQTTConnection.Event) {
+        queue.async { [self] in handle(event) }
+    }
+
+    /// Starts connecting in the background; events published before the connection is up wait.
+    public func start() {
+        connection.start()
+    }
+
+    /// Queues an event: its JSON line (without the newline is fine) goes to `<prefix>/events`, and
+    /// presence and codes update their retained state topics.
+    public func publish(_ event: DetectionEvent, line: [UInt8]) {
+        let payload = line.last == 0x0A ? Array(line.dropLast()) : line
+        queue.async { [self] in
+            switch event {
+            case .presence(let change):
+                setState(topics.presence, Array((change.isPresent ? "ON" : "OFF").utf8))
+            case .code(let code):
+                setState(topics.lastCode, Array(code.stringValue.utf8))
+            default:
+                break
+            }
+            if events.append(Message(topic: topics.events, payload: payload, retain: false)) {
+                reportDrops()
+            }
+            drain()
+        }
+    }
+
+    public var statistics: Statistics {
+        queue.sync {
+            Statistics(acknowledged: acknowledged, dropped: events.dropped,
+                       pending: events.count + stateToSend.count + unacknowledged)
+        }
+    }
+
+    /// Delivers what is queued (waiting up to `timeout` seconds), publishes "offline" and
+    /// disconnects. Returns the number of events that could not be delivered.
+    @discardableResult
+    public func stop(timeout: Double = 3) -> Int {
+        waitUntilIdle(timeout: timeout)
+        queue.sync { [self] in
+            if connected { send(Message(topic: topics.availability, payload: Array(MQTTTopics.offline.utf8), retain: true)) }
+        }
+        waitUntilIdle(timeout: 1)
+        let undelivered = queue.sync { events.count }
+        connection.stop()
+        return undelivered
+    }
+
+    private func waitUntilIdle(timeout: Double) {
+        let deadline = DispatchTime.now() + timeout
+        while true {
+            let done = queue.sync { () -> Bool in
+                let isIdle = !connected || (events.isEmpty && stateToSend.isEmpty && unacknowledged == 0)
+                waitingForIdle = !isIdle
+                return isIdle
+            }
+            if done || idle.wait(timeout: deadline) == .timedOut { return }
+        }
+    }
+
+    // MARK: Queue-only
+
+    private func setState(_ topic: String, _ payload: [UInt8]) {
+        if let index = retainedState.firstIndex(where: { $0.topic == topic }) {
+            retainedState[index].payload = payload
+        } else {
+            retainedState.append((topic, payload))
+        }
+        stateToSend.removeAll { $0.topic == topic }
+        stateToSend.append(Message(topic: topic, payload: payload, retain: true))
+    }
+
+    private func handle(_ event: MQTTConnection.Event) {
+        switch event {
+        case .connected:
+            connected = true
+            let queued = events.count
+            if everConnected {
+                diagnostics("MQTT: reconnected to \(configuration.broker.redacted)"
+                            + (queued > 0 ? "; delivering \(queued) queued event\(queued == 1 ? "" : "s")" : ""))
+            }
+            everConnected = true
+            lastFailure = nil
+            // Availability first, then discovery and state, then the waiting events.
+            var first = [Message(topic: topics.availability, payload: Array(MQTTTopics.online.utf8), retain: true)]
+            for config in discovery?.messages ?? [] {
+                first.append(Message(topic: config.topic, payload: config.payload, retain: true))
+            }
+            stateToSend = first + retainedState.map { Message(topic: $0.topic, payload: $0.payload, retain: true) }
+            drain()
+        case .connectFailed(let reason):
+            connected = false
+            if reason != lastFailure {
+                diagnostics("MQTT: cannot connect to \(configuration.broker.redacted): \(reason); retrying")
+                lastFailure = reason
+            }
+            signalIdleIfWaiting()
+        case .disconnected(let reason):
+            connected = false
+            lastFailure = nil
+            diagnostics("MQTT: connection to \(configuration.broker.redacted) lost (\(reason)); events are queued until it is back")
+            signalIdleIfWaiting()
+        case .acknowledged:
+            unacknowledged = max(0, unacknowledged - 1)
+            acknowledged += 1
+            drain()
+        }
+    }
+
+    private func drain() {
+        while connected && unacknowledged < window {
+            let message: Message
+            if !stateToSend.isEmpty {
+                message = stateToSend.removeFirst()
+            } else if let event = events.popFirst() {
+                message = event
+            } else {
+                break
+            }
+            if !send(message) {
+                if message.topic == topics.events { events.prepend(message) } else { stateToSend.insert(message, at: 0) }
+                break
+            }
+        }
+        signalIdleIfWaiting()
+    }
+
+    @discardableResult
+    private func send(_ message: Message) -> Bool {
+        guard connection.publish(topic: message.topic, payload: message.payload, retain: message.retain) != nil else {
+            return false
+        }
+        unacknowledged += 1
+        return true
+    }
+
+    private func signalIdleIfWaiting() {
+        guard waitingForIdle else { return }
+        if !connected || (events.isEmpty && stateToSend.isEmpty && unacknowledged == 0) {
+            waitingForIdle = false
+            idle.signal()
+        }
+    }
+
+    /// One warning when drops start, then one per thousand, so a long outage cannot flood stderr.
+    private func reportDrops() {
+        let dropped = events.dropped
+        if dropped == 1 || dropped - droppedReported >= 1000 {
+            droppedReported = dropped
+            diagnostics("MQTT: event queue full (\(events.capacity)); dropped the oldest, \(dropped) dropped so far")
+        }
+    }
+}

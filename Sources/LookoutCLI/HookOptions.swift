@@ -1,0 +1,43 @@
+import ArgumentParser
+import Lookout
+
+/// Options that run programs on events.
+struct HookOptions: ParsableArguments {
+    @Option(name: .customLong("on-code"), parsing: .upToNextOption, help: ArgumentHelp(
+        "Run this program for each code event: argv as given (no shell), the event JSON on its standard input, fields in LOOKOUT_* variables. Arguments cannot start with '-'; wrap such a command in a script.",
+        valueName: "cmd [args...]"))
+    var onCode: [String] = []
+
+    @Option(name: .customLong("on-presence"), parsing: .upToNextOption, help: ArgumentHelp(
+        "Run this program when presence turns on or off (LOOKOUT_STATE=on|off), as --on-code does.",
+        valueName: "cmd [args...]"))
+    var onPresence: [String] = []
+
+    @Option(name: .customLong("hook-timeout"), help: ArgumentHelp(
+        "A hook running longer is stopped (SIGTERM, then SIGKILL).", valueName: "time"))
+    var timeout = DurationArgument(seconds: 10)
+
+    @Option(name: .customLong("hook-jobs"), help: ArgumentHelp("Hooks of one kind running at once, at most.", valueName: "n"))
+    var jobs = 4
+
+    mutating func validate() throws {
+        guard timeout.time > .zero else { throw ValidationError("--hook-timeout must be above 0.") }
+        guard (1...64).contains(jobs) else { throw ValidationError("--hook-jobs must be between 1 and 64.") }
+    }
+
+    var isEmpty: Bool { onCode.isEmpty && onPresence.isEmpty }
+
+    /// The runners for the hooks given; throws when a program cannot be found or run.
+    func makeRunners(diagnostics: @escaping @Sendable (String) -> Void) throws -> (code: HookRunner?, presence: HookRunner?) {
+        func runner(_ name: String, _ command: [String]) throws -> HookRunner? {
+            guard !command.isEmpty else { return nil }
+            do {
+                return try HookRunner(name: name, command: command, timeout: timeout.seconds, maxConcurrent: jobs,
+                                      diagnostics: diagnostics)
+            } catch {
+                throw ValidationError("\(name): \(error).")
+            }
+        }
+        return (try runner("--on-code", onCode), try runner("--on-presence", onPresence))
+    }
+}
