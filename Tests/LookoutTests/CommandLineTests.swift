@@ -20,11 +20,15 @@ struct ProcessResult {
 }
 
 /// Runs `lookout` with `arguments`, feeding `input` on standard input.
-func lookout(_ arguments: [String], input: Data? = nil, timeout: Double = 120) throws -> ProcessResult {
+func lookout(_ arguments: [String], input: Data? = nil, environment: [String: String] = [:],
+             timeout: Double = 120) throws -> ProcessResult {
     try #require(FileManager.default.isExecutableFile(atPath: lookoutBinary), "build lookout first: \(lookoutBinary)")
     let process = Process()
     process.executableURL = URL(fileURLWithPath: lookoutBinary)
     process.arguments = arguments
+    if !environment.isEmpty {
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    }
     let out = Pipe(), err = Pipe(), stdin = Pipe()
     process.standardOutput = out
     process.standardError = err
