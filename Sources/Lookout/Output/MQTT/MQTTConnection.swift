@@ -51,9 +51,6 @@ final class MQTTConnection: @unchecked Sendable {
         mosquitto_connect_callback_set(handle) { _, context, code in
             MQTTConnection.from(context).connackReceived(code)
         }
-        mosquitto_disconnect_callback_set(handle) { _, context, code in
-            MQTTConnection.from(context).sessionUp.store(false, ordering: .relaxed)
-        }
         mosquitto_publish_callback_set(handle) { _, context, messageID in
             MQTTConnection.from(context).onEvent(.acknowledged(messageID))
         }

@@ -1,0 +1,137 @@
+import Foundation
+import Testing
+
+/// A real mosquitto broker on a free loopback port, in a scratch folder (config, persistence).
+final class MQTTBroker {
+    let port: Int
+    let folder: ScratchFolder
+    private let configuration: String
+    private var process: BackgroundProcess?
+
+    /// - Parameters:
+    ///   - persistent: keeps sessions and queued QoS 1 messages across a restart.
+    ///   - listener: extra lines for the listener (TLS files, password file).
+    init(persistent: Bool = false, listener: String = "allow_anonymous true") throws {
+        folder = try ScratchFolder()
+        port = try Self.freePort()
+        configuration = folder.path + "/mosquitto.conf"
+        let text = """
+            per_listener_settings true
+            listener \(port) 127.0.0.1
+            \(listener)
+            persistence \(persistent)
+            persistence_location \(folder.path)/
+            log_dest stderr
+            """
+        try text.write(toFile: configuration, atomically: true, encoding: .utf8)
+    }
+
+    var url: String { "mqtt://127.0.0.1:\(port)" }
+
+    func start() throws {
+        let broker = try BackgroundProcess("/usr/sbin/mosquitto", ["-c", configuration])
+        process = broker
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            if Self.accepts(port: port) { return }
+            if !broker.isRunning { break }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        Issue.record("mosquitto did not start: \(broker.errors.lines.joined(separator: "\n"))")
+    }
+
+    /// Stops the broker as an administrator would (SIGTERM: it saves persistent sessions).
+    func stop() {
+        guard let process else { return }
+        process.signal(SIGTERM)
+        process.waitForExit(timeout: 10)
+        self.process = nil
+    }
+
+    deinit { stop() }
+
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Bool in
+                bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
+            }
+        }
+        try #require(bound, "no free port")
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    static func accepts(port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+    }
+}
+
+/// One message as `mosquitto_sub -F '%r %t %p'` prints it.
+struct ReceivedMessage {
+    var retained: Bool
+    var topic: String
+    var payload: String
+
+    init?(_ line: String) {
+        let parts = line.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
+        guard parts.count >= 2 else { return nil }
+        retained = parts[0] == "1"
+        topic = String(parts[1])
+        payload = parts.count > 2 ? String(parts[2]) : ""
+    }
+
+    var json: [String: Any]? { try? JSONSerialization.jsonObject(with: Data(payload.utf8)) as? [String: Any] }
+}
+
+/// A real subscriber: mosquitto_sub at QoS 1, printing the retain flag, topic and payload.
+final class Subscriber {
+    let client: BackgroundProcess
+
+    /// - Parameter sessionID: a persistent session (clean session off) under this client ID, so
+    ///   the broker keeps QoS 1 messages for it while it is away.
+    init(port: Int, topics: [String], sessionID: String? = nil, extra: [String] = []) throws {
+        var arguments = ["-h", "127.0.0.1", "-p", String(port), "-q", "1", "-F", "%r %t %p"] + extra
+        if let sessionID { arguments += ["-c", "-i", sessionID] }
+        for topic in topics { arguments += ["-t", topic] }
+        client = try BackgroundProcess("/usr/bin/mosquitto_sub", arguments)
+    }
+
+    var messages: [ReceivedMessage] { client.output.lines.compactMap(ReceivedMessage.init) }
+
+    func wait(timeout: Double, until condition: ([ReceivedMessage]) -> Bool) -> Bool {
+        client.output.wait(timeout: timeout) { lines in condition(lines.compactMap(ReceivedMessage.init)) }
+    }
+
+    func stop() {
+        client.signal(SIGTERM)
+        client.waitForExit(timeout: 5)
+    }
+}
+
+extension Subscriber {
+    /// Publishes probes to `topic` (one the subscriber listens to) until one arrives: from then on
+    /// the subscription is in place.
+    func waitUntilSubscribed(port: Int, topic: String, extra: [String] = []) throws {
+        for _ in 0..<50 {
+            let probe = try BackgroundProcess("/usr/bin/mosquitto_pub",
+                                              ["-h", "127.0.0.1", "-p", String(port), "-q", "1", "-t", topic, "-m", "probe"] + extra)
+            probe.waitForExit(timeout: 5)
+            if wait(timeout: 0.2, until: { $0.contains { $0.topic == topic } }) { return }
+        }
+        Issue.record("the subscriber never received a probe on \(topic)")
+    }
+}

@@ -1,0 +1,172 @@
+import Foundation
+import Testing
+@testable import Lookout
+
+/// MQTT output against a real mosquitto broker and mosquitto_sub, both from Debian.
+@Suite("MQTT, real broker", .serialized)
+struct MQTTTests {
+    static let prefix = "lookout-test"
+
+    /// Every frame of the 8 s code clip: at --fps 10 --dedupe 300ms, each pass holds 3 code events.
+    static func codeClip() throws -> Data { try Data(contentsOf: URL(fileURLWithPath: Fixtures.path("events-codes.mjpeg"))) }
+
+    static func codeEvents(_ messages: [ReceivedMessage]) -> [Int] {
+        messages.filter { $0.topic == prefix + "/events" }.compactMap { $0.json }
+            .filter { $0["kind"] as? String == "code" }.compactMap { $0["frame"] as? Int }
+    }
+
+    @Test func availabilityStateDiscoveryAndOneEventPerCode() throws {
+        let broker = try MQTTBroker()
+        try broker.start()
+        let live = try Subscriber(port: broker.port, topics: [Self.prefix + "/#", "homeassistant/#"])
+        try live.waitUntilSubscribed(port: broker.port, topic: Self.prefix + "/probe")
+        let result = try lookout(["run", "--input", Fixtures.path("sample.mjpeg"), "--events", "changes", "-q",
+                                  "--mqtt", "\(broker.url)/\(Self.prefix)", "--ha-discovery"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.isEmpty, "\(result.stderr)")
+        #expect(live.wait(timeout: 5) { $0.contains { $0.topic == Self.prefix + "/available" && $0.payload == "offline" } })
+        live.stop()
+        let messages = live.messages
+        // Availability online first, offline last; one event per code (60 frames each held both codes).
+        let availability = messages.filter { $0.topic == Self.prefix + "/available" }.map(\.payload)
+        #expect(availability == ["online", "offline"])
+        let events = messages.filter { $0.topic == Self.prefix + "/events" }.compactMap(\.json)
+        #expect(events.filter { $0["kind"] as? String == "code" }.compactMap { $0["value"] as? String }.sorted()
+                == ["4006381333931", "Lookout sample QR: été ✓"])
+        #expect(events.filter { $0["kind"] as? String == "presence" }.compactMap { $0["state"] as? String } == ["on"])
+        #expect(messages.filter { $0.topic == Self.prefix + "/presence" }.map(\.payload) == ["OFF", "ON"])
+
+        // A subscriber arriving later sees the retained state, the last will, and the discovery
+        // configs; events are not retained.
+        let late = try Subscriber(port: broker.port, topics: [Self.prefix + "/#", "homeassistant/#"], extra: ["-W", "2"])
+        late.client.waitForExit(timeout: 10)
+        let retained = Dictionary(late.messages.filter(\.retained).map { ($0.topic, $0.payload) }) { $1 }
+        #expect(retained[Self.prefix + "/available"] == "offline")
+        #expect(retained[Self.prefix + "/presence"] == "ON")
+        #expect(retained[Self.prefix + "/code"] == "4006381333931" || retained[Self.prefix + "/code"] == "Lookout sample QR: été ✓")
+        #expect(retained[Self.prefix + "/events"] == nil)
+        let discovery = HomeAssistantDiscovery(topics: MQTTTopics(prefix: Self.prefix))
+        for topic in [discovery.presenceConfigTopic, discovery.lastCodeConfigTopic] {
+            let config = try #require(retained[topic].flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] },
+                                      "no config on \(topic)")
+            let state = try #require(config["state_topic"] as? String)
+            #expect(retained[state] != nil, "\(topic) names \(state), which holds nothing")
+            #expect(config["availability_topic"] as? String == Self.prefix + "/available")
+        }
+    }
+
+    @Test func killingLookoutMakesTheBrokerPublishOffline() throws {
+        let broker = try MQTTBroker()
+        try broker.start()
+        let subscriber = try Subscriber(port: broker.port, topics: [Self.prefix + "/available"])
+        // Standard input kept open after a first clip: Lookout runs until killed.
+        let run = try BackgroundProcess(lookoutBinary, ["run", "--input", "-", "--mqtt", "\(broker.url)/\(Self.prefix)"],
+                                        withInput: true)
+        try run.write(try Self.codeClip())
+        #expect(subscriber.wait(timeout: 10) { $0.last?.payload == "online" })
+        run.signal(SIGKILL)
+        run.waitForExit()
+        #expect(subscriber.wait(timeout: 10) { $0.last?.payload == "offline" }, "\(subscriber.messages.map(\.payload))")
+        subscriber.stop()
+    }
+
+    @Test func aBrokerRestartLosesNoEventProducedMeanwhile() throws {
+        let broker = try MQTTBroker(persistent: true)
+        try broker.start()
+        // A persistent session: the restarted broker keeps queuing QoS 1 messages for it.
+        let subscriber = try Subscriber(port: broker.port, topics: [Self.prefix + "/#"], sessionID: "lookout-test-restart")
+        try subscriber.waitUntilSubscribed(port: broker.port, topic: Self.prefix + "/probe")
+        let run = try BackgroundProcess(lookoutBinary, ["run", "--input", "-", "--fps", "10", "--dedupe", "300ms",
+                                                        "--events", "changes", "--mqtt", "\(broker.url)/\(Self.prefix)"],
+                                        withInput: true)
+        let clip = try Self.codeClip()
+        try run.write(clip)
+        #expect(subscriber.wait(timeout: 20) { Self.codeEvents($0).count == 3 })
+
+        broker.stop()
+        // Six more events while the broker is down.
+        try run.write(clip)
+        try run.write(clip)
+        #expect(run.output.wait(timeout: 30) { $0.count == 9 })
+        #expect(run.errors.wait(timeout: 10) { $0.contains { $0.contains("connection to") && $0.contains("lost") } })
+        try broker.start()
+
+        let expected = [0, 15, 60, 80, 95, 140, 160, 175, 220]
+        #expect(subscriber.wait(timeout: 60) { Set(Self.codeEvents($0)) == Set(expected) },
+                "received \(Self.codeEvents(subscriber.messages))")
+        #expect(Self.codeEvents(subscriber.messages).filter { $0 >= 80 } == Array(expected.dropFirst(3)), "order")
+        try run.closeInput()
+        #expect(run.waitForExit() == 0)
+        #expect(run.errors.lines.contains { $0.contains("reconnected") && $0.contains("delivering 6 queued events") },
+                "\(run.errors.lines)")
+        subscriber.stop()
+    }
+
+    @Test func theQueueIsBoundedAndDropsTheOldestWithAWarning() throws {
+        let broker = try MQTTBroker(persistent: true)
+        try broker.start()
+        let subscriber = try Subscriber(port: broker.port, topics: [Self.prefix + "/#"], sessionID: "lookout-test-bounded")
+        try subscriber.waitUntilSubscribed(port: broker.port, topic: Self.prefix + "/probe")
+        broker.stop()
+        // The broker is down from the start: all three events wait in a queue of two.
+        let run = try BackgroundProcess(lookoutBinary, ["run", "--input", "-", "--fps", "10", "--dedupe", "300ms",
+                                                        "--events", "changes", "--mqtt-queue", "2",
+                                                        "--mqtt", "\(broker.url)/\(Self.prefix)"], withInput: true)
+        try run.write(try Self.codeClip())
+        #expect(run.output.wait(timeout: 30) { $0.count == 3 })
+        #expect(run.errors.wait(timeout: 5) { $0.contains { $0.contains("queue full (2)") } }, "\(run.errors.lines)")
+        #expect(run.errors.lines.contains { $0.contains("cannot connect") })
+        try broker.start()
+        #expect(subscriber.wait(timeout: 60) { Self.codeEvents($0).count == 2 },
+                "received \(subscriber.client.output.lines); subscriber: \(subscriber.client.errors.lines); lookout: \(run.errors.lines)")
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(Self.codeEvents(subscriber.messages) == [15, 60])
+        try run.closeInput()
+        #expect(run.waitForExit() == 0)
+        subscriber.stop()
+    }
+
+    @Test func tlsWithAPasswordFromAFileAndAWrongPasswordIsReported() throws {
+        let certificates = try ScratchFolder()
+        let ca = certificates.path + "/ca.pem", cert = certificates.path + "/server.pem", key = certificates.path + "/server.key"
+        let script = """
+            set -e
+            cd '\(certificates.path)'
+            openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 2 -subj /CN=LookoutTestCA 2>/dev/null
+            openssl req -newkey rsa:2048 -nodes -keyout server.key -out server.csr -subj /CN=localhost 2>/dev/null
+            printf 'subjectAltName=DNS:localhost\\n' > san
+            openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out server.pem -days 2 -extfile san 2>/dev/null
+            mosquitto_passwd -b -c passwords kiosk 'pa ss"word' 2>/dev/null
+            chmod 644 server.key passwords
+            printf '%s\\n' 'pa ss"word' > password
+            """
+        let setup = try BackgroundProcess("/bin/sh", ["-c", script])
+        #expect(setup.waitForExit() == 0, "\(setup.errors.lines)")
+        let broker = try MQTTBroker(listener: """
+            allow_anonymous false
+            password_file \(certificates.path)/passwords
+            cafile \(ca)
+            certfile \(cert)
+            keyfile \(key)
+            """)
+        try broker.start()
+        let credentials = ["--cafile", ca, "-u", "kiosk", "-P", "pa ss\"word", "-h", "localhost"]
+        let subscriber = try Subscriber(port: broker.port, topics: [Self.prefix + "/#"], extra: credentials)
+        try subscriber.waitUntilSubscribed(port: broker.port, topic: Self.prefix + "/probe", extra: credentials)
+        let result = try lookout(["run", "--input", Fixtures.path("qr-shell.mjpeg"), "--events", "changes", "-q",
+                                  "--mqtt", "mqtts://kiosk@localhost:\(broker.port)/\(Self.prefix)",
+                                  "--mqtt-ca", ca, "--mqtt-password-file", certificates.path + "/password"])
+        #expect(result.status == 0)
+        #expect(result.stderr.isEmpty, "\(result.stderr)")
+        #expect(subscriber.wait(timeout: 10) { Self.codeEvents($0) == [0] })
+        subscriber.stop()
+
+        // A wrong password from the environment: refused, reported once, and Lookout still ends cleanly.
+        let refused = try lookout(["run", "--input", Fixtures.path("qr-shell.mjpeg"), "--events", "changes", "-q",
+                                   "--mqtt", "mqtts://kiosk@localhost:\(broker.port)/\(Self.prefix)", "--mqtt-ca", ca],
+                                  environment: ["LOOKOUT_MQTT_PASSWORD": "wrong"])
+        #expect(refused.status == 0)
+        #expect(refused.stderr.contains("refused the connection"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("1 event not delivered"), "\(refused.stderr)")
+    }
+}

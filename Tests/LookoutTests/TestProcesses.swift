@@ -1,0 +1,144 @@
+import Foundation
+import Testing
+
+/// A thread-safe list of the lines a process wrote, read as they arrive.
+final class LineCollector: @unchecked Sendable {
+    private let lock = NSLock()
+    private var buffer = Data()
+    private var collected: [String] = []
+
+    func attach(_ pipe: Pipe) {
+        pipe.fileHandleForReading.readabilityHandler = { [self] handle in
+            let data = handle.availableData
+            lock.lock()
+            defer { lock.unlock() }
+            if data.isEmpty {
+                handle.readabilityHandler = nil
+                if !buffer.isEmpty { collected.append(String(decoding: buffer, as: UTF8.self)); buffer.removeAll() }
+                return
+            }
+            buffer.append(data)
+            while let newline = buffer.firstIndex(of: 0x0A) {
+                collected.append(String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self))
+                buffer.removeSubrange(buffer.startIndex...newline)
+            }
+        }
+    }
+
+    var lines: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return collected
+    }
+
+    /// Waits until `condition` holds for the lines so far; false after `timeout` seconds.
+    func wait(timeout: Double, until condition: ([String]) -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if condition(lines) { return true }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        return condition(lines)
+    }
+}
+
+/// A program started in the background, with its output collected line by line.
+///
+/// Started with posix_spawn and an empty signal mask: test-runner threads block most signals,
+/// and Foundation's Process passes that mask on, so SIGTERM would never reach the child.
+final class BackgroundProcess {
+    let pid: pid_t
+    let executable: String
+    let output = LineCollector()
+    let errors = LineCollector()
+    private let input = Pipe()
+    /// Kept for the life of the process: a released Pipe closes its reading end.
+    private let outputPipe = Pipe(), errorPipe = Pipe()
+    private var status: Int32?
+
+    init(_ executable: String, _ arguments: [String], environment: [String: String] = [:], withInput: Bool = false) throws {
+        self.executable = executable
+        // A child that dies while being written to must not kill the test process.
+        Glibc.signal(SIGPIPE, SIG_IGN)
+        let out = outputPipe, err = errorPipe
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        if withInput {
+            posix_spawn_file_actions_adddup2(&actions, input.fileHandleForReading.fileDescriptor, 0)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        }
+        posix_spawn_file_actions_adddup2(&actions, out.fileHandleForWriting.fileDescriptor, 1)
+        posix_spawn_file_actions_adddup2(&actions, err.fileHandleForWriting.fileDescriptor, 2)
+        // Only the three standard descriptors go to the child.
+        for fd in [input.fileHandleForWriting, input.fileHandleForReading, out.fileHandleForReading, out.fileHandleForWriting,
+                   err.fileHandleForReading, err.fileHandleForWriting].map(\.fileDescriptor) {
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var mask = sigset_t()
+        sigemptyset(&mask)
+        posix_spawnattr_setsigmask(&attributes, &mask)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for number in Int32(1)..<32 where number != SIGKILL && number != SIGSTOP { sigaddset(&defaults, number) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        let environmentList = ProcessInfo.processInfo.environment.merging(environment) { $1 }.map { "\($0)=\($1)" }
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp = environmentList.map { strdup($0) } + [nil]
+        defer { (argv + envp).forEach { free($0) } }
+        var pid: pid_t = 0
+        let code = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+        try out.fileHandleForWriting.close()
+        try err.fileHandleForWriting.close()
+        try input.fileHandleForReading.close()
+        try #require(code == 0, "cannot start \(executable): \(String(cString: strerror(code)))")
+        self.pid = pid
+        output.attach(out)
+        errors.attach(err)
+    }
+
+    var isRunning: Bool {
+        guard status == nil else { return false }
+        var raw: Int32 = 0
+        if waitpid(pid, &raw, WNOHANG) == pid {
+            status = (raw & 0x7f) == 0 ? (raw >> 8) & 0xff : 128 + (raw & 0x7f)
+            return false
+        }
+        return true
+    }
+
+    func write(_ data: Data) throws { try input.fileHandleForWriting.write(contentsOf: data) }
+
+    func closeInput() throws { try input.fileHandleForWriting.close() }
+
+    func signal(_ number: Int32) {
+        if isRunning { kill(pid, number) }
+    }
+
+    /// Waits for the exit and returns the status (128 + signal when killed); kills the process and
+    /// records an issue after `timeout` seconds.
+    @discardableResult
+    func waitForExit(timeout: Double = 30) -> Int32 {
+        let deadline = Date().addingTimeInterval(timeout)
+        while isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        if isRunning {
+            Issue.record("\(executable) did not exit within \(timeout) s")
+            kill(pid, SIGKILL)
+            while isRunning { Thread.sleep(forTimeInterval: 0.01) }
+        }
+        Thread.sleep(forTimeInterval: 0.1) // let the output handlers drain
+        return status ?? -1
+    }
+
+    deinit {
+        if isRunning {
+            kill(pid, SIGKILL)
+            while isRunning { Thread.sleep(forTimeInterval: 0.01) }
+        }
+    }
+}
