@@ -19,15 +19,20 @@ struct Lookout: ParsableCommand {
               ffmpeg -i clip.mp4 -f mjpeg - | lookout run -i - --types qr,ean13
               lookout run --input clip.y4m --realtime --format text
               lookout scan label.png shelf.jpg
+              lookout run --events changes --mqtt mqtt://broker/lookout --ha-discovery
+              lookout run --events changes --on-code ./open-door --on-presence ./lights
 
             EXIT STATUS
               0   success; also after SIGINT/SIGTERM, or when the
                   reader of the output goes away
               1   any other failure (stream format, face model, write)
-              64  usage error (unknown option, bad value)
-              66  input missing or unreadable
+              64  usage error (unknown option, bad value, bad --mqtt
+                  address, hook program not found)
+              66  input missing or unreadable (also a password or
+                  TLS file)
+              69  the camera was lost and --exit-on-loss was given
             """,
-        version: "0.1.0",
+        version: "0.2.0",
         subcommands: [RunCommand.self, ScanCommand.self, DevicesCommand.self],
         defaultSubcommand: RunCommand.self
     )

@@ -13,6 +13,9 @@ final class MQTTBroker {
     ///   - listener: extra lines for the listener (TLS files, password file).
     init(persistent: Bool = false, listener: String = "allow_anonymous true") throws {
         folder = try ScratchFolder()
+        // Started as root, mosquitto drops to the "mosquitto" user, which must be able to write
+        // its persistence file here.
+        chmod(folder.path, 0o777)
         port = try Self.freePort()
         configuration = folder.path + "/mosquitto.conf"
         let text = """
