@@ -24,6 +24,9 @@ public enum MQTTError: Error, Equatable, Sendable, CustomStringConvertible {
     /// libmosquitto's message for one of its error codes (errno's for MOSQ_ERR_ERRNO).
     static func message(for code: Int32) -> String {
         if code == Int32(MOSQ_ERR_ERRNO.rawValue) { return Errno.current.description }
-        return String(cString: mosquitto_strerror(code))
+        // libmosquitto's messages end with a period; ours go inside sentences.
+        var message = String(cString: mosquitto_strerror(code))
+        while message.hasSuffix(".") { message.removeLast() }
+        return message
     }
 }
