@@ -19,6 +19,16 @@ struct DetectionOptions: ParsableArguments {
         valueName: "n"))
     var density: Int = 1
 
+    @Option(name: .customLong("face-rate"), help: ArgumentHelp(
+        "Face analyses per second at most (0 = every frame). Codes are still read on every frame; faces run beside them on their own queue.",
+        valueName: "n"))
+    var faceRate: Double = 0
+
+    @Option(name: .customLong("motion-threshold"), help: ArgumentHelp(
+        "Skip the detectors on frames where no 16x16 block changed by more than this many grey levels since the last analysed frame; they get that frame's results (0 = analyse every frame; 4-8 suits a static camera).",
+        valueName: "levels"))
+    var motionThreshold: Int = 0
+
     @Option(name: .customLong("face-model"), help: ArgumentHelp(
         "Haar cascade XML for faces (default: models/haarcascade_frontalface_default.xml).",
         valueName: "path"))
@@ -46,6 +56,8 @@ struct DetectionOptions: ParsableArguments {
         guard minNeighbors >= 0 else { throw ValidationError("--min-neighbors cannot be negative.") }
         guard minFace >= 1 else { throw ValidationError("--min-face must be at least 1 pixel.") }
         guard faceWidth == 0 || faceWidth >= 64 else { throw ValidationError("--face-width must be 0 or at least 64.") }
+        guard faceRate >= 0, faceRate <= 1000 else { throw ValidationError("--face-rate must be between 0 and 1000.") }
+        guard (0...255).contains(motionThreshold) else { throw ValidationError("--motion-threshold must be between 0 and 255.") }
     }
 
     func parsedTypes() throws -> [MetadataObjectType] {
@@ -91,6 +103,8 @@ struct DetectionOptions: ParsableArguments {
         try session.addOutput(output)
         try output.setMetadataObjectTypes(try parsedTypes())
         output.rectOfInterest = try parsedRectOfInterest()
+        output.faceAnalysisRate = faceRate
+        output.unchangedFrameThreshold = motionThreshold
         return output
     }
 }

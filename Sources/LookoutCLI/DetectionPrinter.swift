@@ -17,6 +17,9 @@ final class DetectionPrinter: MetadataOutputObjectsDelegate, @unchecked Sendable
     private let writesFrames: Bool
     let events: EventRouter?
     private var objectsOfFrame: [MetadataObject] = []
+    private var frameHasCodes = false
+    /// From receiving a frame to writing its code lines (or events), for frames with codes.
+    private(set) var codeLatency = TimingHistogram()
 
     /// - Parameter onClosed: called once, when standard output can no longer be written.
     init(format: OutputFormat, source: String, sink: LineSink, events: EventRouter?,
@@ -33,14 +36,20 @@ final class DetectionPrinter: MetadataOutputObjectsDelegate, @unchecked Sendable
                         from connection: CaptureConnection) {
         if writesFrames { write(metadataObjects) }
         if events != nil { objectsOfFrame = metadataObjects }
+        frameHasCodes = metadataObjects.contains { $0.type.isMachineReadableCode }
     }
 
     func metadataOutput(_ output: MetadataOutput, didFinishAnalysing frame: AnalysedFrame,
                         from connection: CaptureConnection) {
-        guard let events else { return }
-        let lines = events.process(objectsOfFrame, in: frame, format: format)
-        objectsOfFrame.removeAll(keepingCapacity: true)
-        writeLines(lines)
+        if let events {
+            let lines = events.process(objectsOfFrame, in: frame, format: format)
+            objectsOfFrame.removeAll(keepingCapacity: true)
+            writeLines(lines)
+        }
+        if frameHasCodes {
+            codeLatency.record(since: frame.hostTime)
+            frameHasCodes = false
+        }
     }
 
     /// The camera was lost; call on `queue`.

@@ -144,10 +144,15 @@ struct RunCommand: ParsableCommand {
             throw fail(error)
         }
         let statistics = metadata.statistics
-        let summary = RunSummary(
+        var summary = RunSummary(
             source: path, framesRead: session.statistics.framesRead, framesAnalysed: statistics.framesAnalysed,
             drops: statistics.drops, detections: statistics.objectsByType,
             elapsedSeconds: Double(MonotonicClock.nanoseconds() - started) / 1e9)
+        summary.faceAnalyses = statistics.faceAnalyses
+        summary.faceFramesLate = statistics.faceFramesLate
+        summary.framesUnchanged = statistics.framesUnchanged
+        summary.timings = [("decode", session.statistics.decodeTimes), ("codes", statistics.codeTimes),
+                           ("faces", statistics.faceTimes), ("code_latency", printer.queue.sync { printer.codeLatency })]
         if output.stats {
             printer.queue.sync { printer.writeLine(summary.jsonLine()) }
         } else if !output.quiet {

@@ -8,17 +8,28 @@ public struct AnalysedFrame: Sendable, Equatable {
     public var wallClockTime: WallClockTime
     public var width: Int
     public var height: Int
+    /// When Lookout received the frame (MonotonicClock nanoseconds).
+    public var hostTime: Int64
+    /// What this analysis looked for: codes, faces or both. Codes and faces are analysed on
+    /// queues of their own, so one frame may be reported once for each.
+    public var analysedCodes: Bool
+    public var analysedFaces: Bool
 
-    public init(sequence: UInt64, presentationTime: MediaTime, wallClockTime: WallClockTime, width: Int, height: Int) {
+    public init(sequence: UInt64, presentationTime: MediaTime, wallClockTime: WallClockTime, width: Int, height: Int,
+                hostTime: Int64 = 0, analysedCodes: Bool = true, analysedFaces: Bool = true) {
         self.sequence = sequence
         self.presentationTime = presentationTime
         self.wallClockTime = wallClockTime
         self.width = width
         self.height = height
+        self.hostTime = hostTime
+        self.analysedCodes = analysedCodes
+        self.analysedFaces = analysedFaces
     }
 
-    init(_ frame: SampleBuffer) {
+    init(_ frame: SampleBuffer, analysedCodes: Bool, analysedFaces: Bool) {
         self.init(sequence: frame.sequence, presentationTime: frame.presentationTime, wallClockTime: frame.wallClockTime,
-                  width: frame.imageBuffer.width, height: frame.imageBuffer.height)
+                  width: frame.imageBuffer.width, height: frame.imageBuffer.height, hostTime: frame.hostTime,
+                  analysedCodes: analysedCodes, analysedFaces: analysedFaces)
     }
 }

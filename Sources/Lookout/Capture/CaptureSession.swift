@@ -32,6 +32,9 @@ public final class CaptureSession: @unchecked Sendable {
         public var framesRead = 0
         /// Frames that reached at least one output.
         public var framesDelivered = 0
+        /// Time to decode or convert each frame to luma (and to wait for a pool buffer when the
+        /// input waits for its outputs).
+        public var decodeTimes = TimingHistogram()
         /// Frames that arrived damaged.
         public var framesCorrupt = 0
     }
@@ -225,11 +228,13 @@ public final class CaptureSession: @unchecked Sendable {
 
         while !stopRequested.load(ordering: .relaxed) {
             let frame: SourceFrame
+            var received: Int64 = 0
             do {
                 guard let next = try source.nextFrame() else {
                     return !stopRequested.load(ordering: .relaxed)
                 }
                 frame = next
+                received = MonotonicClock.nanoseconds()
             } catch {
                 post(.runtimeError(error))
                 return false
@@ -268,6 +273,7 @@ public final class CaptureSession: @unchecked Sendable {
 
             // Decode once, for every output that takes the frame.
             let result: LumaConverter.Result
+            let decodeStart = MonotonicClock.nanoseconds()
             do {
                 switch frame.payload {
                 case .jpeg(let bytes):
@@ -284,6 +290,7 @@ public final class CaptureSession: @unchecked Sendable {
                 for connection in connections { drop(.corrupt, to: connection, detail: error.description) }
                 continue
             }
+            counters.withLock { $0.decodeTimes.record(since: decodeStart) }
             guard case .image(let image, let width, let height) = result else {
                 for connection in recipients {
                     connection.output.cancelReservation()
@@ -296,7 +303,7 @@ public final class CaptureSession: @unchecked Sendable {
             format.height = height
             let sample = SampleBuffer(sequence: frame.sequence, presentationTime: frame.presentationTime,
                                       wallClockTime: frame.wallClockTime, formatDescription: format,
-                                      imageBuffer: image)
+                                      imageBuffer: image, hostTime: received)
             counters.withLock { $0.framesDelivered += 1 }
             for connection in recipients { connection.output.deliver(sample, from: connection) }
         }

@@ -24,16 +24,30 @@ extension MetadataOutputObjectsDelegate {
 /// (AVCaptureMetadataOutput).
 ///
 /// `availableMetadataObjectTypes` is known once the output is in a session; `metadataObjectTypes`
-/// must be a subset of it. Detection runs on the output's own serial queue, on the luma plane, within
-/// `rectOfInterest`. While it is busy with a frame, newer frames from real-time inputs are dropped
-/// as late (counted in `statistics`), so detection always works on recent frames and never holds
-/// up capture.
+/// must be a subset of it. Detection works on the luma plane, within `rectOfInterest`, on two
+/// serial queues of the output's own: codes on every frame it takes, faces on one frame in
+/// `faceAnalysisRate` per second (every frame by default). For real-time inputs each queue takes
+/// the newest frame: while the code queue is busy, new frames are dropped as late (counted in
+/// `statistics`); while the face queue is busy, frames go to the code queue only
+/// (`faceFramesLate`). Detection never holds up capture. Results for codes and for faces of the
+/// same frame are reported separately, each with the frame's time.
 public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
     /// Counters of the work done so far.
     public struct Statistics: Sendable, Equatable {
+        /// Frames analysed for codes (every frame the output took).
         public var framesAnalysed = 0
+        /// Frames analysed for faces.
+        public var faceAnalyses = 0
+        /// Frames the face queue was too busy to take (real-time input).
+        public var faceFramesLate = 0
+        /// Frames that differed too little from the last analysed one to be analysed again
+        /// (`unchangedFrameThreshold`); they were given that frame's results.
+        public var framesUnchanged = 0
         public var objectsByType: [MetadataObjectType: Int] = [:]
         public var drops = DropCounts()
+        /// Time ZBar took per frame, and the face detector per analysis.
+        public var codeTimes = TimingHistogram()
+        public var faceTimes = TimingHistogram()
         public var objectCount: Int { objectsByType.values.reduce(0, +) }
     }
 
@@ -44,30 +58,46 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
         var available: [MetadataObjectType] = []
         var rectOfInterest = Rect.unit
         var deliversEmptyResults = false
+        var faceAnalysisRate = 0.0
+        var unchangedFrameThreshold = 0
         var generation = 0
+    }
+
+    /// What one detector queue last found, to restamp onto unchanged frames.
+    private struct LastResult {
+        var codes: [(type: MetadataObjectType, payload: [UInt8], corners: [Point])] = []
+        var faces: [Rect] = []
     }
 
     private let configuration = Mutex(Configuration())
     private let counters = Mutex(Statistics())
-    private let processingQueue = DispatchQueue(label: "lookout.metadata-output", qos: .userInitiated)
-    private let idle = DispatchSemaphore(value: 1)
+    private let processingQueue = DispatchQueue(label: "lookout.metadata-output.codes", qos: .userInitiated)
+    private let faceQueue = DispatchQueue(label: "lookout.metadata-output.faces", qos: .userInitiated)
+    private let codesIdle = DispatchSemaphore(value: 1)
+    private let facesIdle = DispatchSemaphore(value: 1)
     /// Bounds the results waiting for a slow delegate; past it detection waits, and frames drop
     /// upstream instead of results piling up.
     private let pendingResults = DispatchSemaphore(value: 16)
-    private var reservationHoldsGate = false // capture thread only
+    private var faceReserved = false // capture thread only
 
     /// Settings of the face detector; nil leaves faces unavailable.
     public let faceDetectorConfiguration: FaceDetectorConfiguration?
     /// ZBar scan density (1 = every line). Higher is faster and may miss thin codes.
     public let codeScanDensity: Int
 
-    // Processing-queue state.
+    // Code-queue state.
     private var scanner: BarcodeScanner?
+    private var appliedGeneration = -1
+    private var previousHadCodes = false
+    private var motionGate: MotionGate?
+    private var lastCodes = LastResult()
+    private var lastFaceAnalysis: MediaTime?
+    // Face-queue state (also touched by `metadataObjects(in:)`, which runs on both queues).
     private var faceDetector: FaceDetector?
     private var faceModelError: CaptureError?
     private lazy var faceTracker = FaceTracker(retention: faceDetectorConfiguration?.trackRetention ?? .zero)
-    private var appliedGeneration = -1
-    private var previousHadObjects = false
+    private var previousHadFaces = false
+    private var lastFaces = LastResult()
 
     public init(faceDetector: FaceDetectorConfiguration? = nil, codeScanDensity: Int = 1) {
         self.faceDetectorConfiguration = faceDetector
@@ -97,7 +127,7 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
         let available = availableMetadataObjectTypes
         let missing = types.filter { !available.contains($0) }
         if !missing.isEmpty {
-            if missing.contains(.face), let faceModelError = processingQueue.sync(execute: { self.faceModelError }) {
+            if missing.contains(.face), let faceModelError = faceQueue.sync(execute: { self.faceModelError }) {
                 throw faceModelError
             }
             throw .unavailableMetadataObjectTypes(missing, available: available)
@@ -128,6 +158,22 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
         set { configuration.withLock { $0.deliversEmptyResults = newValue } }
     }
 
+    /// Face analyses per second of stream time, at most; 0 (the default) analyses every frame
+    /// the face queue can take. Faces move slowly and the cascade costs more than everything else:
+    /// 10 a second keeps presence responsive at a fraction of the work.
+    public var faceAnalysisRate: Double {
+        get { configuration.withLock { $0.faceAnalysisRate } }
+        set { configuration.withLock { $0.faceAnalysisRate = max(0, newValue) } }
+    }
+
+    /// Skips detector work on frames that differ from the last analysed one by at most this many
+    /// grey levels in every 16x16 block (the detectors would find the same); such frames get the
+    /// last results, restamped. 0 (the default) analyses every frame.
+    public var unchangedFrameThreshold: Int {
+        get { configuration.withLock { $0.unchangedFrameThreshold } }
+        set { configuration.withLock { $0.unchangedFrameThreshold = max(0, newValue) } }
+    }
+
     public var statistics: Statistics {
         var snapshot = counters.withLock { $0 }
         snapshot.drops = drops.counts
@@ -138,7 +184,7 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
 
     override func didJoin(_ session: CaptureSession) {
         var available = MetadataObjectType.allCodeTypes
-        processingQueue.sync {
+        faceQueue.sync {
             if let faceDetectorConfiguration, faceDetector == nil {
                 do throws(CaptureError) {
                     faceDetector = try FaceDetector(configuration: faceDetectorConfiguration)
@@ -152,27 +198,38 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
     }
 
     override func reserveFrame(wait: Bool) -> Bool {
-        reservationHoldsGate = true
-        return idle.wait(timeout: wait ? .distantFuture : .now()) == .success
+        guard codesIdle.wait(timeout: wait ? .distantFuture : .now()) == .success else { return false }
+        let wantsFaces = configuration.withLock { $0.types.contains(.face) }
+        faceReserved = false
+        if wantsFaces {
+            // Input that waits for its outputs waits for the face queue too (a frame not due for
+            // faces frees it at once), so files give the same analyses however fast the machine;
+            // real-time input gives the face queue the frame only if it is free.
+            faceReserved = facesIdle.wait(timeout: wait ? .distantFuture : .now()) == .success
+            if !faceReserved { counters.withLock { $0.faceFramesLate += 1 } }
+        }
+        return true
     }
 
     override func cancelReservation() {
-        idle.signal()
+        codesIdle.signal()
+        if faceReserved { facesIdle.signal() }
     }
 
     override func deliver(_ sampleBuffer: SampleBuffer, from connection: CaptureConnection) {
+        let withFaces = faceReserved
         processingQueue.async { [self] in
-            defer { idle.signal() }
-            analyse(sampleBuffer, from: connection)
+            analyse(sampleBuffer, withFaces: withFaces, from: connection)
         }
     }
 
     override func drain() {
         processingQueue.sync {}
+        faceQueue.sync {}
         metadataObjectsCallbackQueue?.sync {}
     }
 
-    // MARK: Detection (processing queue)
+    // MARK: Detection
 
     /// Finds objects in one still image right away, on the calling thread's behalf (for
     /// `lookout scan`), with the same detectors, types and rect of interest as frames get.
@@ -182,17 +239,57 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
         let format = VideoFormatDescription(width: image.width, height: image.height, pixelFormat: .gray)
         let frame = SampleBuffer(sequence: sequence, presentationTime: .zero, wallClockTime: wallClockTime,
                                  formatDescription: format, imageBuffer: image)
-        return processingQueue.sync { detect(in: frame, settings: configuration.withLock { $0 }) }
+        let settings = configuration.withLock { $0 }
+        return processingQueue.sync { detectCodes(in: frame, settings: settings) }
+            + faceQueue.sync { detectFaces(in: frame, settings: settings) }
     }
 
-    private func analyse(_ frame: SampleBuffer, from connection: CaptureConnection) {
+    /// The code queue's work for one frame: decides whether the frame changed, hands it to the
+    /// face queue when faces are due, and scans it for codes.
+    private func analyse(_ frame: SampleBuffer, withFaces: Bool, from connection: CaptureConnection) {
+        defer { codesIdle.signal() }
         let settings = configuration.withLock { $0 }
-        let objects = detect(in: frame, settings: settings)
+        var changed = true
+        if settings.unchangedFrameThreshold > 0 {
+            if motionGate?.threshold != settings.unchangedFrameThreshold {
+                motionGate = MotionGate(threshold: settings.unchangedFrameThreshold)
+            }
+            changed = motionGate!.hasChanged(frame.imageBuffer)
+            if !changed { counters.withLock { $0.framesUnchanged += 1 } }
+        } else {
+            motionGate = nil
+        }
+        if withFaces {
+            let interval = settings.faceAnalysisRate > 0 ? 1 / settings.faceAnalysisRate : 0
+            // A little slack, so that 10 a second from 30 fps is every third frame, not fourth.
+            let due = lastFaceAnalysis.map { frame.presentationTime < $0
+                || Double(frame.presentationTime.nanoseconds - $0.nanoseconds) / 1e9 >= interval * 0.9 } ?? true
+            if due {
+                lastFaceAnalysis = frame.presentationTime
+                faceQueue.async { [self, changed] in
+                    defer { facesIdle.signal() }
+                    let faces = changed ? detectFaces(in: frame, settings: settings) : restampFaces(onto: frame)
+                    report(faces, of: frame, codes: false, hadObjects: &previousHadFaces, settings: settings,
+                           from: connection)
+                }
+            } else {
+                facesIdle.signal()
+            }
+        }
+        let codes = changed ? detectCodes(in: frame, settings: settings) : restampCodes(onto: frame)
+        counters.withLock { $0.framesAnalysed += 1 }
+        report(codes, of: frame, codes: true, hadObjects: &previousHadCodes, settings: settings, from: connection)
+    }
+
+    /// Hands one queue's results to the delegate (as `didOutput` when there is something to say,
+    /// and always as `didFinishAnalysing`).
+    private func report(_ objects: [MetadataObject], of frame: SampleBuffer, codes: Bool, hadObjects: inout Bool,
+                        settings: Configuration, from connection: CaptureConnection) {
         let hasObjects = !objects.isEmpty
-        let deliversObjects = hasObjects || previousHadObjects || settings.deliversEmptyResults
-        previousHadObjects = hasObjects
+        let deliversObjects = hasObjects || hadObjects || settings.deliversEmptyResults
+        hadObjects = hasObjects
         guard let queue = settings.queue, let delegate = settings.delegate else { return }
-        let analysed = AnalysedFrame(frame)
+        let analysed = AnalysedFrame(frame, analysedCodes: codes, analysedFaces: !codes)
         pendingResults.wait()
         queue.async { [self] in
             if deliversObjects { delegate.metadataOutput(self, didOutput: objects, from: connection) }
@@ -201,46 +298,92 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
         }
     }
 
-    private func detect(in frame: SampleBuffer, settings: Configuration) -> [MetadataObject] {
-        if settings.generation != appliedGeneration {
-            let codeTypes = Set(settings.types.filter(\.isMachineReadableCode))
-            scanner = codeTypes.isEmpty ? nil : BarcodeScanner(types: codeTypes, density: codeScanDensity)
-            appliedGeneration = settings.generation
-        }
-        let image = frame.imageBuffer
-        let roi = settings.rectOfInterest
+    /// The search region in pixels, and the same as a rectangle.
+    private static func region(of image: PixelBuffer, _ roi: Rect) -> (pixels: (x: Int, y: Int, width: Int, height: Int), rect: Rect) {
         let x = Int((roi.x * Double(image.width)).rounded(.down))
         let y = Int((roi.y * Double(image.height)).rounded(.down))
         let region = (x: x, y: y,
                       width: max(1, min(image.width - x, Int((roi.width * Double(image.width)).rounded(.up)))),
                       height: max(1, min(image.height - y, Int((roi.height * Double(image.height)).rounded(.up)))))
-        let pixelROI = Rect(x: Double(region.x), y: Double(region.y),
-                            width: Double(region.width), height: Double(region.height))
+        return (region, Rect(x: Double(region.x), y: Double(region.y), width: Double(region.width), height: Double(region.height)))
+    }
 
+    /// Code queue.
+    private func detectCodes(in frame: SampleBuffer, settings: Configuration) -> [MetadataObject] {
+        if settings.generation != appliedGeneration {
+            let codeTypes = Set(settings.types.filter(\.isMachineReadableCode))
+            scanner = codeTypes.isEmpty ? nil : BarcodeScanner(types: codeTypes, density: codeScanDensity)
+            appliedGeneration = settings.generation
+        }
+        guard let scanner else {
+            lastCodes.codes = []
+            return []
+        }
+        let image = frame.imageBuffer
+        let (region, pixelROI) = Self.region(of: image, settings.rectOfInterest)
+        let start = MonotonicClock.nanoseconds()
+        let found = scanner.scan(image, region: region)
+        counters.withLock { $0.codeTimes.record(since: start) }
+        lastCodes.codes.removeAll(keepingCapacity: true)
         var objects = [MetadataObject]()
-        if let scanner {
-            for code in scanner.scan(image, region: region) {
-                let box = Rect.enclosing(code.corners)
-                guard pixelROI.contains(Point(x: box.midX, y: box.midY)) else { continue }
-                objects.append(MachineReadableCodeObject(type: code.type, frame: frame, payload: code.payload,
-                                                         pixelCorners: code.corners))
-            }
+        for code in found {
+            let box = Rect.enclosing(code.corners)
+            guard pixelROI.contains(Point(x: box.midX, y: box.midY)) else { continue }
+            lastCodes.codes.append((code.type, code.payload, code.corners))
+            objects.append(MachineReadableCodeObject(type: code.type, frame: frame, payload: code.payload,
+                                                     pixelCorners: code.corners))
         }
-        if settings.types.contains(.face), let faceDetector {
-            do {
-                let boxes = try faceDetector.detect(image, region: region)
-                let ids = faceTracker.assignIDs(to: boxes, at: frame.presentationTime)
-                for (box, id) in zip(boxes, ids) {
-                    objects.append(FaceObject(frame: frame, pixelBounds: box, faceID: id))
-                }
-            } catch {
-                session?.reportRuntimeError(error)
-            }
+        count(objects)
+        return objects
+    }
+
+    /// Code queue: the last frame's codes on an unchanged frame.
+    private func restampCodes(onto frame: SampleBuffer) -> [MetadataObject] {
+        let objects: [MetadataObject] = lastCodes.codes.map {
+            MachineReadableCodeObject(type: $0.type, frame: frame, payload: $0.payload, pixelCorners: $0.corners)
         }
+        count(objects)
+        return objects
+    }
+
+    /// Face queue.
+    private func detectFaces(in frame: SampleBuffer, settings: Configuration) -> [MetadataObject] {
+        guard settings.types.contains(.face), let faceDetector else { return [] }
+        let image = frame.imageBuffer
+        let (region, _) = Self.region(of: image, settings.rectOfInterest)
+        let start = MonotonicClock.nanoseconds()
+        do {
+            let boxes = try faceDetector.detect(image, region: region)
+            counters.withLock {
+                $0.faceTimes.record(since: start)
+                $0.faceAnalyses += 1
+            }
+            lastFaces.faces = boxes
+            return faceObjects(boxes, in: frame)
+        } catch {
+            session?.reportRuntimeError(error)
+            return []
+        }
+    }
+
+    /// Face queue: the last analysis's faces on an unchanged frame. The tracker sees them again,
+    /// so a face sitting still keeps its ID however long the scene stays the same.
+    private func restampFaces(onto frame: SampleBuffer) -> [MetadataObject] {
+        counters.withLock { $0.faceAnalyses += 1 }
+        return faceObjects(lastFaces.faces, in: frame)
+    }
+
+    private func faceObjects(_ boxes: [Rect], in frame: SampleBuffer) -> [MetadataObject] {
+        let ids = faceTracker.assignIDs(to: boxes, at: frame.presentationTime)
+        let objects: [MetadataObject] = zip(boxes, ids).map { FaceObject(frame: frame, pixelBounds: $0, faceID: $1) }
+        count(objects)
+        return objects
+    }
+
+    private func count(_ objects: [MetadataObject]) {
+        guard !objects.isEmpty else { return }
         counters.withLock { stats in
-            stats.framesAnalysed += 1
             for object in objects { stats.objectsByType[object.type, default: 0] += 1 }
         }
-        return objects
     }
 }

@@ -15,13 +15,18 @@ public final class SampleBuffer: @unchecked Sendable {
     public let formatDescription: VideoFormatDescription
     /// The frame's luma plane.
     public let imageBuffer: PixelBuffer
+    /// When Lookout received the frame, in MonotonicClock nanoseconds: the start of the
+    /// capture-to-output latency that `--stats` reports.
+    public let hostTime: Int64
 
     public init(sequence: UInt64, presentationTime: MediaTime, wallClockTime: WallClockTime,
-                formatDescription: VideoFormatDescription, imageBuffer: PixelBuffer) {
+                formatDescription: VideoFormatDescription, imageBuffer: PixelBuffer,
+                hostTime: Int64 = MonotonicClock.nanoseconds()) {
         self.sequence = sequence
         self.presentationTime = presentationTime
         self.wallClockTime = wallClockTime
         self.formatDescription = formatDescription
         self.imageBuffer = imageBuffer
+        self.hostTime = hostTime
     }
 }

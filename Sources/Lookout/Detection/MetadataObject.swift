@@ -8,6 +8,8 @@ public class MetadataObject: @unchecked Sendable {
     public let frameSequence: UInt64
     /// Wall-clock time at which that frame was received.
     public let wallClockTime: WallClockTime
+    /// Monotonic time at which that frame was received (MonotonicClock nanoseconds).
+    public let hostTime: Int64
     public let bounds: Rect
     public let pixelBounds: Rect
     /// Size of the frame the coordinates refer to.
@@ -19,6 +21,7 @@ public class MetadataObject: @unchecked Sendable {
         self.time = frame.presentationTime
         self.frameSequence = frame.sequence
         self.wallClockTime = frame.wallClockTime
+        self.hostTime = frame.hostTime
         self.imageWidth = frame.imageBuffer.width
         self.imageHeight = frame.imageBuffer.height
         self.pixelBounds = pixelBounds

@@ -68,6 +68,6 @@ public struct PresenceChange: Sendable {
 extension AnalysedFrame {
     init(_ object: MetadataObject) {
         self.init(sequence: object.frameSequence, presentationTime: object.time, wallClockTime: object.wallClockTime,
-                  width: object.imageWidth, height: object.imageHeight)
+                  width: object.imageWidth, height: object.imageHeight, hostTime: object.hostTime)
     }
 }

@@ -32,17 +32,22 @@ public struct EventGenerator {
         let now = advanceClock(to: frame.presentationTime)
         lastFrame = frame
         var events: [DetectionEvent] = []
-        let codeObjects = objects.compactMap { $0 as? MachineReadableCodeObject }
-        for code in codes.newCodes(in: codeObjects, at: now) { events.append(.code(code)) }
-        let faceObjects = objects.compactMap { $0 as? FaceObject }
-        let (entered, left) = faces.update(faces: faceObjects, at: now)
-        for visit in left { events.append(.faceLeave(leave(visit, reason: .timeout, frame: frame))) }
-        for face in entered { events.append(.faceEnter(face)) }
-        if let state = presence.update(facesFound: !faceObjects.isEmpty, at: now) {
-            events.append(.presence(PresenceChange(
-                isPresent: state, faceCount: faceObjects.count,
-                lastSeen: state ? nil : presence.lastPositive.map(presentationTime(of:)),
-                reason: state ? nil : .timeout, frame: frame)))
+        // Codes and faces are analysed on queues of their own: each report moves only its own state.
+        if frame.analysedCodes {
+            let codeObjects = objects.compactMap { $0 as? MachineReadableCodeObject }
+            for code in codes.newCodes(in: codeObjects, at: now) { events.append(.code(code)) }
+        }
+        if frame.analysedFaces {
+            let faceObjects = objects.compactMap { $0 as? FaceObject }
+            let (entered, left) = faces.update(faces: faceObjects, at: now)
+            for visit in left { events.append(.faceLeave(leave(visit, reason: .timeout, frame: frame))) }
+            for face in entered { events.append(.faceEnter(face)) }
+            if let state = presence.update(facesFound: !faceObjects.isEmpty, at: now) {
+                events.append(.presence(PresenceChange(
+                    isPresent: state, faceCount: faceObjects.count,
+                    lastSeen: state ? nil : presence.lastPositive.map(presentationTime(of:)),
+                    reason: state ? nil : .timeout, frame: frame)))
+            }
         }
         return events
     }

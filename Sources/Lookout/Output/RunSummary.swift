@@ -6,6 +6,12 @@ public struct RunSummary: Sendable {
     public var drops: DropCounts
     public var detections: [MetadataObjectType: Int]
     public var elapsedSeconds: Double
+    /// Frames analysed for faces, the face queue was too busy for, and found unchanged.
+    public var faceAnalyses = 0
+    public var faceFramesLate = 0
+    public var framesUnchanged = 0
+    /// Per-stage timings by name (`decode`, `codes`, `faces`, `code_latency`).
+    public var timings: [(name: String, histogram: TimingHistogram)] = []
 
     public init(source: String, framesRead: Int, framesAnalysed: Int, drops: DropCounts,
                 detections: [MetadataObjectType: Int], elapsedSeconds: Double) {
@@ -36,6 +42,23 @@ public struct RunSummary: Sendable {
         writer.beginObject()
         for type in detections.keys.sorted() {
             writer.key(type.rawValue); writer.integer(detections[type]!)
+        }
+        writer.endObject()
+        writer.key("face_analyses"); writer.integer(faceAnalyses)
+        writer.key("face_frames_late"); writer.integer(faceFramesLate)
+        writer.key("frames_unchanged"); writer.integer(framesUnchanged)
+        writer.key("timings")
+        writer.beginObject()
+        for (name, histogram) in timings {
+            writer.key(name)
+            writer.beginObject()
+            writer.key("count"); writer.integer(histogram.count)
+            writer.key("mean_ms"); writer.number(histogram.meanMilliseconds, fractionDigits: 3)
+            writer.key("p50_ms"); writer.number(histogram.percentileMilliseconds(0.5), fractionDigits: 3)
+            writer.key("p90_ms"); writer.number(histogram.percentileMilliseconds(0.9), fractionDigits: 3)
+            writer.key("p99_ms"); writer.number(histogram.percentileMilliseconds(0.99), fractionDigits: 3)
+            writer.key("max_ms"); writer.number(histogram.maximumMilliseconds, fractionDigits: 3)
+            writer.endObject()
         }
         writer.endObject()
         writer.key("elapsed"); writer.number(elapsedSeconds, fractionDigits: 3)

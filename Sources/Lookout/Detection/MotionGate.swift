@@ -1,0 +1,62 @@
+/// Tells whether a frame differs from the last one the detectors analysed, cheaply: the luma
+/// plane shrunk to 16x16-pixel block means (sampling every other pixel of every other row), and a
+/// change when any block's mean moved by more than `threshold` grey levels. Block means smooth out
+/// sensor noise; one block is enough for something small entering the view.
+///
+/// Used to skip detector work on a static scene: the detectors are deterministic, so an unchanged
+/// frame gives the results of the last analysed one.
+struct MotionGate {
+    static let blockSize = 16
+
+    let threshold: Int
+    private var reference: [UInt8] = []
+    private var current: [UInt8] = []
+    private var referenceSize = (width: 0, height: 0)
+
+    init(threshold: Int) {
+        self.threshold = threshold
+    }
+
+    /// True when `image` differs from the reference, which it then becomes; false when it does not
+    /// (the reference stays, so slow drifts add up until they count).
+    mutating func hasChanged(_ image: PixelBuffer) -> Bool {
+        let columns = (image.width + Self.blockSize - 1) / Self.blockSize
+        let rows = (image.height + Self.blockSize - 1) / Self.blockSize
+        if current.count != columns * rows {
+            current = Array(repeating: 0, count: columns * rows)
+        }
+        current.withUnsafeMutableBufferPointer { blocks in
+            for row in 0..<rows {
+                let y0 = row * Self.blockSize, y1 = min(y0 + Self.blockSize, image.height)
+                for column in 0..<columns {
+                    let x0 = column * Self.blockSize, x1 = min(x0 + Self.blockSize, image.width)
+                    var sum = 0, n = 0
+                    var y = y0
+                    while y < y1 {
+                        let line = image.baseAddress.advanced(by: y * image.bytesPerRow).assumingMemoryBound(to: UInt8.self)
+                        var x = x0
+                        while x < x1 {
+                            sum += Int(line[x])
+                            n += 1
+                            x += 2
+                        }
+                        y += 2
+                    }
+                    blocks[row * columns + column] = UInt8(sum / max(1, n))
+                }
+            }
+        }
+        defer { referenceSize = (image.width, image.height) }
+        guard referenceSize == (image.width, image.height), reference.count == current.count else {
+            swap(&reference, &current)
+            return true
+        }
+        var changed = false
+        for index in current.indices where abs(Int(current[index]) - Int(reference[index])) > threshold {
+            changed = true
+            break
+        }
+        if changed { swap(&reference, &current) }
+        return changed
+    }
+}
