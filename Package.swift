@@ -34,7 +34,7 @@ let package = Package(
                 .linkedLibrary("opencv_core"),
                 .linkedLibrary("opencv_imgproc"),
                 .linkedLibrary("opencv_objdetect"),
-                .linkedLibrary("opencv_imgcodecs"),
+                .linkedLibrary("dl"), // opencv_imgcodecs is loaded on first use (ImageDecode.cpp)
                 .linkedLibrary("stdc++"),
             ]
         ),

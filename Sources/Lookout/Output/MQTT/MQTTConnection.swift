@@ -137,9 +137,18 @@ final class MQTTConnection: @unchecked Sendable {
                 : mosquitto_reconnect(handle)
             firstAttempt = false
             if code == Int32(MOSQ_ERR_SUCCESS.rawValue) {
+                // On stop, the loop runs on until libmosquitto has written the DISCONNECT and
+                // closed the socket (NO_CONN): cut short, the broker would see the connection
+                // drop and publish the "offline" will on top of Lookout's own "offline".
                 var loop = code
-                while loop == Int32(MOSQ_ERR_SUCCESS.rawValue) && !stopping.load(ordering: .relaxed) {
-                    loop = mosquitto_loop(handle, 1000, 1)
+                var stopDeadline: Int64?
+                while loop == Int32(MOSQ_ERR_SUCCESS.rawValue) {
+                    loop = mosquitto_loop(handle, 100, 1)
+                    if stopping.load(ordering: .relaxed) {
+                        let now = MonotonicClock.nanoseconds()
+                        if stopDeadline == nil { stopDeadline = now + 2_000_000_000 }
+                        if now > stopDeadline! { break }
+                    }
                 }
                 if stopping.load(ordering: .relaxed) { break }
                 if sessionUp.exchange(false, ordering: .relaxed) {
