@@ -38,7 +38,7 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
         public var framesAnalysed = 0
         /// Frames analysed for faces.
         public var faceAnalyses = 0
-        /// Frames the face queue was too busy to take (real-time input).
+        /// Frames due for faces that the face queue was too busy to take (real-time input).
         public var faceFramesLate = 0
         /// Frames that differed too little from the last analysed one to be analysed again
         /// (`unchangedFrameThreshold`); they were given that frame's results.
@@ -79,6 +79,7 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
     /// upstream instead of results piling up.
     private let pendingResults = DispatchSemaphore(value: 16)
     private var faceReserved = false // capture thread only
+    private var faceBusy = false // capture thread only
 
     /// Settings of the face detector; nil leaves faces unavailable.
     public let faceDetectorConfiguration: FaceDetectorConfiguration?
@@ -206,8 +207,8 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
             // faces frees it at once), so files give the same analyses however fast the machine;
             // real-time input gives the face queue the frame only if it is free.
             faceReserved = facesIdle.wait(timeout: wait ? .distantFuture : .now()) == .success
-            if !faceReserved { counters.withLock { $0.faceFramesLate += 1 } }
         }
+        faceBusy = wantsFaces && !faceReserved
         return true
     }
 
@@ -217,9 +218,9 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
     }
 
     override func deliver(_ sampleBuffer: SampleBuffer, from connection: CaptureConnection) {
-        let withFaces = faceReserved
+        let withFaces = faceReserved, faceQueueBusy = faceBusy
         processingQueue.async { [self] in
-            analyse(sampleBuffer, withFaces: withFaces, from: connection)
+            analyse(sampleBuffer, withFaces: withFaces, faceQueueBusy: faceQueueBusy, from: connection)
         }
     }
 
@@ -246,7 +247,7 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
 
     /// The code queue's work for one frame: decides whether the frame changed, hands it to the
     /// face queue when faces are due, and scans it for codes.
-    private func analyse(_ frame: SampleBuffer, withFaces: Bool, from connection: CaptureConnection) {
+    private func analyse(_ frame: SampleBuffer, withFaces: Bool, faceQueueBusy: Bool, from connection: CaptureConnection) {
         defer { codesIdle.signal() }
         let settings = configuration.withLock { $0 }
         var changed = true
@@ -259,12 +260,16 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
         } else {
             motionGate = nil
         }
+        let interval = settings.faceAnalysisRate > 0 ? 1 / settings.faceAnalysisRate : 0
+        // A little slack, so that 10 a second from 30 fps is every third frame, not fourth.
+        let facesDue = lastFaceAnalysis.map { frame.presentationTime < $0
+            || Double(frame.presentationTime.nanoseconds - $0.nanoseconds) / 1e9 >= interval * 0.9 } ?? true
+        if faceQueueBusy && facesDue {
+            // Due, but the face queue is still on an earlier frame: the next free one takes over.
+            counters.withLock { $0.faceFramesLate += 1 }
+        }
         if withFaces {
-            let interval = settings.faceAnalysisRate > 0 ? 1 / settings.faceAnalysisRate : 0
-            // A little slack, so that 10 a second from 30 fps is every third frame, not fourth.
-            let due = lastFaceAnalysis.map { frame.presentationTime < $0
-                || Double(frame.presentationTime.nanoseconds - $0.nanoseconds) / 1e9 >= interval * 0.9 } ?? true
-            if due {
+            if facesDue {
                 lastFaceAnalysis = frame.presentationTime
                 faceQueue.async { [self, changed] in
                     defer { facesIdle.signal() }
