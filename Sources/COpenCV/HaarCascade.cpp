@@ -44,6 +44,13 @@ extern "C" int lk_cascade_detect(lk_cascade *cascade, const unsigned char *gray,
                                  char *err, size_t err_len) {
     try {
         // Wraps the caller's plane: no copy.
+        // OpenCV's thread count is process-wide; only the face queue detects, so setting it here
+        // (when it changes) is enough.
+        static int threads_set = 0;
+        if (params->threads != threads_set) {
+            cv::setNumThreads(params->threads > 0 ? params->threads : -1);
+            threads_set = params->threads;
+        }
         cv::Mat image(height, width, CV_8UC1, const_cast<unsigned char *>(gray), (size_t)stride);
         double scale = 1.0;
         const cv::Mat *input = &image;

@@ -151,6 +151,7 @@ struct RunCommand: ParsableCommand {
         summary.faceAnalyses = statistics.faceAnalyses
         summary.faceFramesLate = statistics.faceFramesLate
         summary.framesUnchanged = statistics.framesUnchanged
+        summary.framesNotDecoded = session.statistics.framesNotDecoded
         summary.timings = [("decode", session.statistics.decodeTimes), ("codes", statistics.codeTimes),
                            ("faces", statistics.faceTimes), ("code_latency", printer.queue.sync { printer.codeLatency })]
         if output.stats {

@@ -39,12 +39,15 @@ struct AnalysisWorkTests {
         #expect(Int(timings["codes"]?["count"] ?? -1) == 80 - unchanged)
         // The first frame with the code after a blank stretch is analysed, not skipped.
         #expect(try Self.frames(gated, kind: "qr").contains(15))
+        #expect(try #require(stats["frames_not_decoded"] as? Int) >= 60)
 
         // A still picture: analysed once, reported on every frame.
         let still = Data((0..<30).flatMap { _ in (try? Fixtures.bytes("frame0.jpg")) ?? [] })
         let repeated = try lookout(["run", "--input", "-", "--stats", "-q", "--motion-threshold", "4"], input: still)
         let repeatedStats = try Self.stats(repeated)
         #expect(repeatedStats["frames_unchanged"] as? Int == 29)
+        // Nor decoded: a 1/8-scale look found them unchanged.
+        #expect(repeatedStats["frames_not_decoded"] as? Int == 29)
         #expect(try Self.frames(repeated, kind: "face") == Array(0..<30))
         #expect(Set(try jsonObjects(repeated).filter { $0["kind"] as? String == "face" }.compactMap { $0["face_id"] as? Int }).count == 1)
     }

@@ -19,6 +19,7 @@ typedef struct lk_cascade_params {
     int min_width, min_height;   // in pixels of the image passed in
     int max_width, max_height;   // 0 = no limit
     int analysis_width;    // downscale to at most this width before detecting; 0 = never
+    int threads;           // OpenCV worker threads for the detection; 0 = OpenCV's default
 } lk_cascade_params;
 
 // Loads a Haar cascade XML. On failure returns NULL and writes a message into err.

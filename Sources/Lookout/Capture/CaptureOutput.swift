@@ -25,6 +25,11 @@ public class CaptureOutput: @unchecked Sendable {
     /// Gives back a reservation that will not be followed by `deliver` (no buffer, corrupt frame).
     func cancelReservation() {}
 
+    /// Grey levels per 16x16 block by which a frame may differ from the previous one and still be
+    /// given that frame's image instead of its own (0: never). The session skips decoding such
+    /// frames when every output taking the frame allows it.
+    var unchangedFrameTolerance: Int { 0 }
+
     /// Hands over a reserved frame; must not block.
     func deliver(_ sampleBuffer: SampleBuffer, from connection: CaptureConnection) {}
 

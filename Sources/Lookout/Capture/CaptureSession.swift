@@ -37,6 +37,8 @@ public final class CaptureSession: @unchecked Sendable {
         public var decodeTimes = TimingHistogram()
         /// Frames that arrived damaged.
         public var framesCorrupt = 0
+        /// JPEG frames found unchanged before decoding and given the previous image.
+        public var framesNotDecoded = 0
     }
 
     /// The session's graph: what the capture loop reads for every frame.
@@ -225,6 +227,8 @@ public final class CaptureSession: @unchecked Sendable {
         let realTime = source.isRealTime
         var recipients = [CaptureConnection]()
         recipients.reserveCapacity(4)
+        // The last decoded image, kept while outputs accept unchanged frames (one pool buffer).
+        var lastImage: PixelBuffer?
 
         while !stopRequested.load(ordering: .relaxed) {
             let frame: SourceFrame
@@ -277,7 +281,23 @@ public final class CaptureSession: @unchecked Sendable {
             do {
                 switch frame.payload {
                 case .jpeg(let bytes):
-                    result = try converter.convertJPEG(bytes, pool: pool, wait: !realTime)
+                    // Outputs that take an unchanged frame as the last one (--motion-threshold)
+                    // spare the decode: a 1/8-scale look tells whether anything moved.
+                    var tolerance = Int.max
+                    for connection in recipients { tolerance = min(tolerance, connection.output.unchangedFrameTolerance) }
+                    if tolerance > 0, let last = lastImage, try converter.jpegIsUnchanged(bytes, threshold: tolerance) {
+                        result = .image(last, width: last.width, height: last.height)
+                        counters.withLock { $0.framesNotDecoded += 1 }
+                    } else {
+                        result = try converter.convertJPEG(bytes, pool: pool, wait: !realTime)
+                        if tolerance > 0, case .image(let image, _, _) = result {
+                            if lastImage == nil { _ = try converter.jpegIsUnchanged(bytes, threshold: tolerance) }
+                            lastImage = image
+                        } else {
+                            lastImage = nil
+                            converter.resetChangeDetection()
+                        }
+                    }
                 case .raw(let bytes, let bytesPerRow):
                     result = try converter.convertRaw(bytes, format: frame.format, bytesPerRow: bytesPerRow,
                                                       pool: pool, wait: !realTime)
@@ -286,6 +306,8 @@ public final class CaptureSession: @unchecked Sendable {
                 }
             } catch {
                 counters.withLock { $0.framesCorrupt += 1 }
+                lastImage = nil
+                converter.resetChangeDetection()
                 for connection in recipients { connection.output.cancelReservation() }
                 for connection in connections { drop(.corrupt, to: connection, detail: error.description) }
                 continue

@@ -212,6 +212,8 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
         return true
     }
 
+    override var unchangedFrameTolerance: Int { configuration.withLock { $0.unchangedFrameThreshold } }
+
     override func cancelReservation() {
         codesIdle.signal()
         if faceReserved { facesIdle.signal() }
@@ -358,7 +360,7 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
         let (region, _) = Self.region(of: image, settings.rectOfInterest)
         let start = MonotonicClock.nanoseconds()
         do {
-            let boxes = try faceDetector.detect(image, region: region)
+            let boxes = try faceDetector.detect(image, region: region, singleThreaded: settings.faceAnalysisRate > 0)
             counters.withLock {
                 $0.faceTimes.record(since: start)
                 $0.faceAnalyses += 1

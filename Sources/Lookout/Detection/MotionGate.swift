@@ -12,6 +12,9 @@ struct MotionGate {
     private var reference: [UInt8] = []
     private var current: [UInt8] = []
     private var referenceSize = (width: 0, height: 0)
+    /// The image the reference was made from: the session hands the same image again for a JPEG
+    /// frame it found unchanged, and that needs no look at all.
+    private var referenceIdentity: UInt64 = 0
 
     init(threshold: Int) {
         self.threshold = threshold
@@ -20,6 +23,7 @@ struct MotionGate {
     /// True when `image` differs from the reference, which it then becomes; false when it does not
     /// (the reference stays, so slow drifts add up until they count).
     mutating func hasChanged(_ image: PixelBuffer) -> Bool {
+        if image.identity == referenceIdentity { return false }
         let columns = (image.width + Self.blockSize - 1) / Self.blockSize
         let rows = (image.height + Self.blockSize - 1) / Self.blockSize
         if current.count != columns * rows {
@@ -49,6 +53,7 @@ struct MotionGate {
         defer { referenceSize = (image.width, image.height) }
         guard referenceSize == (image.width, image.height), reference.count == current.count else {
             swap(&reference, &current)
+            referenceIdentity = image.identity
             return true
         }
         var changed = false
@@ -56,7 +61,10 @@ struct MotionGate {
             changed = true
             break
         }
-        if changed { swap(&reference, &current) }
+        if changed {
+            swap(&reference, &current)
+            referenceIdentity = image.identity
+        }
         return changed
     }
 }

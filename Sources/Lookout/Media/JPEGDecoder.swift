@@ -38,6 +38,24 @@ public final class JPEGDecoder {
         guard status == 0 else { throw .corruptImage(reason: lastError) }
     }
 
+    /// Decodes the luma plane at 1/8 scale into `destination` (`thumbnailSize` bytes): libjpeg
+    /// then computes only each 8x8 block's DC coefficient, a small fraction of a full decode.
+    /// Returns the thumbnail's size.
+    public func decodeLumaThumbnail(_ jpeg: UnsafeRawBufferPointer, width: Int, height: Int,
+                                    into destination: UnsafeMutableRawPointer) throws(MediaError) -> (width: Int, height: Int) {
+        let size = Self.thumbnailSize(width: width, height: height)
+        let status = tjDecompress2(handle, jpeg.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt(jpeg.count),
+                                   destination.assumingMemoryBound(to: UInt8.self), Int32(size.width), Int32(size.width),
+                                   Int32(size.height), Int32(TJPF_GRAY.rawValue), 0)
+        guard status == 0 else { throw .corruptImage(reason: lastError) }
+        return size
+    }
+
+    /// The size of a 1/8-scale thumbnail, rounded up as libjpeg scales.
+    public static func thumbnailSize(width: Int, height: Int) -> (width: Int, height: Int) {
+        ((width + 7) / 8, (height + 7) / 8)
+    }
+
     private var lastError: String {
         guard let message = tjGetErrorStr2(handle) else { return "unknown JPEG error" }
         return String(cString: message)

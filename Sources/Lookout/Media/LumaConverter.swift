@@ -3,6 +3,20 @@
 /// copy their first plane; packed 4:2:2 takes every other byte. Never an RGB detour.
 final class LumaConverter {
     private let jpeg = JPEGDecoder()
+    private var changes = JPEGChangeDetector()
+
+    /// True when a JPEG frame differs from the last one checked by at most `threshold` grey levels
+    /// in every 16x16 block (compared at 1/8 scale, without a full decode). A changed frame
+    /// becomes the reference.
+    func jpegIsUnchanged(_ bytes: UnsafeRawBufferPointer, threshold: Int) throws(MediaError) -> Bool {
+        let size = try jpeg.size(of: bytes)
+        return !(try changes.hasChanged(bytes, width: size.width, height: size.height, threshold: threshold, decoder: jpeg))
+    }
+
+    /// Forgets the reference frame of `jpegIsUnchanged`.
+    func resetChangeDetection() {
+        changes.reset()
+    }
 
     /// What a conversion produced.
     enum Result {

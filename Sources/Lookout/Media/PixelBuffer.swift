@@ -1,3 +1,5 @@
+import Synchronization
+
 /// An 8-bit luma image that detectors read: the analogue of CVPixelBuffer, always one gray plane.
 ///
 /// The memory belongs to a `BufferPool` buffer and goes back to the pool when the last holder of
@@ -8,6 +10,10 @@ public final class PixelBuffer: @unchecked Sendable {
     public let bytesPerRow: Int
     /// First byte of the top row.
     public let baseAddress: UnsafeRawPointer
+
+    /// Unique to this object in the process's life: the same identity means the same pixels.
+    public let identity: UInt64
+    private static let nextIdentity = Atomic<UInt64>(1)
 
     private let pool: BufferPool?
     private let poolIndex: Int
@@ -22,6 +28,7 @@ public final class PixelBuffer: @unchecked Sendable {
         self.baseAddress = baseAddress
         self.pool = pool
         self.poolIndex = poolIndex
+        self.identity = Self.nextIdentity.add(1, ordering: .relaxed).oldValue
     }
 
     deinit {

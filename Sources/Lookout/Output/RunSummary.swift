@@ -10,6 +10,8 @@ public struct RunSummary: Sendable {
     public var faceAnalyses = 0
     public var faceFramesLate = 0
     public var framesUnchanged = 0
+    /// JPEG frames the session found unchanged before decoding them (`--motion-threshold`).
+    public var framesNotDecoded = 0
     /// Per-stage timings by name (`decode`, `codes`, `faces`, `code_latency`).
     public var timings: [(name: String, histogram: TimingHistogram)] = []
 
@@ -47,6 +49,7 @@ public struct RunSummary: Sendable {
         writer.key("face_analyses"); writer.integer(faceAnalyses)
         writer.key("face_frames_late"); writer.integer(faceFramesLate)
         writer.key("frames_unchanged"); writer.integer(framesUnchanged)
+        writer.key("frames_not_decoded"); writer.integer(framesNotDecoded)
         writer.key("timings")
         writer.beginObject()
         for (name, histogram) in timings {
