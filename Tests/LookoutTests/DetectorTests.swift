@@ -18,6 +18,25 @@ struct DetectorTests {
         return codes[0]
     }
 
+    @Test func theScannerKeepsItsSettingsWhenRenewed() throws {
+        // The scanner is made afresh every renewalInterval scans (ZBar keeps memory per QR decode
+        // until then); the scans around a renewal read the same codes, with the same settings.
+        let image = try StillImage.load(path: Fixtures.path("qr-hostile.png"))
+        let ean = try StillImage.load(path: Fixtures.path("ean13.png"))
+        let scanner = BarcodeScanner(types: [.qr], density: 1)
+        let whole = (x: 0, y: 0, width: image.width, height: image.height)
+        let expected = try Fixtures.bytes("qr-hostile.bin")
+        for scan in 0..<(BarcodeScanner.renewalInterval + 5) {
+            let codes = scanner.scan(image, region: whole)
+            guard codes.map(\.payload) == [expected] else {
+                Issue.record("scan \(scan) read \(codes.map(\.payload))")
+                return
+            }
+        }
+        // EAN-13 is still off after the renewal.
+        #expect(scanner.scan(ean, region: (x: 0, y: 0, width: ean.width, height: ean.height)).isEmpty)
+    }
+
     @Test func qrUTF8IsReadExactly() throws {
         let code = try onlyCode("qr-utf8-ete.png")
         #expect(code.type == .qr)
