@@ -42,15 +42,8 @@ public struct DetectionLineEncoder {
         if let face = object as? FaceObject {
             writer.key("face_id"); writer.integer(face.faceID)
         }
-        writer.key("frame"); writer.integer(object.frameSequence)
-        writer.key("pts"); writer.number(object.time.seconds)
-        writer.key("time"); writer.string(object.wallClockTime.rfc3339)
-        writer.key("source"); writer.string(source)
-        writer.key("image")
-        writer.beginObject()
-        writer.key("width"); writer.integer(object.imageWidth)
-        writer.key("height"); writer.integer(object.imageHeight)
-        writer.endObject()
+        writer.frameFields(sequence: object.frameSequence, presentationTime: object.time, wallClockTime: object.wallClockTime,
+                           source: source, width: object.imageWidth, height: object.imageHeight)
         writer.key("bounds"); writer.rect(object.bounds, fractionDigits: 6)
         writer.key("pixel_bounds"); writer.rect(object.pixelBounds, fractionDigits: 1)
         if let code = object as? MachineReadableCodeObject {
@@ -65,6 +58,20 @@ public struct DetectionLineEncoder {
 }
 
 extension JSONWriter {
+    /// The fields every line about a frame carries: `frame`, `pts`, `time`, `source`, `image`.
+    mutating func frameFields(sequence: UInt64, presentationTime: MediaTime, wallClockTime: WallClockTime,
+                              source: String, width: Int, height: Int) {
+        key("frame"); integer(sequence)
+        key("pts"); number(presentationTime.seconds)
+        key("time"); string(wallClockTime.rfc3339)
+        key("source"); string(source)
+        key("image")
+        beginObject()
+        key("width"); integer(width)
+        key("height"); integer(height)
+        endObject()
+    }
+
     mutating func rect(_ rect: Rect, fractionDigits: Int) {
         beginObject()
         key("x"); number(rect.x, fractionDigits: fractionDigits)

@@ -44,15 +44,8 @@ public struct EventLineEncoder {
         writer.beginObject()
         writer.key("version"); writer.integer(DetectionLineEncoder.schemaVersion)
         writer.key("kind"); writer.string(event.kind)
-        writer.key("frame"); writer.integer(frame.sequence)
-        writer.key("pts"); writer.number(frame.presentationTime.seconds)
-        writer.key("time"); writer.string(frame.wallClockTime.rfc3339)
-        writer.key("source"); writer.string(source)
-        writer.key("image")
-        writer.beginObject()
-        writer.key("width"); writer.integer(frame.width)
-        writer.key("height"); writer.integer(frame.height)
-        writer.endObject()
+        writer.frameFields(sequence: frame.sequence, presentationTime: frame.presentationTime,
+                           wallClockTime: frame.wallClockTime, source: source, width: frame.width, height: frame.height)
         return writer
     }
 
