@@ -15,6 +15,13 @@ struct MQTTTests {
             .filter { $0["kind"] as? String == "code" }.compactMap { $0["frame"] as? Int }
     }
 
+    /// Lookout reading MJPEG from standard input (timed at 10 fps), each appearance of a code an
+    /// event (`--dedupe 300ms`: three per pass of the code clip), published to `broker`.
+    static func codeEventsFromStandardInput(to broker: MQTTBroker, options: [String] = []) throws -> BackgroundProcess {
+        try BackgroundProcess(lookoutBinary, ["run", "--input", "-", "--fps", "10", "--dedupe", "300ms", "--events", "changes"]
+                                + options + ["--mqtt", "\(broker.url)/\(prefix)"], withInput: true)
+    }
+
     @Test func availabilityStateDiscoveryAndOneEventPerCode() throws {
         let broker = try MQTTBroker()
         try broker.start()
@@ -76,9 +83,7 @@ struct MQTTTests {
         // A persistent session: the restarted broker keeps queuing QoS 1 messages for it.
         let subscriber = try Subscriber(port: broker.port, topics: [Self.prefix + "/#"], sessionID: "lookout-test-restart")
         try subscriber.waitUntilSubscribed(port: broker.port, topic: Self.prefix + "/probe")
-        let run = try BackgroundProcess(lookoutBinary, ["run", "--input", "-", "--fps", "10", "--dedupe", "300ms",
-                                                        "--events", "changes", "--mqtt", "\(broker.url)/\(Self.prefix)"],
-                                        withInput: true)
+        let run = try Self.codeEventsFromStandardInput(to: broker)
         let clip = try Self.codeClip()
         try run.write(clip)
         #expect(subscriber.wait(timeout: 20) { Self.codeEvents($0).count == 3 })
@@ -109,9 +114,7 @@ struct MQTTTests {
         try subscriber.waitUntilSubscribed(port: broker.port, topic: Self.prefix + "/probe")
         broker.stop()
         // The broker is down from the start: all three events wait in a queue of two.
-        let run = try BackgroundProcess(lookoutBinary, ["run", "--input", "-", "--fps", "10", "--dedupe", "300ms",
-                                                        "--events", "changes", "--mqtt-queue", "2",
-                                                        "--mqtt", "\(broker.url)/\(Self.prefix)"], withInput: true)
+        let run = try Self.codeEventsFromStandardInput(to: broker, options: ["--mqtt-queue", "2"])
         try run.write(try Self.codeClip())
         #expect(run.output.wait(timeout: 30) { $0.count == 3 })
         #expect(run.errors.wait(timeout: 5) { $0.contains { $0.contains("queue full (2)") } }, "\(run.errors.lines)")

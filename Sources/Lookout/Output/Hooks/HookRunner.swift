@@ -76,20 +76,20 @@ public final class HookRunner: @unchecked Sendable {
     /// Runs the hook for one event, now or when a slot frees up. Returns at once.
     public func run(input: [UInt8], environment: [(String, String)]) {
         let job = Job(input: input, environment: environment)
-        let startNow = state.withLock { state -> Bool in
+        let (startNow, droppedSoFar) = state.withLock { state -> (Bool, Int?) in
             if state.running < maxConcurrent {
                 state.running += 1
-                return true
+                return (true, nil)
             }
-            if state.pending.append(job) {
-                state.statistics.dropped += 1
-            }
-            return false
+            guard state.pending.append(job) else { return (false, nil) }
+            state.statistics.dropped += 1
+            return (false, state.statistics.dropped)
         }
         if startNow {
             DispatchQueue.global().async { [self] in execute(job) }
-        } else if state.withLock({ $0.statistics.dropped }) % 100 == 1 {
-            diagnostics("hook \(name): \(maxConcurrent) still running and the queue is full; dropped the oldest waiting event")
+        } else if let droppedSoFar, droppedSoFar % 100 == 1 {
+            // The first drop, then one line per hundred: a stuck hook cannot flood stderr.
+            diagnostics("hook \(name): \(maxConcurrent) still running and the queue is full; dropped the oldest waiting event (\(droppedSoFar) so far)")
         }
     }
 
