@@ -25,7 +25,7 @@ struct DetectionOptions: ParsableArguments {
     var faceRate: Double = 0
 
     @Option(name: .customLong("motion-threshold"), help: ArgumentHelp(
-        "Skip the detectors on frames where no 16x16 block changed by more than this many grey levels since the last analysed frame; they get that frame's results (0 = analyse every frame; 4-8 suits a static camera).",
+        "Skip the detectors on frames where no 16x16 block changed by more than this many grey levels since the last analysed frame; they get that frame's results (0 = analyse every frame; 4-8 suits a static camera). After a second without change, every other frame is looked at.",
         valueName: "levels"))
     var motionThreshold: Int = 0
 

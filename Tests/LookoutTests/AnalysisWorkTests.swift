@@ -52,6 +52,32 @@ struct AnalysisWorkTests {
         #expect(Set(try jsonObjects(repeated).filter { $0["kind"] as? String == "face" }.compactMap { $0["face_id"] as? Int }).count == 1)
     }
 
+    /// Frame 0 of the sample shown `still` times (still for longer than the 30 looks after which
+    /// every other frame is skipped), then frame 10 (the codes moved) five times. Frames 31, 33, ...
+    /// are not looked at: a change on frame 40 is seen there, one on frame 41 is seen on frame 42.
+    @Test(arguments: [(40, 40), (41, 42)])
+    func aLongStillSceneIsLookedAtEveryOtherFrameAndResumesWithinOneFrame(still: Int, seenOn: Int) throws {
+        let frames = naiveFrames(try Fixtures.bytes("sample.mjpeg"))
+        let stream = Data((Array(repeating: frames[0], count: still) + Array(repeating: frames[10], count: 5)).flatMap { $0 })
+        let result = try lookout(["run", "--input", "-", "--types", "qr", "--stats", "-q", "--motion-threshold", "4"],
+                                 input: stream)
+        #expect(result.status == 0)
+        let reference = try lookout(["run", "--input", "-", "--types", "qr"], input: Data(frames[10]))
+        let moved = try #require(try jsonObjects(reference).first?["bounds"] as? [String: Double])
+        let codes = try jsonObjects(result).filter { $0["kind"] as? String == "qr" }
+        #expect(codes.count == still + 5)
+        let firstMoved = try #require(codes.firstIndex { $0["bounds"] as? [String: Double] == moved })
+        #expect(firstMoved == seenOn)
+        for code in codes[firstMoved...] { #expect(code["bounds"] as? [String: Double] == moved) }
+        let stats = try Self.stats(result)
+        // Every frame but the first and the one where the change was seen was spared the decode
+        // and the detectors (the skipped ones were not even looked at).
+        #expect(stats["frames_unchanged"] as? Int == still + 5 - 2)
+        #expect(stats["frames_not_decoded"] as? Int == still + 5 - 2)
+        let timings = try #require(stats["timings"] as? [String: [String: Double]])
+        #expect(timings["codes"]?["count"] == 2)
+    }
+
     @Test func theStatsLineTimesEveryStage() throws {
         let result = try lookout(["run", "--input", Fixtures.path("sample.mjpeg"), "--stats", "-q"])
         let timings = try #require(try Self.stats(result)["timings"] as? [String: [String: Double]])

@@ -2,14 +2,35 @@
 /// compared at 1/8 scale (libjpeg's DC-only decode, a small fraction of the full cost), by the
 /// mean of each 16x16 block. The capture loop hands an unchanged frame the last decoded image
 /// instead of decoding it, when every output takes such frames (`--motion-threshold`).
+///
+/// Once the scene has been still for `looksBeforeSkipping` looks in a row, only every other frame
+/// is looked at (the look is most of what a static scene costs): a change is then seen on the
+/// frame it happens or on the next one.
 struct JPEGChangeDetector {
+    /// A second at 30 fps.
+    static let looksBeforeSkipping = 30
     private var reference: [UInt8] = []
     private var current: [UInt8] = []
     private var referenceSize = (width: 0, height: 0)
+    private var unchangedLooks = 0
+    private var skippedLast = false
 
     /// Forgets the reference (the next frame counts as changed).
     mutating func reset() {
         referenceSize = (0, 0)
+        unchangedLooks = 0
+        skippedLast = false
+    }
+
+    /// True when this frame may be taken as unchanged without a look: the scene has been still for
+    /// a while and the previous frame was looked at.
+    mutating func skipsLook() -> Bool {
+        guard unchangedLooks >= Self.looksBeforeSkipping, !skippedLast else {
+            skippedLast = false
+            return false
+        }
+        skippedLast = true
+        return true
     }
 
     /// True when `jpeg` (of `width` x `height`) differs from the reference by more than
@@ -35,25 +56,43 @@ struct JPEGChangeDetector {
             return true
         }
         // 2x2 thumbnail pixels are one 16x16 block, as the metadata output's motion gate measures.
-        var changed = false
-        let columns = size.width, rows = size.height
-        outer: for row in stride(from: 0, to: rows, by: 2) {
-            for column in stride(from: 0, to: columns, by: 2) {
-                var now = 0, before = 0, n = 0
-                for y in row..<min(row + 2, rows) {
-                    for x in column..<min(column + 2, columns) {
-                        now += Int(current[y * columns + x])
-                        before += Int(reference[y * columns + x])
-                        n += 1
+        let changed = Self.anyBlockDiffers(current, reference, columns: size.width, rows: size.height,
+                                           threshold: threshold)
+        if changed {
+            swap(&reference, &current)
+            unchangedLooks = 0
+        } else {
+            unchangedLooks += 1
+        }
+        return changed
+    }
+
+    /// Runs on every frame of a static scene, so it works on raw pointers (no bounds checks).
+    private static func anyBlockDiffers(_ now: [UInt8], _ before: [UInt8], columns: Int, rows: Int,
+                                        threshold: Int) -> Bool {
+        now.withUnsafeBufferPointer { a in
+            before.withUnsafeBufferPointer { b in
+                let a = a.baseAddress!, b = b.baseAddress!
+                var row = 0
+                while row < rows {
+                    let rowCount = min(2, rows - row)
+                    var column = 0
+                    while column < columns {
+                        let columnCount = min(2, columns - column)
+                        var difference = 0
+                        for y in row..<(row + rowCount) {
+                            let offset = y * columns + column
+                            for x in 0..<columnCount {
+                                difference += Int(a[offset + x]) - Int(b[offset + x])
+                            }
+                        }
+                        if abs(difference) > threshold * rowCount * columnCount { return true }
+                        column += 2
                     }
+                    row += 2
                 }
-                if abs(now - before) > threshold * n {
-                    changed = true
-                    break outer
-                }
+                return false
             }
         }
-        if changed { swap(&reference, &current) }
-        return changed
     }
 }

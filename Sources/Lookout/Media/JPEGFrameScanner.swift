@@ -1,3 +1,5 @@
+import Glibc
+
 /// Finds whole JPEG images in a byte stream of concatenated JPEGs (an MJPEG elementary stream,
 /// as `ffmpeg -f mjpeg` writes and many cameras send).
 ///
@@ -81,7 +83,13 @@ struct JPEGFrameScanner {
             case .entropyCodedData:
                 var i = position
                 while i + 1 < count {
-                    guard bytes[i] == 0xFF else { i += 1; continue }
+                    guard bytes[i] == 0xFF else {
+                        // Entropy-coded data is most of a frame: let memchr find the next FF.
+                        let rest = count - 1 - i
+                        guard let found = memchr(bytes.baseAddress! + i, 0xFF, rest) else { i = count - 1; break }
+                        i = bytes.baseAddress!.distance(to: UnsafeRawPointer(found))
+                        continue
+                    }
                     let next = bytes[i + 1]
                     if next == 0x00 || (0xD0...0xD7).contains(next) {
                         i += 2 // stuffed zero or restart marker: still image data
