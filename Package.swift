@@ -22,8 +22,9 @@ let package = Package(
                        providers: [.apt(["libzbar-dev"])]),
         .systemLibrary(name: "CTurboJPEG", path: "Sources/CTurboJPEG", pkgConfig: "libturbojpeg",
                        providers: [.apt(["libturbojpeg0-dev"])]),
-        .systemLibrary(name: "CMosquitto", path: "Sources/CMosquitto", pkgConfig: "libmosquitto",
-                       providers: [.apt(["libmosquitto-dev"])]),
+        // libmosquitto (libmosquitto-dev) is opened on first use, so runs without MQTT do not map it
+        // or OpenSSL: forwarders in C.
+        .target(name: "CMosquitto", path: "Sources/CMosquitto", linkerSettings: [.linkedLibrary("dl")]),
         // OpenCV is C++: the little Lookout needs (Haar cascades, still-image decoding) is wrapped
         // behind an extern "C" API.
         .target(

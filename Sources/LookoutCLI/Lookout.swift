@@ -36,4 +36,9 @@ struct Lookout: ParsableCommand {
         subcommands: [RunCommand.self, ScanCommand.self, DevicesCommand.self],
         defaultSubcommand: RunCommand.self
     )
+
+    static func main() {
+        MemoryTuning.apply()
+        main(nil)
+    }
 }

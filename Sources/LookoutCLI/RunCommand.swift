@@ -184,7 +184,7 @@ struct RunCommand: ParsableCommand {
             switch error {
             case .invalidURL: throw ExitCode(ExitStatus.usage)
             case .unreadableFile: throw ExitCode(ExitStatus.noInput)
-            case .library: throw ExitCode(ExitStatus.failure)
+            case .library, .libraryMissing: throw ExitCode(ExitStatus.failure)
             }
         }
         guard events.events == .changes || publisher != nil || runners.code != nil || runners.presence != nil else { return nil }

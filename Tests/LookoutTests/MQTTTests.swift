@@ -172,4 +172,30 @@ struct MQTTTests {
         #expect(refused.stderr.contains("refused the connection"), "\(refused.stderr)")
         #expect(refused.stderr.contains("1 event not delivered"), "\(refused.stderr)")
     }
+
+    /// libmosquitto (and the OpenSSL it brings) is opened only when --mqtt is given: a run without
+    /// MQTT keeps those pages out of its memory.
+    @Test func libmosquittoIsLoadedOnlyForMQTT() throws {
+        func mapsLibmosquitto(_ options: [String]) throws -> Bool {
+            let process = try BackgroundProcess(lookoutBinary, ["run", "--input", "-", "--fps", "10", "--events", "changes"]
+                                                + options, withInput: true)
+            defer { try? process.closeInput(); _ = process.waitForExit() }
+            // Once a frame has been analysed, everything Lookout opens for a run is open.
+            try process.write(Data(naiveFrames(Array(try Self.codeClip())).prefix(20).joined()))
+            #expect(process.output.wait(timeout: 20) { !$0.isEmpty }, "no event line")
+            // /proc files report size 0: read them to the end by hand.
+            let file = open("/proc/\(process.pid)/maps", O_RDONLY)
+            try #require(file >= 0)
+            defer { close(file) }
+            var bytes = [UInt8](), chunk = [UInt8](repeating: 0, count: 65536)
+            while case let count = read(file, &chunk, chunk.count), count > 0 { bytes += chunk[..<count] }
+            let maps = String(decoding: bytes, as: UTF8.self)
+            #expect(maps.contains("libturbojpeg"), "not Lookout's maps: \(process.errors.lines)")
+            return maps.contains("libmosquitto.so")
+        }
+        #expect(try !mapsLibmosquitto([]))
+        let broker = try MQTTBroker()
+        try broker.start()
+        #expect(try mapsLibmosquitto(["--mqtt", "\(broker.url)/\(Self.prefix)"]))
+    }
 }

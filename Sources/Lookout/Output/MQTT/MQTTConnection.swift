@@ -22,7 +22,15 @@ final class MQTTConnection: @unchecked Sendable {
         case acknowledged(Int32)
     }
 
-    private static let libraryReady: Void = { mosquitto_lib_init() }()
+    /// nil once libmosquitto is loaded and initialised; otherwise why it could not be loaded.
+    private static let libraryLoadError: String? = {
+        var message = [CChar](repeating: 0, count: 512)
+        guard lk_mosquitto_load(&message, message.count) == 0 else {
+            return String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        }
+        _ = lk_mosquitto_lib_init()
+        return nil
+    }()
 
     private let handle: OpaquePointer
     private let configuration: MQTTConfiguration
@@ -34,8 +42,8 @@ final class MQTTConnection: @unchecked Sendable {
     private var started = false
 
     init(configuration: MQTTConfiguration, onEvent: @escaping @Sendable (Event) -> Void) throws(MQTTError) {
-        _ = Self.libraryReady
-        guard let handle = mosquitto_new(configuration.clientID, true, nil) else {
+        if let reason = Self.libraryLoadError { throw .libraryMissing(reason) }
+        guard let handle = lk_mosquitto_new(configuration.clientID, true, nil) else {
             throw .library(call: "mosquitto_new", code: Int32(MOSQ_ERR_ERRNO.rawValue))
         }
         self.handle = handle
@@ -44,20 +52,20 @@ final class MQTTConnection: @unchecked Sendable {
         do throws(MQTTError) {
             try configure()
         } catch {
-            mosquitto_destroy(handle)
+            lk_mosquitto_destroy(handle)
             throw error
         }
-        mosquitto_user_data_set(handle, Unmanaged.passUnretained(self).toOpaque())
-        mosquitto_connect_callback_set(handle) { _, context, code in
+        lk_mosquitto_user_data_set(handle, Unmanaged.passUnretained(self).toOpaque())
+        lk_mosquitto_connect_callback_set(handle) { _, context, code in
             MQTTConnection.from(context).connackReceived(code)
         }
-        mosquitto_publish_callback_set(handle) { _, context, messageID in
+        lk_mosquitto_publish_callback_set(handle) { _, context, messageID in
             MQTTConnection.from(context).onEvent(.acknowledged(messageID))
         }
     }
 
     deinit {
-        mosquitto_destroy(handle)
+        lk_mosquitto_destroy(handle)
     }
 
     private static func from(_ context: UnsafeMutableRawPointer?) -> MQTTConnection {
@@ -70,15 +78,15 @@ final class MQTTConnection: @unchecked Sendable {
 
     private func configure() throws(MQTTError) {
         // Publishing happens on other threads than the network loop.
-        try check("mosquitto_threaded_set", mosquitto_threaded_set(handle, true))
-        try check("mosquitto_int_option", mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V311))
+        try check("mosquitto_threaded_set", lk_mosquitto_threaded_set(handle, true))
+        try check("mosquitto_int_option", lk_mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V311))
         let topics = configuration.topics
-        try check("mosquitto_will_set", mosquitto_will_set(handle, topics.availability, Int32(MQTTTopics.offline.utf8.count),
+        try check("mosquitto_will_set", lk_mosquitto_will_set(handle, topics.availability, Int32(MQTTTopics.offline.utf8.count),
                                                            MQTTTopics.offline, 1, true))
         let username = configuration.username ?? configuration.broker.username
         let password = configuration.password ?? configuration.broker.password
         if username != nil || password != nil {
-            try check("mosquitto_username_pw_set", mosquitto_username_pw_set(handle, username, password))
+            try check("mosquitto_username_pw_set", lk_mosquitto_username_pw_set(handle, username, password))
         }
         if configuration.broker.usesTLS {
             for path in [configuration.caFile, configuration.certificateFile, configuration.keyFile].compactMap({ $0 }) {
@@ -86,7 +94,7 @@ final class MQTTConnection: @unchecked Sendable {
             }
             let caPath = configuration.caFile == nil ? "/etc/ssl/certs" : nil
             // No passphrase callback: an encrypted key fails instead of prompting on the terminal.
-            try check("mosquitto_tls_set", mosquitto_tls_set(handle, configuration.caFile, caPath,
+            try check("mosquitto_tls_set", lk_mosquitto_tls_set(handle, configuration.caFile, caPath,
                                                              configuration.certificateFile, configuration.keyFile,
                                                              { _, _, _, _ in 0 }))
         }
@@ -104,7 +112,7 @@ final class MQTTConnection: @unchecked Sendable {
     func publish(topic: String, payload: [UInt8], retain: Bool) -> Int32? {
         var messageID: Int32 = 0
         let code = payload.withUnsafeBytes {
-            mosquitto_publish(handle, &messageID, topic, Int32($0.count), $0.baseAddress, 1, retain)
+            lk_mosquitto_publish(handle, &messageID, topic, Int32($0.count), $0.baseAddress, 1, retain)
         }
         return code == Int32(MOSQ_ERR_SUCCESS.rawValue) ? messageID : nil
     }
@@ -112,7 +120,7 @@ final class MQTTConnection: @unchecked Sendable {
     /// Disconnects cleanly and ends the network thread.
     func stop() {
         guard started, !stopping.exchange(true, ordering: .relaxed) else { return }
-        mosquitto_disconnect(handle)
+        lk_mosquitto_disconnect(handle)
         wake.signal()
         finished.wait()
     }
@@ -122,7 +130,7 @@ final class MQTTConnection: @unchecked Sendable {
             sessionUp.store(true, ordering: .relaxed)
             onEvent(.connected)
         } else {
-            onEvent(.connectFailed("the broker refused the connection: " + String(cString: mosquitto_connack_string(code))))
+            onEvent(.connectFailed("the broker refused the connection: " + String(cString: lk_mosquitto_connack_string(code))))
         }
     }
 
@@ -133,8 +141,8 @@ final class MQTTConnection: @unchecked Sendable {
         var firstAttempt = true
         while !stopping.load(ordering: .relaxed) {
             let code = firstAttempt
-                ? mosquitto_connect(handle, broker.host, Int32(broker.port), Int32(configuration.keepAlive))
-                : mosquitto_reconnect(handle)
+                ? lk_mosquitto_connect(handle, broker.host, Int32(broker.port), Int32(configuration.keepAlive))
+                : lk_mosquitto_reconnect(handle)
             firstAttempt = false
             if code == Int32(MOSQ_ERR_SUCCESS.rawValue) {
                 // On stop, the loop runs on until libmosquitto has written the DISCONNECT and
@@ -143,7 +151,7 @@ final class MQTTConnection: @unchecked Sendable {
                 var loop = code
                 var stopDeadline: Int64?
                 while loop == Int32(MOSQ_ERR_SUCCESS.rawValue) {
-                    loop = mosquitto_loop(handle, 100, 1)
+                    loop = lk_mosquitto_loop(handle, 100, 1)
                     if stopping.load(ordering: .relaxed) {
                         let now = MonotonicClock.nanoseconds()
                         if stopDeadline == nil { stopDeadline = now + 2_000_000_000 }

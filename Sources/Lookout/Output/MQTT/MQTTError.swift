@@ -9,6 +9,8 @@ public enum MQTTError: Error, Equatable, Sendable, CustomStringConvertible {
     case unreadableFile(path: String, Errno)
     /// libmosquitto refused a setting; carries the call and its error code.
     case library(call: String, code: Int32)
+    /// libmosquitto cannot be loaded (it is opened only when MQTT is used); carries the loader's message.
+    case libraryMissing(String)
 
     public var description: String {
         switch self {
@@ -18,6 +20,8 @@ public enum MQTTError: Error, Equatable, Sendable, CustomStringConvertible {
             return "\(path): \(errno)"
         case .library(let call, let code):
             return "\(call) failed: \(MQTTError.message(for: code))"
+        case .libraryMissing(let reason):
+            return "MQTT needs libmosquitto (Debian: libmosquitto1): \(reason)"
         }
     }
 
@@ -25,7 +29,7 @@ public enum MQTTError: Error, Equatable, Sendable, CustomStringConvertible {
     static func message(for code: Int32) -> String {
         if code == Int32(MOSQ_ERR_ERRNO.rawValue) { return Errno.current.description }
         // libmosquitto's messages end with a period; ours go inside sentences.
-        var message = String(cString: mosquitto_strerror(code))
+        var message = String(cString: lk_mosquitto_strerror(code))
         while message.hasSuffix(".") { message.removeLast() }
         return message
     }
