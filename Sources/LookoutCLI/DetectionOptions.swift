@@ -19,6 +19,11 @@ struct DetectionOptions: ParsableArguments {
         valueName: "n"))
     var density: Int = 1
 
+    @Option(name: .customLong("code-resolution"), help: ArgumentHelp(
+        "Image ZBar reads: full, or half (a 2x2-averaged copy, a quarter of the work; for codes whose bars and modules are at least 2 pixels wide).",
+        valueName: "full|half"))
+    var codeResolution: CodeScanResolution = .full
+
     @Option(name: .customLong("face-rate"), help: ArgumentHelp(
         "Face analyses per second at most (0 = every frame). Codes are still read on every frame; faces run beside them on their own queue.",
         valueName: "n"))
@@ -99,7 +104,7 @@ struct DetectionOptions: ParsableArguments {
     /// the output refuses (no face model), ValidationError for options validate() would refuse.
     func makeMetadataOutput(in session: CaptureSession, faceTrackRetention: MediaTime = MediaTime(seconds: 1)) throws -> MetadataOutput {
         let output = MetadataOutput(faceDetector: try faceConfiguration(trackRetention: faceTrackRetention),
-                                    codeScanDensity: density)
+                                    codeScanDensity: density, codeScanResolution: codeResolution)
         try session.addOutput(output)
         try output.setMetadataObjectTypes(try parsedTypes())
         output.rectOfInterest = try parsedRectOfInterest()
@@ -114,3 +119,5 @@ extension Substring {
         String(drop(while: { $0 == " " }).reversed().drop(while: { $0 == " " }).reversed())
     }
 }
+
+extension CodeScanResolution: ExpressibleByArgument {}

@@ -37,6 +37,35 @@ struct DetectorTests {
         #expect(scanner.scan(ean, region: (x: 0, y: 0, width: ean.width, height: ean.height)).isEmpty)
     }
 
+    @Test func halfResolutionReadsLargeCodesWhereFullResolutionDoes() throws {
+        // frame0 (1280x720): a QR code of 7 px modules and an EAN-13 of 4 px modules.
+        let image = try StillImage.load(path: Fixtures.path("frame0.jpg"))
+        let whole = (x: 0, y: 0, width: image.width, height: image.height)
+        let full = BarcodeScanner(types: [.qr, .ean13]).scan(image, region: whole)
+        let half = BarcodeScanner(types: [.qr, .ean13], resolution: .half).scan(image, region: whole)
+        #expect(Set(half.map(\.payload)) == Set(full.map(\.payload)))
+        #expect(full.count == 2)
+        for code in half {
+            let match = try #require(full.first { $0.type == code.type })
+            // Corners in the frame's pixels, within the 2 px one half-size pixel covers.
+            for (a, b) in zip(code.corners, match.corners) {
+                #expect(abs(a.x - b.x) <= 2 && abs(a.y - b.y) <= 2, "\(code.type): \(a) vs \(b)")
+            }
+        }
+        // A region in frame pixels: the right 60 % holds both codes, the left third neither.
+        #expect(BarcodeScanner(types: [.qr, .ean13], resolution: .half)
+            .scan(image, region: (x: 512, y: 0, width: image.width - 512, height: image.height)).count == 2)
+        #expect(BarcodeScanner(types: [.qr, .ean13], resolution: .half)
+            .scan(image, region: (x: 0, y: 0, width: image.width / 3, height: image.height)).isEmpty)
+
+        // The price: the EAN-13 fixture shrunk 4 times (1.5 px per module) still reads at full
+        // resolution, not at half.
+        let scaled = Fixtures.shrunk(try StillImage.load(path: Fixtures.path("ean13.png")), by: 4)
+        let region = (x: 0, y: 0, width: scaled.width, height: scaled.height)
+        #expect(BarcodeScanner(types: [.ean13]).scan(scaled, region: region).count == 1)
+        #expect(BarcodeScanner(types: [.ean13], resolution: .half).scan(scaled, region: region).isEmpty)
+    }
+
     @Test func qrUTF8IsReadExactly() throws {
         let code = try onlyCode("qr-utf8-ete.png")
         #expect(code.type == .qr)

@@ -42,4 +42,21 @@ enum Fixtures {
         try output.setMetadataObjectTypes(types)
         return (session, output)
     }
+
+    /// `image` shrunk `factor` times in each direction (means of factor x factor pixels).
+    static func shrunk(_ image: PixelBuffer, by factor: Int) -> PixelBuffer {
+        let width = image.width / factor, height = image.height / factor
+        let pool = BufferPool(count: 1)
+        let index = pool.acquire(capacity: width * height, wait: false)!
+        let out = pool.pointer(index).assumingMemoryBound(to: UInt8.self)
+        for y in 0..<height {
+            for x in 0..<width {
+                var sum = 0
+                for dy in 0..<factor { for dx in 0..<factor { sum += Int(image[x * factor + dx, y * factor + dy]) } }
+                out[y * width + x] = UInt8(sum / (factor * factor))
+            }
+        }
+        return PixelBuffer(width: width, height: height, bytesPerRow: width, baseAddress: pool.pointer(index),
+                           pool: pool, poolIndex: index)
+    }
 }

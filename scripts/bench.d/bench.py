@@ -17,9 +17,20 @@ clips = sys.argv[6:]
 cascade = f"{root}/models/haarcascade_frontalface_default.xml"
 lookout = f"{root}/.build/release/lookout"
 harness = f"{out}/harness"
-# The configuration for P1/P3/P5: codes on every frame (ZBar density 2), faces 10 times per second
-# of video with the peer's scale factor.
-P1_OPTIONS = ["--face-rate", "10", "--density", "2", "--scale-factor", "1.25"]
+
+
+def p1_options(height):
+    """The configuration for P1/P3/P5 at a clip height: codes on every frame (ZBar density 2),
+    faces 10 times per second of video with the peer's settings: scale factor 1.25 and its smallest
+    face, 30 px on the 640-wide copy, in frame pixels. From 720p up ZBar reads a half-size copy (the
+    clip's codes have 4 px modules at 720p); at 480p (2.7 px) it reads the frame, as at half size
+    its EAN-13 is lost."""
+    width = {480: 854, 720: 1280, 1080: 1920}[height]
+    options = ["--face-rate", "10", "--density", "2", "--scale-factor", "1.25", "--min-face", str(round(30 * width / 640))]
+    return options + (["--code-resolution", "half"] if height >= 720 else [])
+
+
+P1_OPTIONS = p1_options(720)
 
 
 def measure(argv):
@@ -57,9 +68,9 @@ def measure_settled(argv, warmup=3.0):
     return output[0].decode("utf-8", "replace"), end - start, cpu, (cpu - cpu_at_warmup) / (end - settled_from)
 
 
-def run_lookout_with(*options):
+def run_lookout_with(options_for_height):
     def run(clip, frames, height):
-        stdout, wall, cpu, rss = measure([lookout, "run", "--input", clip, "-q", "--stats"] + list(options))
+        stdout, wall, cpu, rss = measure([lookout, "run", "--input", clip, "-q", "--stats"] + options_for_height(height))
         found = {"qr": set(), "ean13": set(), "face": set()}
         stats = {}
         for line in stdout.splitlines():
@@ -111,15 +122,15 @@ def run_gst(pipeline):
 
 
 systems = {
-    "lookout": run_lookout_with(),
-    "lookout-p1": run_lookout_with(*P1_OPTIONS),
+    "lookout": run_lookout_with(lambda height: []),
+    "lookout-p1": run_lookout_with(p1_options),
     "harness": run_harness,
     "gst-zbar": run_gst("zbar"),
     "gst-tee": run_gst("tee"),
 }
 descriptions = {
     "lookout": "lookout run: QR + EAN-13 and faces on every frame (faces on a 640-wide copy, scale 1.1, min 3, min 30 px)",
-    "lookout-p1": "lookout run --face-rate 10 --density 2 --scale-factor 1.25: codes on every frame (ZBar density 2), faces 10 times per second of video with the peer's scale factor",
+    "lookout-p1": "lookout run --face-rate 10 --density 2 --scale-factor 1.25 --min-face 30*width/640 [--code-resolution half from 720p]: codes on every frame, faces 10 times per second of video with the peer's face settings",
     "harness": "bare libraries, same settings (scripts/bench.d/harness.cpp)",
     "gst-zbar": "filesrc ! jpegparse ! jpegdec ! videoconvert ! zbar ! fakesink",
     "gst-tee": "... ! tee ! queue ! zbar, tee ! queue ! videoscale 640x360 ! facedetect (its defaults: scale 1.25, min 3, min 30x30)",
@@ -181,7 +192,7 @@ if memory_frames > 0:
     clip480 = next(c for c in clips if "480p" in c)
     data = open(clip480, "rb").read()
     loops = -(-memory_frames // data.count(b"\xff\xd9"))
-    process = subprocess.Popen([lookout, "run", "--input", "-", "-q", "--stats"] + P1_OPTIONS,
+    process = subprocess.Popen([lookout, "run", "--input", "-", "-q", "--stats"] + p1_options(480),
                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
 
     def feed():

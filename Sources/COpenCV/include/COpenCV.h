@@ -33,6 +33,10 @@ int lk_cascade_detect(lk_cascade *cascade, const unsigned char *gray, int width,
                       int stride, const lk_cascade_params *params, lk_rect *out, int capacity,
                       char *err, size_t err_len);
 
+// Writes the (width/2) x (height/2) plane of 2x2 means of an 8-bit gray image into `out`
+// (tightly packed).
+void lk_half_scale(const unsigned char *gray, int width, int height, int stride, unsigned char *out);
+
 // Decodes an encoded still image (PNG, PGM, BMP, ...) to 8-bit gray.
 // On success returns 0 and *pixels (free with lk_image_free), width and height (stride == width).
 int lk_image_decode_gray(const unsigned char *data, size_t length, unsigned char **pixels,

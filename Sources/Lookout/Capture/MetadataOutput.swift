@@ -85,6 +85,8 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
     public let faceDetectorConfiguration: FaceDetectorConfiguration?
     /// ZBar scan density (1 = every line). Higher is faster and may miss thin codes.
     public let codeScanDensity: Int
+    /// The image codes are read from (full, or half size for a quarter of the work).
+    public let codeScanResolution: CodeScanResolution
 
     // Code-queue state.
     private var scanner: BarcodeScanner?
@@ -100,7 +102,9 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
     private var previousHadFaces = false
     private var lastFaces = LastResult()
 
-    public init(faceDetector: FaceDetectorConfiguration? = nil, codeScanDensity: Int = 1) {
+    public init(faceDetector: FaceDetectorConfiguration? = nil, codeScanDensity: Int = 1,
+                codeScanResolution: CodeScanResolution = .full) {
+        self.codeScanResolution = codeScanResolution
         self.faceDetectorConfiguration = faceDetector
         self.codeScanDensity = codeScanDensity
     }
@@ -319,7 +323,8 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
     private func detectCodes(in frame: SampleBuffer, settings: Configuration) -> [MetadataObject] {
         if settings.generation != appliedGeneration {
             let codeTypes = Set(settings.types.filter(\.isMachineReadableCode))
-            scanner = codeTypes.isEmpty ? nil : BarcodeScanner(types: codeTypes, density: codeScanDensity)
+            scanner = codeTypes.isEmpty ? nil : BarcodeScanner(types: codeTypes, density: codeScanDensity,
+                                                                         resolution: codeScanResolution)
             appliedGeneration = settings.generation
         }
         guard let scanner else {
