@@ -1,3 +1,4 @@
+import COpenCV
 import Foundation
 import Testing
 @testable import Lookout
@@ -64,6 +65,21 @@ struct DetectorTests {
         let region = (x: 0, y: 0, width: scaled.width, height: scaled.height)
         #expect(BarcodeScanner(types: [.ean13]).scan(scaled, region: region).count == 1)
         #expect(BarcodeScanner(types: [.ean13], resolution: .half).scan(scaled, region: region).isEmpty)
+    }
+
+    @Test func halvingGivesTheRoundedMeanOfEach2x2Block() {
+        // 75 wide (odd; 37 outputs: two vector steps and a tail), stride 80, 9 rows (odd).
+        let width = 75, height = 9, stride = 80
+        let plane = (0..<(stride * height)).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 13) }
+        var half = [UInt8](repeating: 0, count: (width / 2) * (height / 2))
+        lk_half_scale(plane, Int32(width), Int32(height), Int32(stride), &half)
+        for y in 0..<(height / 2) {
+            for x in 0..<(width / 2) {
+                let sum = [plane[2 * y * stride + 2 * x], plane[2 * y * stride + 2 * x + 1],
+                           plane[(2 * y + 1) * stride + 2 * x], plane[(2 * y + 1) * stride + 2 * x + 1]].reduce(0) { $0 + Int($1) }
+                #expect(Int(half[y * (width / 2) + x]) == (sum + 2) / 4, "(\(x), \(y))")
+            }
+        }
     }
 
     @Test func qrUTF8IsReadExactly() throws {
