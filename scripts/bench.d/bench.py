@@ -261,22 +261,32 @@ table = "\n".join(lines) + "\n"
 open(f"{out}/results.md", "w").write(table)
 print(table)
 
+# The plot is drawn by gnuplot, not matplotlib: Debian's python3-matplotlib pulls in OpenBLAS
+# (through scipy), which becomes the system BLAS that OpenCV loads, and whose start-up threads then
+# spin some 70 ms of CPU in every run of Lookout and of the GStreamer peer.
+heights = sorted(int(h) for h in results)
+data = "".join(f"{h} " + " ".join(f"{results[str(h)][name]['fps']} {results[str(h)][name]['cpu_ms_per_frame']}"
+                                  for name in systems) + "\n" for h in heights)
+open(f"{out}/plot.dat", "w").write(data)
+tics = ", ".join(f'"{h}p" {h}' for h in heights)
+def curves(column):
+    return ", ".join(f"'{out}/plot.dat' using 1:{2 * index + column} with linespoints pt 7 ps 0.8 title '{name}'"
+                     for index, name in enumerate(systems))
+script = f"""set terminal pngcairo size 1210,460 font 'sans,9'
+set output '{out}/plot.png'
+set multiplot layout 1,2
+set grid
+set yrange [0:*]
+set xtics ({tics})
+unset key
+set title 'frames per second (median)'
+plot {curves(2)}
+set key top left
+set title 'CPU ms per frame (median)'
+plot {curves(3)}
+unset multiplot
+"""
 try:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plot
-    heights = sorted(int(h) for h in results)
-    matplotlib.rcParams.update({"font.size": 9})
-    figure, (fps_axis, cpu_axis) = plot.subplots(1, 2, figsize=(11, 4.2))
-    for name in systems:
-        fps_axis.plot(heights, [results[str(h)][name]["fps"] for h in heights], marker="o", label=name)
-        cpu_axis.plot(heights, [results[str(h)][name]["cpu_ms_per_frame"] for h in heights], marker="o", label=name)
-    for axis, title in ((fps_axis, "frames per second (median)"), (cpu_axis, "CPU ms per frame (median)")):
-        axis.set_xticks(heights, [f"{h}p" for h in heights])
-        axis.set_title(title)
-        axis.grid(alpha=0.3)
-    cpu_axis.legend()
-    figure.tight_layout()
-    figure.savefig(f"{out}/plot.png", dpi=110)
-except ImportError:
-    print("bench: python3-matplotlib missing; no plot", file=sys.stderr)
+    subprocess.run(["gnuplot"], input=script, text=True, check=True)
+except (OSError, subprocess.CalledProcessError) as error:
+    print(f"bench: no plot ({error}); gnuplot-nox draws it", file=sys.stderr)
