@@ -20,7 +20,7 @@ struct DetectionOptions: ParsableArguments {
     var density: Int = 1
 
     @Option(name: .customLong("code-resolution"), help: ArgumentHelp(
-        "Image ZBar reads: full, or half (a 2x2-averaged copy, a quarter of the work; for codes whose bars and modules are at least 2 pixels wide).",
+        "Image ZBar reads: full, or half (a quarter of the work; for codes whose bars and modules are at least 2 pixels wide). At half, MJPEG frames not due for faces are decoded at half size.",
         valueName: "full|half"))
     var codeResolution: CodeScanResolution = .full
 

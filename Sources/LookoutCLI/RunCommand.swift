@@ -152,6 +152,7 @@ struct RunCommand: ParsableCommand {
         summary.faceFramesLate = statistics.faceFramesLate
         summary.framesUnchanged = statistics.framesUnchanged
         summary.framesNotDecoded = session.statistics.framesNotDecoded
+        summary.framesDecodedAtHalfSize = session.statistics.framesDecodedAtHalfSize
         summary.timings = [("decode", session.statistics.decodeTimes), ("codes", statistics.codeTimes),
                            ("faces", statistics.faceTimes), ("code_latency", printer.queue.sync { printer.codeLatency })]
         if output.stats {

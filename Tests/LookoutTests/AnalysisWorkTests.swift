@@ -25,6 +25,28 @@ struct AnalysisWorkTests {
         #expect(try Self.frames(result, kind: "face") == Array(stride(from: 0, to: 60, by: 3)))
     }
 
+    @Test func framesNotDueForFacesAreDecodedAtHalfSizeForHalfResolutionCodes() throws {
+        func run(_ resolution: String) throws -> (stats: [String: Any], faces: [String], codes: Int) {
+            let result = try lookout(["run", "--input", Fixtures.path("sample.mjpeg"), "--face-rate", "10",
+                                      "--code-resolution", resolution, "--stats", "-q"])
+            #expect(result.status == 0, "\(result.stderr)")
+            let lines = try jsonObjects(result)
+            // Face lines without their wall-clock time, which differs from run to run.
+            let faces = result.lines.filter { $0.contains("\"kind\":\"face\"") }
+                .map { $0.replacingOccurrences(of: #""time":"[^"]*","#, with: "", options: .regularExpression) }
+            let codes = lines.filter { ["qr", "ean13"].contains($0["kind"] as? String) && ($0["image"] as? [String: Int]) == ["width": 1280, "height": 720] }
+            return (try Self.stats(result), faces, codes.count)
+        }
+        let half = try run("half"), full = try run("full")
+        // 60 frames, 20 of them due for faces: those are decoded whole, the rest at half size.
+        #expect(half.stats["frames_decoded_half"] as? Int == 40)
+        #expect(full.stats["frames_decoded_half"] as? Int == 0)
+        // Faces come from the same whole frames either way; codes on every frame, in frame pixels.
+        #expect(half.faces.count == 20)
+        #expect(half.faces == full.faces)
+        #expect(half.codes == 120 && full.codes == 120)
+    }
+
     @Test func unchangedFramesSkipTheDetectorsAndKeepEveryDetection() throws {
         // The code clip is static between its changes (the QR code appears and disappears).
         let plain = try lookout(["run", "--input", Fixtures.path("events-codes.mjpeg"), "--fps", "10", "--stats", "-q"])

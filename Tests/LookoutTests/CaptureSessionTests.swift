@@ -45,6 +45,23 @@ final class MetadataRecorder: MetadataOutputObjectsDelegate, @unchecked Sendable
     }
 }
 
+/// Records the frame and plane size of every frame a video data output delivers.
+final class FrameSizeRecorder: VideoDataOutputSampleBufferDelegate, @unchecked Sendable {
+    let sizes = Mutex<[[Int]]>([])
+    func captureOutput(_ output: VideoDataOutput, didOutput sampleBuffer: SampleBuffer, from connection: CaptureConnection) {
+        let format = sampleBuffer.formatDescription, plane = sampleBuffer.imageBuffer
+        sizes.withLock { $0.append([format.width, format.height, plane.width, plane.height]) }
+    }
+}
+
+/// Keeps every metadata object delivered.
+final class ObjectRecorder: MetadataOutputObjectsDelegate, @unchecked Sendable {
+    let objects = Mutex<[MetadataObject]>([])
+    func metadataOutput(_ output: MetadataOutput, didOutput metadataObjects: [MetadataObject], from connection: CaptureConnection) {
+        objects.withLock { $0 += metadataObjects }
+    }
+}
+
 /// Runs a session until its input ends (or `stopAfter` seconds) and returns the elapsed time.
 @discardableResult
 func run(_ session: CaptureSession, stopAfter: Double? = nil, timeout: Double = 60) -> Double {
@@ -84,6 +101,57 @@ struct CaptureSessionTests {
         #expect(recorder.frames.withLock { $0 } == Array(0..<60))
         #expect(session.statistics.framesRead == 60)
         #expect(!session.isRunning)
+    }
+
+    /// Codes at half resolution let the session decode JPEG frames at half size; objects still come
+    /// in the frame's pixels, and a video data output in the same session still gets whole frames.
+    @Test(arguments: [false, true])
+    func halfResolutionCodesDecodeAtHalfSizeUnlessAnOutputNeedsTheWholeFrame(withVideoOutput: Bool) throws {
+        let session = CaptureSession()
+        try session.addInput(try AssetReaderInput(path: Fixtures.path("sample.mjpeg")))
+        let video = VideoDataOutput()
+        let frames = FrameSizeRecorder()
+        if withVideoOutput {
+            video.setSampleBufferDelegate(frames, queue: DispatchQueue(label: "test.video"))
+            try session.addOutput(video)
+        }
+        let metadata = MetadataOutput(codeScanResolution: .half)
+        try session.addOutput(metadata)
+        try metadata.setMetadataObjectTypes([.qr, .ean13])
+        let objects = ObjectRecorder()
+        metadata.setMetadataObjectsDelegate(objects, queue: DispatchQueue(label: "test.metadata"))
+        run(session)
+
+        #expect(session.statistics.framesDecodedAtHalfSize == (withVideoOutput ? 0 : 60))
+        if withVideoOutput {
+            #expect(frames.sizes.withLock { $0 }.count == 60)
+            #expect(frames.sizes.withLock { $0 }.allSatisfy { $0 == [1280, 720, 1280, 720] }, "video frames were reduced")
+        }
+        let found = objects.objects.withLock { $0 }
+        #expect(found.filter { $0.type == .qr }.count == 60)
+        #expect(found.filter { $0.type == .ean13 }.count == 60)
+        for object in found {
+            #expect(object.imageWidth == 1280 && object.imageHeight == 720)
+            #expect(abs(object.bounds.x - object.pixelBounds.x / 1280) < 1e-9)
+        }
+        // Where full resolution reads the codes, frame by frame (within 3 px).
+        let session2 = CaptureSession()
+        try session2.addInput(try AssetReaderInput(path: Fixtures.path("sample.mjpeg")))
+        let reference = MetadataOutput()
+        try session2.addOutput(reference)
+        try reference.setMetadataObjectTypes([.qr, .ean13])
+        let expected = ObjectRecorder()
+        reference.setMetadataObjectsDelegate(expected, queue: DispatchQueue(label: "test.reference"))
+        run(session2)
+        #expect(session2.statistics.framesDecodedAtHalfSize == 0)
+        let wanted = expected.objects.withLock { $0 }
+        #expect(wanted.count == 120)
+        for object in wanted {
+            let want = object.pixelBounds
+            let got = try #require(found.first { $0.type == object.type && $0.frameSequence == object.frameSequence }).pixelBounds
+            #expect(abs(got.x - want.x) <= 3 && abs(got.y - want.y) <= 3 && abs(got.maxX - want.maxX) <= 3
+                    && abs(got.maxY - want.maxY) <= 3, "frame \(object.frameSequence) \(object.type): \(got) against \(want)")
+        }
     }
 
     @Test func slowDelegateOnRealTimeInputDropsLateFramesAndNeverStallsCapture() throws {

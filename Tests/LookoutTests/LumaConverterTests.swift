@@ -42,6 +42,37 @@ struct LumaConverterTests {
         }
     }
 
+    @Test func aJPEGFrameDecodesAtHalfScaleToTheFrameAtHalfSize() throws {
+        let jpeg = try Fixtures.bytes("frame0.jpg")
+        let pool = BufferPool(count: 2)
+        let converter = LumaConverter()
+        let (whole, reduced) = try jpeg.withUnsafeBytes { raw in
+            (try converter.convertJPEG(raw, pool: pool, wait: false),
+             try converter.convertJPEG(raw, pool: pool, wait: false) { width, height in
+                 #expect(width == 1280 && height == 720, "asked with the frame's size")
+                 return 2
+             })
+        }
+        guard case .image(let full, 1280, 720) = whole, case .image(let half, 1280, 720) = reduced else {
+            Issue.record("expected both planes, each with the frame's size: \(whole), \(reduced)")
+            return
+        }
+        #expect(full.width == 1280 && full.height == 720)
+        #expect(half.width == 640 && half.height == 360 && half.bytesPerRow == 640)
+        // The same picture: each pixel close to the mean of its 2x2 block in the full plane.
+        var difference = 0
+        for y in 0..<360 {
+            for x in 0..<640 {
+                let mean = (Int(full[2 * x, 2 * y]) + Int(full[2 * x + 1, 2 * y]) + Int(full[2 * x, 2 * y + 1])
+                            + Int(full[2 * x + 1, 2 * y + 1]) + 2) / 4
+                difference += abs(mean - Int(half[x, y]))
+            }
+        }
+        let meanDifference = Double(difference) / Double(640 * 360)
+        #expect(meanDifference < 1.5, "mean difference \(meanDifference) grey levels")
+        #expect(JPEGDecoder.scaledSize(width: 1281, height: 721, reduction: 2) == (641, 361))
+    }
+
     @Test func shortFrameIsCorruptNotACrash() {
         let pool = BufferPool(count: 1)
         let bytes = [UInt8](repeating: 0, count: 100)

@@ -30,6 +30,12 @@ public class CaptureOutput: @unchecked Sendable {
     /// frames when every output taking the frame allows it.
     var unchangedFrameTolerance: Int { 0 }
 
+    /// How much smaller than the reserved `width`x`height` frame at `time` the luma plane may be
+    /// for this output: 1 (the frame's size), or 2 (half). The session decodes a JPEG frame at the
+    /// smallest size every output taking it accepts, so that nothing decodes pixels only to
+    /// average them away.
+    func lumaReduction(forFrameWidth width: Int, height: Int, at time: MediaTime) -> Int { 1 }
+
     /// Hands over a reserved frame; must not block.
     func deliver(_ sampleBuffer: SampleBuffer, from connection: CaptureConnection) {}
 

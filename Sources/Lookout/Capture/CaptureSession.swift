@@ -39,6 +39,8 @@ public final class CaptureSession: @unchecked Sendable {
         public var framesCorrupt = 0
         /// JPEG frames found unchanged before decoding and given the previous image.
         public var framesNotDecoded = 0
+        /// JPEG frames decoded at half size, every output taking them reading no more.
+        public var framesDecodedAtHalfSize = 0
     }
 
     /// The session's graph: what the capture loop reads for every frame.
@@ -227,8 +229,9 @@ public final class CaptureSession: @unchecked Sendable {
         let realTime = source.isRealTime
         var recipients = [CaptureConnection]()
         recipients.reserveCapacity(4)
-        // The last decoded image, kept while outputs accept unchanged frames (one pool buffer).
-        var lastImage: PixelBuffer?
+        // The last decoded image and its frame's size, kept while outputs accept unchanged frames
+        // (one pool buffer).
+        var lastImage: (image: PixelBuffer, width: Int, height: Int)?
 
         while !stopRequested.load(ordering: .relaxed) {
             let frame: SourceFrame
@@ -275,7 +278,15 @@ public final class CaptureSession: @unchecked Sendable {
             }
             guard !recipients.isEmpty else { continue }
 
-            // Decode once, for every output that takes the frame.
+            // Decode once, for every output that takes the frame, at the smallest size they all accept.
+            func reduction(width: Int, height: Int) -> Int {
+                var reduction = 2
+                for connection in recipients {
+                    reduction = min(reduction, connection.output.lumaReduction(forFrameWidth: width, height: height,
+                                                                                at: frame.presentationTime))
+                }
+                return reduction
+            }
             let result: LumaConverter.Result
             let decodeStart = MonotonicClock.nanoseconds()
             do {
@@ -285,14 +296,19 @@ public final class CaptureSession: @unchecked Sendable {
                     // spare the decode: a 1/8-scale look tells whether anything moved.
                     var tolerance = Int.max
                     for connection in recipients { tolerance = min(tolerance, connection.output.unchangedFrameTolerance) }
-                    if tolerance > 0, let last = lastImage, try converter.jpegIsUnchanged(bytes, threshold: tolerance) {
-                        result = .image(last, width: last.width, height: last.height)
+                    if tolerance > 0, let last = lastImage,
+                       last.image.width >= last.width / reduction(width: last.width, height: last.height),
+                       try converter.jpegIsUnchanged(bytes, threshold: tolerance) {
+                        result = .image(last.image, width: last.width, height: last.height)
                         counters.withLock { $0.framesNotDecoded += 1 }
                     } else {
-                        result = try converter.convertJPEG(bytes, pool: pool, wait: !realTime)
-                        if tolerance > 0, case .image(let image, _, _) = result {
+                        result = try converter.convertJPEG(bytes, pool: pool, wait: !realTime, reduction: reduction)
+                        if case .image(let image, let width, _) = result, image.width < width {
+                            counters.withLock { $0.framesDecodedAtHalfSize += 1 }
+                        }
+                        if tolerance > 0, case .image(let image, let width, let height) = result {
                             if lastImage == nil { _ = try converter.jpegIsUnchanged(bytes, threshold: tolerance) }
-                            lastImage = image
+                            lastImage = (image, width, height)
                         } else {
                             lastImage = nil
                             converter.resetChangeDetection()

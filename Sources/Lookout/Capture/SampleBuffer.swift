@@ -13,7 +13,10 @@ public final class SampleBuffer: @unchecked Sendable {
     public let wallClockTime: WallClockTime
     /// The frame as the input delivered it (size, original pixel format, nominal rate).
     public let formatDescription: VideoFormatDescription
-    /// The frame's luma plane.
+    /// The frame's luma plane. Its size is the frame's (`formatDescription`), or half of it when
+    /// every output the session feeds reads a half-size plane (a `MetadataOutput` scanning codes at
+    /// half resolution and analysing faces at most half as wide as the frame): the session then
+    /// decodes JPEG frames at 1/2 scale. A `VideoDataOutput` always gets the full size.
     public let imageBuffer: PixelBuffer
     /// When Lookout received the frame, in MonotonicClock nanoseconds: the start of the
     /// capture-to-output latency that `--stats` reports.
@@ -28,5 +31,16 @@ public final class SampleBuffer: @unchecked Sendable {
         self.formatDescription = formatDescription
         self.imageBuffer = imageBuffer
         self.hostTime = hostTime
+    }
+
+    /// How much smaller than the frame `imageBuffer` is: 1, or 2 for a plane decoded at half size
+    /// (rounded up, so an odd frame size gives one plane pixel more than half).
+    var lumaReduction: Int { imageBuffer.width < formatDescription.width ? 2 : 1 }
+
+    /// Frame pixels per `imageBuffer` pixel, across and down: what turns the plane's coordinates
+    /// into the frame's.
+    var lumaScale: (x: Double, y: Double) {
+        (Double(formatDescription.width) / Double(max(1, imageBuffer.width)),
+         Double(formatDescription.height) / Double(max(1, imageBuffer.height)))
     }
 }

@@ -73,8 +73,11 @@ final class BarcodeScanner {
 
     /// Scans the luma plane, limited to `region` (pixels); codes come back in the plane's pixels
     /// whatever the resolution. At full resolution the plane must be tightly packed.
-    func scan(_ pixels: PixelBuffer, region: (x: Int, y: Int, width: Int, height: Int)) -> [ScannedCode] {
-        guard resolution == .half, pixels.width >= 2, pixels.height >= 2 else {
+    /// - Parameter planeIsHalfSize: the plane is already the frame at half size (decoded so), and
+    ///   is scanned as it is at `.half` resolution.
+    func scan(_ pixels: PixelBuffer, region: (x: Int, y: Int, width: Int, height: Int),
+              planeIsHalfSize: Bool = false) -> [ScannedCode] {
+        guard resolution == .half, !planeIsHalfSize, pixels.width >= 2, pixels.height >= 2 else {
             precondition(pixels.bytesPerRow == pixels.width, "ZBar reads tightly packed planes")
             return scan(plane: pixels.baseAddress, width: pixels.width, height: pixels.height, region: region, scale: 1)
         }

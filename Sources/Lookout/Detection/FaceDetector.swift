@@ -33,16 +33,20 @@ final class FaceDetector {
     deinit { lk_cascade_close(cascade) }
 
     /// Faces inside `region` of the plane, as pixel rectangles of the whole frame.
-    /// - Parameter singleThreaded: runs the cascade on the calling thread only. Beside a code
-    ///   queue that reads every frame, OpenCV's worker threads only compete with it for the cores
-    ///   (the CPU time is the same, measured), so rate-limited face analysis runs this way.
+    /// - Parameters:
+    ///   - scale: frame pixels per plane pixel (2 for a plane decoded at half size): the smallest
+    ///     face, set in frame pixels, shrinks by it, and the faces found grow by it.
+    ///   - singleThreaded: runs the cascade on the calling thread only. Beside a code
+    ///     queue that reads every frame, OpenCV's worker threads only compete with it for the cores
+    ///     (the CPU time is the same, measured), so rate-limited face analysis runs this way.
     func detect(_ pixels: PixelBuffer, region: (x: Int, y: Int, width: Int, height: Int),
-                singleThreaded: Bool = false) throws(CaptureError) -> [Rect] {
+                scale: (x: Double, y: Double) = (1, 1), singleThreaded: Bool = false) throws(CaptureError) -> [Rect] {
         let origin = pixels.baseAddress.advanced(by: region.y * pixels.bytesPerRow + region.x)
             .assumingMemoryBound(to: UInt8.self)
+        let minSize = Int32((Double(configuration.minSize) / scale.x).rounded())
         var parameters = lk_cascade_params(
             scale_factor: configuration.scaleFactor, min_neighbors: Int32(configuration.minNeighbors),
-            min_width: Int32(configuration.minSize), min_height: Int32(configuration.minSize),
+            min_width: minSize, min_height: minSize,
             max_width: 0, max_height: 0, analysis_width: Int32(configuration.analysisWidth),
             threads: singleThreaded ? 1 : 0)
         let count = lk_cascade_detect(cascade, origin, Int32(region.width), Int32(region.height),
@@ -50,8 +54,8 @@ final class FaceDetector {
                                       &message, message.count)
         guard count >= 0 else { throw .detectorFailed(String(nulTerminated: message)) }
         return found.prefix(Int(min(count, Int32(found.count)))).map {
-            Rect(x: Double(Int($0.x) + region.x), y: Double(Int($0.y) + region.y),
-                 width: Double($0.width), height: Double($0.height))
+            Rect(x: Double(Int($0.x) + region.x) * scale.x, y: Double(Int($0.y) + region.y) * scale.y,
+                 width: Double($0.width) * scale.x, height: Double($0.height) * scale.y)
         }
     }
 }

@@ -22,10 +22,10 @@ public class MetadataObject: @unchecked Sendable {
         self.frameSequence = frame.sequence
         self.wallClockTime = frame.wallClockTime
         self.hostTime = frame.hostTime
-        self.imageWidth = frame.imageBuffer.width
-        self.imageHeight = frame.imageBuffer.height
+        self.imageWidth = frame.formatDescription.width
+        self.imageHeight = frame.formatDescription.height
         self.pixelBounds = pixelBounds
-        self.bounds = pixelBounds.normalized(width: frame.imageBuffer.width, height: frame.imageBuffer.height)
+        self.bounds = pixelBounds.normalized(width: frame.formatDescription.width, height: frame.formatDescription.height)
     }
 }
 
@@ -48,7 +48,7 @@ public final class MachineReadableCodeObject: MetadataObject, @unchecked Sendabl
         self.stringValue = decoded.text
         self.textEncoding = decoded.encoding
         self.pixelCorners = pixelCorners
-        let width = frame.imageBuffer.width, height = frame.imageBuffer.height
+        let width = frame.formatDescription.width, height = frame.formatDescription.height
         self.corners = pixelCorners.map { $0.normalized(width: width, height: height) }
         super.init(type: type, frame: frame, pixelBounds: Rect.enclosing(pixelCorners))
     }

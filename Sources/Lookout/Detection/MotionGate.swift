@@ -11,7 +11,9 @@ struct MotionGate {
     let threshold: Int
     private var reference: [UInt8] = []
     private var current: [UInt8] = []
-    private var referenceSize = (width: 0, height: 0)
+    /// The reference's block grid: the same for a frame's full and half-size planes, so the two
+    /// compare with each other.
+    private var referenceGrid = (columns: 0, rows: 0)
     /// The image the reference was made from: the session hands the same image again for a JPEG
     /// frame it found unchanged, and that needs no look at all.
     private var referenceIdentity: UInt64 = 0
@@ -21,19 +23,22 @@ struct MotionGate {
     }
 
     /// True when `image` differs from the reference, which it then becomes; false when it does not
-    /// (the reference stays, so slow drifts add up until they count).
-    mutating func hasChanged(_ image: PixelBuffer) -> Bool {
+    /// (the reference stays, so slow drifts add up until they count). `reduction` is how much
+    /// smaller than its frame the plane is (1 or 2): blocks and sampling shrink with it, so a block
+    /// still covers 16x16 pixels of the frame.
+    mutating func hasChanged(_ image: PixelBuffer, reduction: Int = 1) -> Bool {
         if image.identity == referenceIdentity { return false }
-        let columns = (image.width + Self.blockSize - 1) / Self.blockSize
-        let rows = (image.height + Self.blockSize - 1) / Self.blockSize
+        let blockSize = Self.blockSize / reduction, step = max(1, 2 / reduction)
+        let columns = (image.width + blockSize - 1) / blockSize
+        let rows = (image.height + blockSize - 1) / blockSize
         if current.count != columns * rows {
             current = Array(repeating: 0, count: columns * rows)
         }
         current.withUnsafeMutableBufferPointer { blocks in
             for row in 0..<rows {
-                let y0 = row * Self.blockSize, y1 = min(y0 + Self.blockSize, image.height)
+                let y0 = row * blockSize, y1 = min(y0 + blockSize, image.height)
                 for column in 0..<columns {
-                    let x0 = column * Self.blockSize, x1 = min(x0 + Self.blockSize, image.width)
+                    let x0 = column * blockSize, x1 = min(x0 + blockSize, image.width)
                     var sum = 0, n = 0
                     var y = y0
                     while y < y1 {
@@ -42,16 +47,16 @@ struct MotionGate {
                         while x < x1 {
                             sum += Int(line[x])
                             n += 1
-                            x += 2
+                            x += step
                         }
-                        y += 2
+                        y += step
                     }
                     blocks[row * columns + column] = UInt8(sum / max(1, n))
                 }
             }
         }
-        defer { referenceSize = (image.width, image.height) }
-        guard referenceSize == (image.width, image.height), reference.count == current.count else {
+        defer { referenceGrid = (columns, rows) }
+        guard referenceGrid == (columns, rows), reference.count == current.count else {
             swap(&reference, &current)
             referenceIdentity = image.identity
             return true

@@ -30,12 +30,22 @@ public final class JPEGDecoder {
     /// Decodes the luma plane into `destination` (`bytesPerRow * height` bytes). Any libjpeg
     /// warning (premature end, bad Huffman code, extraneous bytes) fails the frame: a half-grey
     /// image would only hide codes and invent nothing useful.
+    ///
+    /// `width` and `height` are the image's, or its `scaledSize` for a reduction of 2, 4 or 8:
+    /// libjpeg then scales in the inverse DCT itself (a 4x4 transform per 8x8 block at half
+    /// size), cheaper than a full decode and no resize afterwards.
     public func decodeLuma(_ jpeg: UnsafeRawBufferPointer, width: Int, height: Int,
                            into destination: UnsafeMutableRawPointer, bytesPerRow: Int) throws(MediaError) {
         let status = tjDecompress2(handle, jpeg.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt(jpeg.count),
                                    destination.assumingMemoryBound(to: UInt8.self), Int32(width), Int32(bytesPerRow),
                                    Int32(height), Int32(TJPF_GRAY.rawValue), 0)
         guard status == 0 else { throw .corruptImage(reason: lastError) }
+    }
+
+    /// The size of the image decoded at 1/`reduction` scale (1, 2, 4 or 8), rounded up as
+    /// libjpeg scales.
+    public static func scaledSize(width: Int, height: Int, reduction: Int) -> (width: Int, height: Int) {
+        ((width + reduction - 1) / reduction, (height + reduction - 1) / reduction)
     }
 
     /// Decodes the luma plane at 1/8 scale into `destination` (`thumbnailSize` bytes): libjpeg
@@ -53,7 +63,7 @@ public final class JPEGDecoder {
 
     /// The size of a 1/8-scale thumbnail, rounded up as libjpeg scales.
     public static func thumbnailSize(width: Int, height: Int) -> (width: Int, height: Int) {
-        ((width + 7) / 8, (height + 7) / 8)
+        scaledSize(width: width, height: height, reduction: 8)
     }
 
     private var lastError: String {

@@ -22,22 +22,29 @@ final class LumaConverter {
 
     /// What a conversion produced.
     enum Result {
+        /// The luma plane, and the size of the frame it shows (the plane is smaller when the frame
+        /// was decoded at a reduced scale).
         case image(PixelBuffer, width: Int, height: Int)
         /// No pool buffer was free (the holders are too slow) and waiting was not allowed.
         case outOfBuffers
     }
 
-    func convertJPEG(_ bytes: UnsafeRawBufferPointer, pool: BufferPool, wait: Bool) throws(MediaError) -> Result {
+    /// Decodes a JPEG frame's luma plane at 1/`reduction(width, height)` scale (1 or 2), where
+    /// `reduction` is asked with the frame's size once its header is read.
+    func convertJPEG(_ bytes: UnsafeRawBufferPointer, pool: BufferPool, wait: Bool,
+                     reduction: (_ width: Int, _ height: Int) -> Int = { _, _ in 1 }) throws(MediaError) -> Result {
         let size = try jpeg.size(of: bytes)
-        guard let index = pool.acquire(capacity: size.width * size.height, wait: wait) else { return .outOfBuffers }
+        let plane = JPEGDecoder.scaledSize(width: size.width, height: size.height,
+                                           reduction: reduction(size.width, size.height) >= 2 ? 2 : 1)
+        guard let index = pool.acquire(capacity: plane.width * plane.height, wait: wait) else { return .outOfBuffers }
         do {
-            try jpeg.decodeLuma(bytes, width: size.width, height: size.height, into: pool.pointer(index),
-                                bytesPerRow: size.width)
+            try jpeg.decodeLuma(bytes, width: plane.width, height: plane.height, into: pool.pointer(index),
+                                bytesPerRow: plane.width)
         } catch {
             pool.release(index)
             throw error
         }
-        let image = PixelBuffer(width: size.width, height: size.height, bytesPerRow: size.width,
+        let image = PixelBuffer(width: plane.width, height: plane.height, bytesPerRow: plane.width,
                                 baseAddress: pool.pointer(index), pool: pool, poolIndex: index)
         return .image(image, width: size.width, height: size.height)
     }

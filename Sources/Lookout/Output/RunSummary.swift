@@ -12,6 +12,8 @@ public struct RunSummary: Sendable {
     public var framesUnchanged = 0
     /// JPEG frames the session found unchanged before decoding them (`--motion-threshold`).
     public var framesNotDecoded = 0
+    /// JPEG frames decoded at half size (codes read at half resolution, no faces due).
+    public var framesDecodedAtHalfSize = 0
     /// Per-stage timings by name (`decode`, `codes`, `faces`, `code_latency`).
     public var timings: [(name: String, histogram: TimingHistogram)] = []
 
@@ -50,6 +52,7 @@ public struct RunSummary: Sendable {
         writer.key("face_frames_late"); writer.integer(faceFramesLate)
         writer.key("frames_unchanged"); writer.integer(framesUnchanged)
         writer.key("frames_not_decoded"); writer.integer(framesNotDecoded)
+        writer.key("frames_decoded_half"); writer.integer(framesDecodedAtHalfSize)
         writer.key("timings")
         writer.beginObject()
         for (name, histogram) in timings {
