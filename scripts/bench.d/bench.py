@@ -240,9 +240,12 @@ for height, by_system in results.items():
 lines.append("")
 for height, by_system in results.items():
     look, fast, tee, bare = by_system["lookout"], by_system["lookout-p1"], by_system["gst-tee"], by_system["harness"]
-    lines.append(f"- {height}p: P1 `lookout-p1` CPU/frame = {fast['cpu_ms_per_frame'] / tee['cpu_ms_per_frame']:.2f}x `gst-tee` "
-                 f"(target <= 0.25); P2 `lookout` = {look['cpu_ms_per_frame'] / bare['cpu_ms_per_frame']:.2f}x `harness` "
-                 f"(target <= 1.05).")
+    # Three decimals and a verdict: 0.254 must not read as a met 0.25.
+    p1 = fast['cpu_ms_per_frame'] / tee['cpu_ms_per_frame']
+    p2 = look['cpu_ms_per_frame'] / bare['cpu_ms_per_frame']
+    lines.append(f"- {height}p: P1 `lookout-p1` CPU/frame = {p1:.3f}x `gst-tee` "
+                 f"(target <= 0.25: {'met' if p1 <= 0.25 else 'not met'}); P2 `lookout` = {p2:.3f}x `harness` "
+                 f"(target <= 1.05: {'met' if p2 <= 1.05 else 'not met'}).")
 for name, r in live.items():
     lines.append(f"- P3, 720p paced at 30 fps, `{name}`: code latency p50 {r['code_latency_p50_ms']:.1f} ms, "
                  f"p99 {r['code_latency_p99_ms']:.1f} ms, max {r['code_latency_max_ms']:.1f} ms; {r['late_drops']} late drops "
