@@ -224,16 +224,17 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
     /// are decoded whole. Called on the capture thread after `reserveFrame`, while the code
     /// queue is idle.
     override func lumaReduction(forFrameWidth width: Int, height: Int, at time: MediaTime) -> Int {
-        let settings = configuration.withLock { $0 }
-        if settings.types.contains(where: \.isMachineReadableCode), codeScanResolution != .half { return 1 }
-        if faceReserved, facesDue(at: time, settings: settings) { return 1 }
+        // Per frame: read the two settings under the lock rather than copy them all.
+        let (wantsCodes, faceRate) = configuration.withLock { ($0.types.contains(where: \.isMachineReadableCode), $0.faceAnalysisRate) }
+        if wantsCodes, codeScanResolution != .half { return 1 }
+        if faceReserved, facesDue(at: time, rate: faceRate) { return 1 }
         return 2
     }
 
     /// True when a face analysis is due for a frame at `time` (code queue, or capture thread while
     /// the code queue is idle).
-    private func facesDue(at time: MediaTime, settings: Configuration) -> Bool {
-        let interval = settings.faceAnalysisRate > 0 ? 1 / settings.faceAnalysisRate : 0
+    private func facesDue(at time: MediaTime, rate: Double) -> Bool {
+        let interval = rate > 0 ? 1 / rate : 0
         // A little slack, so that 10 a second from 30 fps is every third frame, not fourth.
         return lastFaceAnalysis.map { time < $0 || Double(time.nanoseconds - $0.nanoseconds) / 1e9 >= interval * 0.9 } ?? true
     }
@@ -286,7 +287,7 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
         } else {
             motionGate = nil
         }
-        let facesDue = facesDue(at: frame.presentationTime, settings: settings)
+        let facesDue = facesDue(at: frame.presentationTime, rate: settings.faceAnalysisRate)
         if faceQueueBusy && facesDue {
             // Due, but the face queue is still on an earlier frame: the next free one takes over.
             counters.withLock { $0.faceFramesLate += 1 }
