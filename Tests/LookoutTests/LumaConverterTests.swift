@@ -73,6 +73,24 @@ struct LumaConverterTests {
         #expect(JPEGDecoder.scaledSize(width: 1281, height: 721, reduction: 2) == (641, 361))
     }
 
+    /// A frame's full and half-size planes compare with each other in the motion gate (the session
+    /// hands over either, depending on whether faces are due), and a real change still shows.
+    @Test func theMotionGateComparesFullAndHalfSizePlanesOfTheSameScene() throws {
+        let frames = naiveFrames(try Fixtures.bytes("sample.mjpeg"))
+        let pool = BufferPool(count: 3)
+        let converter = LumaConverter()
+        func plane(_ jpeg: [UInt8], reduction: Int) throws -> PixelBuffer {
+            let result = try jpeg.withUnsafeBytes { try converter.convertJPEG($0, pool: pool, wait: false) { _, _ in reduction } }
+            guard case .image(let image, _, _) = result else { throw MediaError.corruptImage(reason: "no pool buffer") }
+            return image
+        }
+        var gate = MotionGate(threshold: 4, samplesEveryPixel: true)
+        #expect(gate.hasChanged(try plane(frames[0], reduction: 1), reduction: 1), "the first frame is a change")
+        #expect(!gate.hasChanged(try plane(frames[0], reduction: 2), reduction: 2), "the same scene at half size")
+        #expect(gate.hasChanged(try plane(frames[10], reduction: 2), reduction: 2), "frame 10: the codes moved")
+        #expect(!gate.hasChanged(try plane(frames[10], reduction: 1), reduction: 1), "frame 10 again, whole")
+    }
+
     @Test func shortFrameIsCorruptNotACrash() {
         let pool = BufferPool(count: 1)
         let bytes = [UInt8](repeating: 0, count: 100)

@@ -280,7 +280,9 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
         var changed = true
         if settings.unchangedFrameThreshold > 0 {
             if motionGate?.threshold != settings.unchangedFrameThreshold {
-                motionGate = MotionGate(threshold: settings.unchangedFrameThreshold)
+                // Half-resolution codes mean whole and half-size planes in turn (see lumaReduction).
+                motionGate = MotionGate(threshold: settings.unchangedFrameThreshold,
+                                        samplesEveryPixel: codeScanResolution == .half)
             }
             changed = motionGate!.hasChanged(frame.imageBuffer, reduction: frame.lumaReduction)
             if !changed { counters.withLock { $0.framesUnchanged += 1 } }

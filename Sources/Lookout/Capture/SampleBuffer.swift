@@ -13,10 +13,10 @@ public final class SampleBuffer: @unchecked Sendable {
     public let wallClockTime: WallClockTime
     /// The frame as the input delivered it (size, original pixel format, nominal rate).
     public let formatDescription: VideoFormatDescription
-    /// The frame's luma plane. Its size is the frame's (`formatDescription`), or half of it when
-    /// every output the session feeds reads a half-size plane (a `MetadataOutput` scanning codes at
-    /// half resolution and analysing faces at most half as wide as the frame): the session then
-    /// decodes JPEG frames at 1/2 scale. A `VideoDataOutput` always gets the full size.
+    /// The frame's luma plane. Its size is the frame's (`formatDescription`), or half of it (rounded
+    /// up) when every output taking the frame reads no more: a `MetadataOutput` scanning codes at
+    /// half resolution, on a frame no face analysis is due on. The session then decodes the JPEG
+    /// frame at 1/2 scale. A `VideoDataOutput` always gets the full size.
     public let imageBuffer: PixelBuffer
     /// When Lookout received the frame, in MonotonicClock nanoseconds: the start of the
     /// capture-to-output latency that `--stats` reports.

@@ -11,24 +11,32 @@ struct MotionGate {
     let threshold: Int
     private var reference: [UInt8] = []
     private var current: [UInt8] = []
-    /// The reference's block grid: the same for a frame's full and half-size planes, so the two
-    /// compare with each other.
+    /// The reference's block grid: the same for a frame's full and half-size planes.
     private var referenceGrid = (columns: 0, rows: 0)
     /// The image the reference was made from: the session hands the same image again for a JPEG
     /// frame it found unchanged, and that needs no look at all.
     private var referenceIdentity: UInt64 = 0
 
-    init(threshold: Int) {
+    /// Every pixel of a whole plane counts, not every other one of every other row.
+    let samplesEveryPixel: Bool
+
+    /// - Parameter samplesEveryPixel: for a gate that sees both whole and half-size planes: a
+    ///   half-size plane decoded by libjpeg keeps each block's true mean, which only a whole
+    ///   plane sampled in full matches (within 1 grey level on the sample clip; sampling every
+    ///   other pixel differs by up to 9 where codes have sharp edges).
+    init(threshold: Int, samplesEveryPixel: Bool = false) {
         self.threshold = threshold
+        self.samplesEveryPixel = samplesEveryPixel
     }
 
     /// True when `image` differs from the reference, which it then becomes; false when it does not
     /// (the reference stays, so slow drifts add up until they count). `reduction` is how much
     /// smaller than its frame the plane is (1 or 2): blocks and sampling shrink with it, so a block
-    /// still covers 16x16 pixels of the frame.
+    /// still covers 16x16 pixels of the frame. Whole and half-size planes compare with each other
+    /// only with `samplesEveryPixel`.
     mutating func hasChanged(_ image: PixelBuffer, reduction: Int = 1) -> Bool {
         if image.identity == referenceIdentity { return false }
-        let blockSize = Self.blockSize / reduction, step = max(1, 2 / reduction)
+        let blockSize = Self.blockSize / reduction, step = samplesEveryPixel ? 1 : max(1, 2 / reduction)
         let columns = (image.width + blockSize - 1) / blockSize
         let rows = (image.height + blockSize - 1) / blockSize
         if current.count != columns * rows {
