@@ -218,17 +218,23 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
 
     override var unchangedFrameTolerance: Int { configuration.withLock { $0.unchangedFrameThreshold } }
 
-    /// Half size when codes are read at half resolution and the frame is not one for faces: the
-    /// cascade finds fewer faces in a plane decoded at half scale than in the full plane shrunk
-    /// by area (91 against 95 of 100 analyses of the 720p bench clip), so frames due for faces
-    /// are decoded whole. Called on the capture thread after `reserveFrame`, while the code
-    /// queue is idle.
+    /// Half size when codes are read at half resolution (or none are looked for) and the frame is
+    /// not one for faces: the cascade finds fewer faces in a plane decoded at half scale than in
+    /// the full plane shrunk by area (91 against 95 of 100 analyses of the 720p bench clip), so
+    /// frames due for faces are decoded whole. Called on the capture thread after `reserveFrame`,
+    /// while the code queue is idle.
     override func lumaReduction(forFrameWidth width: Int, height: Int, at time: MediaTime) -> Int {
         // Per frame: read the two settings under the lock rather than copy them all.
         let (wantsCodes, faceRate) = configuration.withLock { ($0.types.contains(where: \.isMachineReadableCode), $0.faceAnalysisRate) }
-        if wantsCodes, codeScanResolution != .half { return 1 }
+        if !acceptsHalfSizePlanes(wantsCodes: wantsCodes) { return 1 }
         if faceReserved, facesDue(at: time, rate: faceRate) { return 1 }
         return 2
+    }
+
+    /// Whether frames not due for faces may come at half size (see `lumaReduction`): the code
+    /// scanner reads no more, or there is none.
+    private func acceptsHalfSizePlanes(wantsCodes: Bool) -> Bool {
+        !wantsCodes || codeScanResolution == .half
     }
 
     /// True when a face analysis is due for a frame at `time` (code queue, or capture thread while
@@ -279,10 +285,11 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
         let settings = configuration.withLock { $0 }
         var changed = true
         if settings.unchangedFrameThreshold > 0 {
-            if motionGate?.threshold != settings.unchangedFrameThreshold {
-                // Half-resolution codes mean whole and half-size planes in turn (see lumaReduction).
-                motionGate = MotionGate(threshold: settings.unchangedFrameThreshold,
-                                        samplesEveryPixel: codeScanResolution == .half)
+            // Whole and half-size planes in turn (see lumaReduction) compare only when whole
+            // planes are sampled in full.
+            let mixesPlaneSizes = acceptsHalfSizePlanes(wantsCodes: settings.types.contains(where: \.isMachineReadableCode))
+            if motionGate?.threshold != settings.unchangedFrameThreshold || motionGate?.samplesEveryPixel != mixesPlaneSizes {
+                motionGate = MotionGate(threshold: settings.unchangedFrameThreshold, samplesEveryPixel: mixesPlaneSizes)
             }
             changed = motionGate!.hasChanged(frame.imageBuffer, reduction: frame.lumaReduction)
             if !changed { counters.withLock { $0.framesUnchanged += 1 } }

@@ -15,7 +15,7 @@ public final class SampleBuffer: @unchecked Sendable {
     public let formatDescription: VideoFormatDescription
     /// The frame's luma plane. Its size is the frame's (`formatDescription`), or half of it (rounded
     /// up) when every output taking the frame reads no more: a `MetadataOutput` scanning codes at
-    /// half resolution, on a frame no face analysis is due on. The session then decodes the JPEG
+    /// half resolution (or none), on a frame no face analysis is due on. The session then decodes the JPEG
     /// frame at 1/2 scale. A `VideoDataOutput` always gets the full size.
     public let imageBuffer: PixelBuffer
     /// When Lookout received the frame, in MonotonicClock nanoseconds: the start of the

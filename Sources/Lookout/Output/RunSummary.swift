@@ -12,7 +12,7 @@ public struct RunSummary: Sendable {
     public var framesUnchanged = 0
     /// JPEG frames the session found unchanged before decoding them (`--motion-threshold`).
     public var framesNotDecoded = 0
-    /// JPEG frames decoded at half size (codes read at half resolution, no faces due).
+    /// JPEG frames decoded at half size (codes read at half resolution or not at all, no faces due).
     public var framesDecodedAtHalfSize = 0
     /// Per-stage timings by name (`decode`, `codes`, `faces`, `code_latency`).
     public var timings: [(name: String, histogram: TimingHistogram)] = []
