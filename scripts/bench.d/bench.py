@@ -239,15 +239,19 @@ for height, by_system in results.items():
         lines.append(f"| {height}p | {name} | {r['fps']:.1f} | {r['cpu_ms_per_frame']:.1f} | {r['peak_rss_mb']:.0f} | "
                      f"{d['qr']} / {d['ean13']} of {r['frames']} | {faces} |")
 lines.append("")
+
+
+def rounds(a, b):
+    """The CPU ratio of a to b within each round: the verdict is the ratio of the medians, these
+    (the systems ran back to back in a round) show how far the machine's load moved it."""
+    return ", ".join(f"{x / y:.3f}" for x, y in zip(a["cpu_ms_per_frame_rounds"], b["cpu_ms_per_frame_rounds"]))
+
+
 for height, by_system in results.items():
     look, fast, tee, bare = by_system["lookout"], by_system["lookout-p1"], by_system["gst-tee"], by_system["harness"]
     # Three decimals and a verdict: 0.254 must not read as a met 0.25.
     p1 = fast['cpu_ms_per_frame'] / tee['cpu_ms_per_frame']
     p2 = look['cpu_ms_per_frame'] / bare['cpu_ms_per_frame']
-    # The verdict is the ratio of the medians; the ratios within each round (the systems ran
-    # back to back there) show how far the machine's load moved it.
-    def rounds(a, b):
-        return ", ".join(f"{x / y:.3f}" for x, y in zip(a["cpu_ms_per_frame_rounds"], b["cpu_ms_per_frame_rounds"]))
     lines.append(f"- {height}p: P1 `lookout-p1` CPU/frame = {p1:.3f}x `gst-tee` "
                  f"(target <= 0.25: {'met' if p1 <= 0.25 else 'not met'}; round by round {rounds(fast, tee)}); "
                  f"P2 `lookout` = {p2:.3f}x `harness` "

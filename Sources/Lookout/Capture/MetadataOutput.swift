@@ -287,9 +287,9 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
         if settings.unchangedFrameThreshold > 0 {
             // Whole and half-size planes in turn (see lumaReduction) compare only when whole
             // planes are sampled in full.
-            let mixesPlaneSizes = acceptsHalfSizePlanes(wantsCodes: settings.types.contains(where: \.isMachineReadableCode))
-            if motionGate?.threshold != settings.unchangedFrameThreshold || motionGate?.samplesEveryPixel != mixesPlaneSizes {
-                motionGate = MotionGate(threshold: settings.unchangedFrameThreshold, samplesEveryPixel: mixesPlaneSizes)
+            let mayMixPlaneSizes = acceptsHalfSizePlanes(wantsCodes: settings.types.contains(where: \.isMachineReadableCode))
+            if motionGate?.threshold != settings.unchangedFrameThreshold || motionGate?.samplesEveryPixel != mayMixPlaneSizes {
+                motionGate = MotionGate(threshold: settings.unchangedFrameThreshold, samplesEveryPixel: mayMixPlaneSizes)
             }
             changed = motionGate!.hasChanged(frame.imageBuffer, reduction: frame.lumaReduction)
             if !changed { counters.withLock { $0.framesUnchanged += 1 } }
