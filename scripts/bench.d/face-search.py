@@ -29,15 +29,35 @@ def analysed_frames(clip):
         end = data.find(b"\xff\xd9", start) + 2
         frames.append(data[start:end])
         at = end
-    for jpeg in frames[::3]:
-        gray = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_GRAYSCALE)
+    for index in range(0, len(frames), 3):
+        gray = cv2.imdecode(np.frombuffer(frames[index], np.uint8), cv2.IMREAD_GRAYSCALE)
+        if gray is None:
+            sys.exit(f"face-search.py: {clip}: frame {index} is not a JPEG OpenCV can decode")
         height = round(gray.shape[0] * 640 / gray.shape[1])
         yield cv2.resize(gray, (640, height), interpolation=cv2.INTER_AREA)
+
+
+def number(text, kind, name, least):
+    """`text` as a number of `kind` at least `least`, or exit saying what is wrong."""
+    try:
+        value = kind(text)
+    except ValueError:
+        value = None
+    if value is None or value < least:
+        sys.exit(f"face-search.py: {name} must be a number of at least {least}, not {text!r}")
+    return value
 
 
 def main():
     if len(sys.argv) < 3 or sys.argv[1] not in ("tracked", "scales"):
         sys.exit(__doc__)
+    tracked = sys.argv[1] == "tracked"
+    if tracked and len(sys.argv) > 5:
+        sys.exit(__doc__)
+    # Arguments first: decoding the clip takes a while.
+    factors = [] if tracked else [number(text, float, "FACTOR", 1.01) for text in sys.argv[3:] or ["1.25"]]
+    every = number(sys.argv[3], int, "EVERY", 1) if tracked and len(sys.argv) > 3 else 10
+    margin = number(sys.argv[4], float, "MARGIN", 0) if tracked and len(sys.argv) > 4 else 0.5
     cv2.setNumThreads(1)
     model = os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../models/haarcascade_frontalface_default.xml")
     cascade = cv2.CascadeClassifier(model)
@@ -50,15 +70,13 @@ def main():
     def search(image, factor=1.25):
         return list(cascade.detectMultiScale(image, factor, 3, 0, (30, 30)))
 
-    if sys.argv[1] == "scales":
-        for factor in map(float, sys.argv[3:] or ["1.25"]):
+    if not tracked:
+        for factor in factors:
             start = time.process_time()
             found = sum(bool(search(image, factor)) for image in images)
             ms = (time.process_time() - start) * 1000 / len(images)
             print(f"scale {factor}: a face in {found} of {len(images)} analyses, {ms:.1f} ms each")
         return
-    every = int(sys.argv[3]) if len(sys.argv) > 3 else 10
-    margin = float(sys.argv[4]) if len(sys.argv) > 4 else 0.5
     last, full_found, tracked_found = [], 0, 0
     for index, image in enumerate(images):
         full = search(image)
