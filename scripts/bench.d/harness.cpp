@@ -1,10 +1,20 @@
-// The bare-library harness for scripts/bench (P2): the same work Lookout does per frame, with
-// nothing around it. Reads an MJPEG file (concatenated JPEGs), and for every frame: TurboJPEG
-// decode to gray; ZBar with QR + EAN-13 on the full frame (binary mode, cache off, density as
-// given); the Haar frontal cascade on a copy shrunk to 640 wide (INTER_AREA, scale 1.1,
-// min neighbours 3, min size 30 frame pixels) every Nth frame. Prints one JSON line.
+// The bare-library harness for scripts/bench: the same work Lookout does per frame, with nothing
+// around it. Reads an MJPEG file (concatenated JPEGs), and for every frame: TurboJPEG decode to
+// gray; ZBar with QR + EAN-13 (binary mode, cache off, density as given); the Haar frontal cascade
+// on a copy shrunk to 640 wide (INTER_AREA, min neighbours 3) every Nth frame. Prints one JSON line.
+// With its defaults it does what `lookout run` does by default (P2); with P1's options, what the
+// P1 configuration does, so the bench can show what the libraries alone cost there.
 //
-//   harness CLIP.mjpeg CASCADE.xml [--density N] [--face-every N]
+//   harness CLIP.mjpeg CASCADE.xml [--density N] [--face-every N] [--scale-factor F]
+//           [--min-face PX] [--code-resolution full|half] [--face-threads N]
+//
+//   --scale-factor F        the cascade's scale step (default 1.1)
+//   --min-face PX           smallest face in frame pixels (default 30)
+//   --code-resolution half  ZBar reads the frame at half size: frames no face analysis is due on
+//                           are decoded at half scale (libjpeg's scaled IDCT), the others whole
+//                           and halved by area, as Lookout does (default full)
+//   --face-threads N        OpenCV's threads for the cascade (default 0: OpenCV's choice; Lookout
+//                           uses 1 for rate-limited faces)
 #include <opencv2/imgproc.hpp>
 #include <opencv2/objdetect.hpp>
 #include <turbojpeg.h>
@@ -35,11 +45,29 @@ int main(int argc, char **argv) {
         std::fprintf(stderr, "usage: harness CLIP.mjpeg CASCADE.xml [--density N] [--face-every N]\n");
         return 64;
     }
-    int density = 1, face_every = 1;
-    for (int i = 3; i + 1 < argc; i += 2) {
-        if (!std::strcmp(argv[i], "--density")) density = std::atoi(argv[i + 1]);
-        if (!std::strcmp(argv[i], "--face-every")) face_every = std::atoi(argv[i + 1]);
+    int density = 1, face_every = 1, min_face = 30, face_threads = 0;
+    double scale_factor = 1.1;
+    bool half_codes = false;
+    for (int i = 3; i < argc; i += 2) {
+        const char *value = i + 1 < argc ? argv[i + 1] : nullptr;
+        char *end = nullptr;
+        bool ok = value != nullptr;
+        if (ok && !std::strcmp(argv[i], "--density")) density = (int)std::strtol(value, &end, 10), ok = density >= 1;
+        else if (ok && !std::strcmp(argv[i], "--face-every")) face_every = (int)std::strtol(value, &end, 10), ok = face_every >= 1;
+        else if (ok && !std::strcmp(argv[i], "--min-face")) min_face = (int)std::strtol(value, &end, 10), ok = min_face >= 1;
+        else if (ok && !std::strcmp(argv[i], "--face-threads")) face_threads = (int)std::strtol(value, &end, 10), ok = face_threads >= 0;
+        else if (ok && !std::strcmp(argv[i], "--scale-factor")) scale_factor = std::strtod(value, &end), ok = scale_factor > 1;
+        else if (ok && !std::strcmp(argv[i], "--code-resolution")) {
+            ok = !std::strcmp(value, "full") || !std::strcmp(value, "half");
+            half_codes = !std::strcmp(value, "half");
+            end = const_cast<char *>(value + std::strlen(value));
+        } else ok = false;
+        if (!ok || (end && *end)) {
+            std::fprintf(stderr, "harness: bad option %s %s\n", argv[i], value ? value : "(no value)");
+            return 64;
+        }
     }
+    if (face_threads > 0) cv::setNumThreads(face_threads);
     std::ifstream file(argv[1], std::ios::binary);
     std::vector<unsigned char> data((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
     if (data.empty()) {
@@ -64,7 +92,7 @@ int main(int argc, char **argv) {
     zbar::zbar_image_set_format(image, zbar_fourcc('Y', '8', '0', '0'));
 
     std::vector<unsigned char> gray;
-    cv::Mat scaled;
+    cv::Mat scaled, halved;
     std::vector<cv::Rect> faces;
     long frames = 0, qr = 0, ean13 = 0, face_frames = 0, face_analyses = 0;
     double decode_s = 0, zbar_s = 0, face_s = 0;
@@ -79,29 +107,45 @@ int main(int argc, char **argv) {
         int width = 0, height = 0, subsampling = 0, colorspace = 0;
         double t0 = now();
         if (tjDecompressHeader3(decoder, &data[i], end - i, &width, &height, &subsampling, &colorspace) != 0) { i = end; continue; }
-        gray.resize((size_t)width * height);
-        if (tjDecompress2(decoder, &data[i], end - i, gray.data(), width, width, height, TJPF_GRAY, 0) != 0) { i = end; continue; }
+        bool faces_due = frames % face_every == 0;
+        // Half-size codes: a frame not due for faces is decoded at half scale; one due for faces
+        // is decoded whole (the cascade wants it) and halved by area for ZBar.
+        bool decode_half = half_codes && !faces_due;
+        int decoded_width = decode_half ? (width + 1) / 2 : width, decoded_height = decode_half ? (height + 1) / 2 : height;
+        gray.resize((size_t)decoded_width * decoded_height);
+        if (tjDecompress2(decoder, &data[i], end - i, gray.data(), decoded_width, decoded_width, decoded_height, TJPF_GRAY, 0) != 0) { i = end; continue; }
+        cv::Mat frame(decoded_height, decoded_width, CV_8UC1, gray.data());
         double t1 = now();
+        const cv::Mat *codes_plane = &frame;
+        if (half_codes && !decode_half) {
+            cv::resize(frame, halved, cv::Size(width / 2, height / 2), 0, 0, cv::INTER_AREA);
+            codes_plane = &halved;
+        }
         zbar::zbar_image_scanner_recycle_image(scanner, image);
-        zbar::zbar_image_set_size(image, width, height);
-        zbar::zbar_image_set_data(image, gray.data(), gray.size(), nullptr);
+        zbar::zbar_image_set_size(image, codes_plane->cols, codes_plane->rows);
+        zbar::zbar_image_set_data(image, codes_plane->data, codes_plane->total(), nullptr);
         zbar::zbar_scan_image(scanner, image);
         for (const zbar::zbar_symbol_t *s = zbar::zbar_image_first_symbol(image); s; s = zbar::zbar_symbol_next(s)) {
             if (zbar::zbar_symbol_get_type(s) == zbar::ZBAR_QRCODE) qr++;
             if (zbar::zbar_symbol_get_type(s) == zbar::ZBAR_EAN13) ean13++;
         }
         double t2 = now();
-        if (frames % face_every == 0) {
-            cv::Mat frame(height, width, CV_8UC1, gray.data());
+        if (faces_due) {
             double scale = width > 640 ? (double)width / 640 : 1.0;
             const cv::Mat *input = &frame;
             if (scale > 1.0) {
-                cv::resize(frame, scaled, cv::Size(640, (int)(height / scale + 0.5)), 0, 0, cv::INTER_AREA);
-                input = &scaled;
+                cv::Size size(640, (int)(height / scale + 0.5));
+                // At 1280x720 the half-size plane for codes is this copy already.
+                if (codes_plane == &halved && halved.size() == size) {
+                    input = &halved;
+                } else {
+                    cv::resize(frame, scaled, size, 0, 0, cv::INTER_AREA);
+                    input = &scaled;
+                }
             }
-            int min_size = (int)(30 / scale + 0.5);
+            int min_size = (int)(min_face / scale + 0.5);
             faces.clear();
-            cascade.detectMultiScale(*input, faces, 1.1, 3, 0, cv::Size(min_size, min_size));
+            cascade.detectMultiScale(*input, faces, scale_factor, 3, 0, cv::Size(min_size, min_size));
             if (!faces.empty()) face_frames++;
             face_analyses++;
         }
