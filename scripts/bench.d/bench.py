@@ -35,12 +35,13 @@ CLIP_FPS = 30  # scripts/bench makes every clip at 30 fps
 
 
 def harness_p1_options(height):
-    """The bare-library harness doing P1's work: the same frames for faces (10 a second of video),
-    the same settings, OpenCV on one thread as Lookout runs rate-limited faces."""
-    options = p1_options(height)
-    min_face = options[options.index("--min-face") + 1]
-    return (["--density", "2", "--face-every", str(CLIP_FPS // 10), "--scale-factor", "1.25", "--min-face", min_face,
-             "--face-threads", "1"] + (["--code-resolution", "half"] if "--code-resolution" in options else []))
+    """The bare-library harness doing P1's work: Lookout's P1 options in the harness's words (faces
+    on every Nth frame of the 30 fps clip instead of N a second), OpenCV on one thread as Lookout
+    runs rate-limited faces."""
+    lookout_options = p1_options(height)
+    options = dict(zip(lookout_options[::2], lookout_options[1::2]))
+    face_every = round(CLIP_FPS / float(options.pop("--face-rate")))
+    return [word for pair in options.items() for word in pair] + ["--face-every", str(face_every), "--face-threads", "1"]
 
 
 def measure(argv):

@@ -110,9 +110,9 @@ def main():
         """The peer's scales 1.25-1.95 on the image; the next three on a copy shrunk by 1.25^3
         (1.95), and so on: every scale searched at OpenCV's 2-pixel step, the same scales."""
         shrink = 1.25 ** 3
+        largest = round(24 * shrink)  # 47 px, the window at scale 1.95
         raw, current, sx, sy = [], image, 1.0, 1.0
         while True:
-            largest = round(24 * shrink)  # 47 px, the window at scale 1.95
             for (x, y, w, h) in cascade.detectMultiScale(current, 1.25, 0, 0, (30, 30), (largest, largest)):
                 raw.append([round(x * sx), round(y * sy), round(w * sx), round(h * sy)])
             width, height = round(current.shape[1] / shrink), round(current.shape[0] / shrink)

@@ -42,28 +42,50 @@ static double cpu_seconds() {
 
 int main(int argc, char **argv) {
     if (argc < 3) {
-        std::fprintf(stderr, "usage: harness CLIP.mjpeg CASCADE.xml [--density N] [--face-every N]\n");
+        std::fprintf(stderr, "usage: harness CLIP.mjpeg CASCADE.xml [--density N] [--face-every N] [--scale-factor F]\n"
+                             "               [--min-face PX] [--code-resolution full|half] [--face-threads N]\n");
         return 64;
     }
     int density = 1, face_every = 1, min_face = 30, face_threads = 0;
     double scale_factor = 1.1;
     bool half_codes = false;
-    for (int i = 3; i < argc; i += 2) {
-        const char *value = i + 1 < argc ? argv[i + 1] : nullptr;
+    // A whole number of at least `least`, or a number above `above`; false for anything else.
+    auto whole = [](const char *text, int least, int &out) {
         char *end = nullptr;
+        long value = std::strtol(text, &end, 10);
+        if (end == text || *end || value < least || value > 1000000) return false;
+        out = (int)value;
+        return true;
+    };
+    auto real = [](const char *text, double above, double &out) {
+        char *end = nullptr;
+        double value = std::strtod(text, &end);
+        if (end == text || *end || !(value > above)) return false;
+        out = value;
+        return true;
+    };
+    for (int i = 3; i < argc; i += 2) {
+        const char *name = argv[i], *value = i + 1 < argc ? argv[i + 1] : nullptr;
         bool ok = value != nullptr;
-        if (ok && !std::strcmp(argv[i], "--density")) density = (int)std::strtol(value, &end, 10), ok = density >= 1;
-        else if (ok && !std::strcmp(argv[i], "--face-every")) face_every = (int)std::strtol(value, &end, 10), ok = face_every >= 1;
-        else if (ok && !std::strcmp(argv[i], "--min-face")) min_face = (int)std::strtol(value, &end, 10), ok = min_face >= 1;
-        else if (ok && !std::strcmp(argv[i], "--face-threads")) face_threads = (int)std::strtol(value, &end, 10), ok = face_threads >= 0;
-        else if (ok && !std::strcmp(argv[i], "--scale-factor")) scale_factor = std::strtod(value, &end), ok = scale_factor > 1;
-        else if (ok && !std::strcmp(argv[i], "--code-resolution")) {
-            ok = !std::strcmp(value, "full") || !std::strcmp(value, "half");
+        if (!ok) {
+        } else if (!std::strcmp(name, "--density")) {
+            ok = whole(value, 1, density);
+        } else if (!std::strcmp(name, "--face-every")) {
+            ok = whole(value, 1, face_every);
+        } else if (!std::strcmp(name, "--min-face")) {
+            ok = whole(value, 1, min_face);
+        } else if (!std::strcmp(name, "--face-threads")) {
+            ok = whole(value, 0, face_threads);
+        } else if (!std::strcmp(name, "--scale-factor")) {
+            ok = real(value, 1, scale_factor);
+        } else if (!std::strcmp(name, "--code-resolution")) {
             half_codes = !std::strcmp(value, "half");
-            end = const_cast<char *>(value + std::strlen(value));
-        } else ok = false;
-        if (!ok || (end && *end)) {
-            std::fprintf(stderr, "harness: bad option %s %s\n", argv[i], value ? value : "(no value)");
+            ok = half_codes || !std::strcmp(value, "full");
+        } else {
+            ok = false;
+        }
+        if (!ok) {
+            std::fprintf(stderr, "harness: bad option %s %s\n", name, value ? value : "(no value)");
             return 64;
         }
     }
