@@ -11,8 +11,12 @@ final class ScriptedV4L2Driver: V4L2Driver, @unchecked Sendable {
     enum Step {
         /// A frame of GREY pixels (all `fill`), with the driver's sequence and timestamp.
         case frame(sequence: UInt32, timestampNs: Int64, flags: UInt32 = 0, bytesUsed: Int? = nil, fill: UInt8 = 128)
+        /// A frame of a driver streaming MJPG: these bytes, as a camera sent them.
+        case jpeg(sequence: UInt32, timestampNs: Int64, bytes: [UInt8])
         /// poll() interrupted by a signal.
         case interrupted
+        /// poll() waits this long, then is interrupted: paces the frames after it.
+        case pause(milliseconds: Int32)
         /// poll() says ready but DQBUF has nothing (EAGAIN).
         case spuriousWakeup
         /// poll() times out (the watchdog fires).
@@ -22,6 +26,10 @@ final class ScriptedV4L2Driver: V4L2Driver, @unchecked Sendable {
     }
 
     static let width = 64, height = 48
+    /// The format the driver streams: GREY 64x48, or MJPG frames of `jpegSize`.
+    let fourcc: FourCC
+    let width: Int, height: Int
+    let bufferLength: Int
 
     private struct State {
         var script: [Step]
@@ -35,10 +43,20 @@ final class ScriptedV4L2Driver: V4L2Driver, @unchecked Sendable {
     }
 
     private let state: Mutex<State>
-    static let bufferLength = 64 * 48
 
     init(script: [Step]) {
         state = Mutex(State(script: script))
+        fourcc = FourCC("GREY")!
+        (width, height) = (Self.width, Self.height)
+        bufferLength = Self.width * Self.height
+    }
+
+    /// A camera that streams MJPG at `jpegSize`, with buffers of `bufferLength` bytes.
+    init(jpegScript script: [Step], jpegSize: (width: Int, height: Int), bufferLength: Int = 1 << 20) {
+        state = Mutex(State(script: script))
+        fourcc = FourCC("MJPG")!
+        (width, height) = jpegSize
+        self.bufferLength = bufferLength
     }
 
     var counts: (opens: Int, closes: Int, maps: Int, unmaps: Int, openNow: Int) {
@@ -69,7 +87,7 @@ final class ScriptedV4L2Driver: V4L2Driver, @unchecked Sendable {
 
     func mmap(length: Int, fd: Int32, offset: Int) -> UnsafeMutableRawPointer? {
         state.withLock { state in
-            let index = offset / Self.bufferLength
+            let index = offset / bufferLength
             let address = UnsafeMutableRawPointer.allocate(byteCount: length, alignment: 64)
             state.buffers[index].address = address
             state.maps += 1
@@ -95,11 +113,14 @@ final class ScriptedV4L2Driver: V4L2Driver, @unchecked Sendable {
             return Glibc.poll(&fds, 1, timeoutMs) > 0 ? .cancelled : .timedOut
         }
         switch step {
-        case .frame:
+        case .frame, .jpeg:
             state.withLock { $0.pendingFrame = step }
             return .ready
         case .interrupted:
             return .error(.interrupted)
+        case .pause(let milliseconds):
+            var fds = [pollfd(fd: cancelFD, events: Int16(POLLIN), revents: 0)]
+            return Glibc.poll(&fds, 1, milliseconds) > 0 ? .cancelled : .error(.interrupted)
         case .spuriousWakeup:
             return .ready
         case .silence:
@@ -125,14 +146,14 @@ final class ScriptedV4L2Driver: V4L2Driver, @unchecked Sendable {
         case LK_VIDIOC_ENUM_FMT:
             let description = argument.assumingMemoryBound(to: v4l2_fmtdesc.self)
             guard description.pointee.index == 0 else { return fail(EINVAL) }
-            description.pointee.pixelformat = FourCC("GREY")!.rawValue
+            description.pointee.pixelformat = fourcc.rawValue
             return 0
         case LK_VIDIOC_ENUM_FRAMESIZES:
             let size = argument.assumingMemoryBound(to: v4l2_frmsizeenum.self)
             guard size.pointee.index == 0 else { return fail(EINVAL) }
             size.pointee.type = V4L2_FRMSIZE_TYPE_DISCRETE.rawValue
-            size.pointee.discrete.width = UInt32(Self.width)
-            size.pointee.discrete.height = UInt32(Self.height)
+            size.pointee.discrete.width = UInt32(width)
+            size.pointee.discrete.height = UInt32(height)
             return 0
         case LK_VIDIOC_ENUM_FRAMEINTERVALS:
             let interval = argument.assumingMemoryBound(to: v4l2_frmivalenum.self)
@@ -142,11 +163,11 @@ final class ScriptedV4L2Driver: V4L2Driver, @unchecked Sendable {
             return 0
         case LK_VIDIOC_S_FMT, LK_VIDIOC_G_FMT:
             let format = argument.assumingMemoryBound(to: v4l2_format.self)
-            format.pointee.fmt.pix.width = UInt32(Self.width)
-            format.pointee.fmt.pix.height = UInt32(Self.height)
-            format.pointee.fmt.pix.pixelformat = FourCC("GREY")!.rawValue
-            format.pointee.fmt.pix.bytesperline = UInt32(Self.width)
-            format.pointee.fmt.pix.sizeimage = UInt32(Self.bufferLength)
+            format.pointee.fmt.pix.width = UInt32(width)
+            format.pointee.fmt.pix.height = UInt32(height)
+            format.pointee.fmt.pix.pixelformat = fourcc.rawValue
+            format.pointee.fmt.pix.bytesperline = fourcc == FourCC("GREY")! ? UInt32(width) : 0
+            format.pointee.fmt.pix.sizeimage = UInt32(bufferLength)
             return 0
         case LK_VIDIOC_G_PARM, LK_VIDIOC_S_PARM:
             let parm = argument.assumingMemoryBound(to: v4l2_streamparm.self)
@@ -159,8 +180,8 @@ final class ScriptedV4L2Driver: V4L2Driver, @unchecked Sendable {
             return 0
         case LK_VIDIOC_QUERYBUF:
             let buffer = argument.assumingMemoryBound(to: v4l2_buffer.self)
-            buffer.pointee.length = UInt32(Self.bufferLength)
-            buffer.pointee.m.offset = buffer.pointee.index * UInt32(Self.bufferLength)
+            buffer.pointee.length = UInt32(bufferLength)
+            buffer.pointee.m.offset = buffer.pointee.index * UInt32(bufferLength)
             return 0
         case LK_VIDIOC_QBUF:
             let index = Int(argument.assumingMemoryBound(to: v4l2_buffer.self).pointee.index)
@@ -172,18 +193,29 @@ final class ScriptedV4L2Driver: V4L2Driver, @unchecked Sendable {
         case LK_VIDIOC_DQBUF:
             let buffer = argument.assumingMemoryBound(to: v4l2_buffer.self)
             return state.withLock { state in
-                guard case .frame(let sequence, let timestamp, let flags, let bytesUsed, let fill)? = state.pendingFrame else {
+                guard let step = state.pendingFrame, let index = state.buffers.firstIndex(where: \.queued) else {
                     errno = EAGAIN
                     return -1
                 }
-                guard let index = state.buffers.firstIndex(where: \.queued) else { errno = EAGAIN; return -1 }
+                let sequence: UInt32, timestamp: Int64, flags: UInt32, used: Int
+                switch step {
+                case .frame(let number, let time, let frameFlags, let bytesUsed, let fill):
+                    state.buffers[index].address?.initializeMemory(as: UInt8.self, repeating: fill, count: bufferLength)
+                    (sequence, timestamp, flags, used) = (number, time, frameFlags, bytesUsed ?? bufferLength)
+                case .jpeg(let number, let time, let bytes):
+                    precondition(bytes.count <= bufferLength, "a scripted JPEG frame larger than the driver's buffers")
+                    bytes.withUnsafeBytes { state.buffers[index].address?.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+                    (sequence, timestamp, flags, used) = (number, time, 0, bytes.count)
+                default:
+                    errno = EAGAIN
+                    return -1
+                }
                 state.pendingFrame = nil
                 state.buffers[index].queued = false
-                state.buffers[index].address?.initializeMemory(as: UInt8.self, repeating: fill, count: Self.bufferLength)
                 buffer.pointee.index = UInt32(index)
                 buffer.pointee.sequence = sequence
                 buffer.pointee.flags = flags
-                buffer.pointee.bytesused = UInt32(bytesUsed ?? Self.bufferLength)
+                buffer.pointee.bytesused = UInt32(used)
                 buffer.pointee.timestamp = timeval(tv_sec: Int(timestamp / 1_000_000_000), tv_usec: Int(timestamp % 1_000_000_000 / 1000))
                 return 0
             }

@@ -6,14 +6,22 @@ import CTurboJPEG
 /// inverse DCT and upsampling entirely, so the luma plane costs less than a full decode and no RGB
 /// image ever exists. Frames without Huffman tables (common from webcams) decode with the standard
 /// tables, which libjpeg-turbo supplies itself.
+///
+/// After any failure the decoder starts afresh: libjpeg-turbo 2.1's TurboJPEG leaves its
+/// decompressor mid-header when a header cannot be parsed (a damaged SOF, an unsupported
+/// precision), and every later image, however good, then fails too. One bad frame from a camera
+/// must cost that frame only.
 public final class JPEGDecoder {
-    private let handle: tjhandle
+    private var handle: tjhandle
 
     public init() {
-        guard let handle = tjInitDecompress() else {
-            fatalError("tjInitDecompress failed: out of memory")
-        }
-        self.handle = handle
+        handle = Self.makeHandle()
+    }
+
+    private static func makeHandle() -> tjhandle {
+        // Fails only when a few kilobytes cannot be allocated.
+        guard let handle = tjInitDecompress() else { fatalError("tjInitDecompress failed: out of memory") }
+        return handle
     }
 
     deinit { tjDestroy(handle) }
@@ -23,7 +31,8 @@ public final class JPEGDecoder {
         var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colorspace: Int32 = 0
         let status = tjDecompressHeader3(handle, jpeg.baseAddress!.assumingMemoryBound(to: UInt8.self),
                                          UInt(jpeg.count), &width, &height, &subsampling, &colorspace)
-        guard status == 0, width > 0, height > 0 else { throw .corruptImage(reason: lastError) }
+        guard status == 0 else { throw failure() }
+        guard width > 0, height > 0 else { throw .corruptImage(reason: "the frame header declares no pixels") }
         return (Int(width), Int(height))
     }
 
@@ -39,7 +48,7 @@ public final class JPEGDecoder {
         let status = tjDecompress2(handle, jpeg.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt(jpeg.count),
                                    destination.assumingMemoryBound(to: UInt8.self), Int32(width), Int32(bytesPerRow),
                                    Int32(height), Int32(TJPF_GRAY.rawValue), 0)
-        guard status == 0 else { throw .corruptImage(reason: lastError) }
+        guard status == 0 else { throw failure() }
     }
 
     /// The size of the image decoded at 1/`reduction` scale (1, 2, 4 or 8), rounded up as
@@ -57,7 +66,7 @@ public final class JPEGDecoder {
         let status = tjDecompress2(handle, jpeg.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt(jpeg.count),
                                    destination.assumingMemoryBound(to: UInt8.self), Int32(size.width), Int32(size.width),
                                    Int32(size.height), Int32(TJPF_GRAY.rawValue), 0)
-        guard status == 0 else { throw .corruptImage(reason: lastError) }
+        guard status == 0 else { throw failure() }
         return size
     }
 
@@ -66,8 +75,11 @@ public final class JPEGDecoder {
         scaledSize(width: width, height: height, reduction: 8)
     }
 
-    private var lastError: String {
-        guard let message = tjGetErrorStr2(handle) else { return "unknown JPEG error" }
-        return String(cString: message)
+    /// The error of the call that just failed; the handle is then replaced by a new one.
+    private func failure() -> MediaError {
+        let reason = tjGetErrorStr2(handle).map { String(cString: $0) } ?? "unknown JPEG error"
+        tjDestroy(handle)
+        handle = Self.makeHandle()
+        return .corruptImage(reason: reason)
     }
 }
