@@ -38,6 +38,7 @@ struct Lookout: ParsableCommand {
     )
 
     static func main() {
+        StandardDescriptors.ensureOpen()
         MemoryTuning.apply()
         main(nil)
     }

@@ -56,6 +56,10 @@ struct RunCommand: ParsableCommand {
         do {
             if let input, !Self.isDevice(input) {
                 path = input
+                if input == "-", StandardDescriptors.standardInputWasClosed {
+                    printDiagnostic("standard input is closed; pipe a stream into lookout or name a file with --input")
+                    throw ExitCode(ExitStatus.noInput)
+                }
                 if camera.isCustomized { printDiagnostic("camera options are ignored for \(input == "-" ? "standard input" : input)") }
                 try session.addInput(try AssetReaderInput(path: input, pacing: realtime ? .realTime : .asFastAsPossible,
                                                           frameRate: fps))
@@ -83,7 +87,7 @@ struct RunCommand: ParsableCommand {
 
         let router = try makeEventRouter(source: path)
         let outputClosed = Atomic<Bool>(false)
-        let printer = DetectionPrinter(format: output.format, source: path, sink: LineSink(fd: STDOUT_FILENO),
+        let printer = DetectionPrinter(format: output.format, source: path, sink: LineSink(fd: StandardDescriptors.outputDescriptor),
                                        events: router) {
             // The reader went away (`| head -1`): stop at once, quietly.
             outputClosed.store(true, ordering: .relaxed)
@@ -126,6 +130,7 @@ struct RunCommand: ParsableCommand {
         signals.cancel()
         printer.queue.sync {}
         defer { finishEvents(router) }
+        defer { signals.outputFinished() } // runs first: the hooks' wait has its own bound
 
         if outputClosed.load(ordering: .relaxed) {
             if let failure = printer.sink.failure {

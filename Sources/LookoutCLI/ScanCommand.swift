@@ -29,7 +29,7 @@ struct ScanCommand: ParsableCommand {
         } catch let error as CaptureError {
             throw fail(error)
         }
-        let sink = LineSink(fd: STDOUT_FILENO)
+        let sink = LineSink(fd: StandardDescriptors.outputDescriptor)
         var status = ExitStatus.success
         var found = 0
         for (index, file) in files.enumerated() {
