@@ -6,6 +6,7 @@
 #include <opencv2/imgproc.hpp>
 #include <opencv2/objdetect.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <vector>
@@ -56,7 +57,7 @@ extern "C" int lk_cascade_detect(lk_cascade *cascade, const unsigned char *gray,
         const cv::Mat *input = &image;
         if (params->analysis_width > 0 && width > params->analysis_width) {
             scale = (double)width / params->analysis_width;
-            int scaled_height = (int)(height / scale + 0.5);
+            int scaled_height = std::max(1, (int)(height / scale + 0.5)); // a strip of a frame stays a strip
             cv::resize(image, cascade->scaled, cv::Size(params->analysis_width, scaled_height), 0, 0,
                        cv::INTER_AREA);
             input = &cascade->scaled;

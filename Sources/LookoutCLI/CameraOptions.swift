@@ -64,7 +64,7 @@ struct CameraOptions: ParsableArguments {
     }
 
     /// Opens the camera as a session input, configured from these options.
-    func makeInput(device: CaptureDevice, frameRate: Double?) throws -> CaptureDeviceInput {
+    func makeInput(device: CaptureDevice, frameRate: Double?, pixelBudget: PixelBudget) throws -> CaptureDeviceInput {
         try device.lockForConfiguration()
         defer { device.unlockForConfiguration() }
         let fourcc = try parsedPixelFormat()
@@ -80,7 +80,8 @@ struct CameraOptions: ParsableArguments {
         if let frameRate { device.activeVideoMinFrameDuration = MediaTime(seconds: 1 / frameRate) }
         device.bufferCount = buffers
         for control in try parsedControls() { device.setControlValue(control.value, forControl: control.name) }
-        return try CaptureDeviceInput(device: device, watchdogTimeout: watchdog, reconnectsAfterLoss: !exitOnLoss)
+        return try CaptureDeviceInput(device: device, watchdogTimeout: watchdog, reconnectsAfterLoss: !exitOnLoss,
+                                      pixelBudget: pixelBudget)
     }
 }
 

@@ -39,28 +39,40 @@ struct DetectionOptions: ParsableArguments {
         valueName: "path"))
     var faceModel: String?
 
-    @Option(name: .customLong("scale-factor"), help: "Haar detector: window growth between scales (> 1).")
+    @Option(name: .customLong("scale-factor"), help: "Haar detector: window growth between scales (1.01-4).")
     var scaleFactor: Double = 1.1
 
-    @Option(name: .customLong("min-neighbors"), help: "Haar detector: overlapping hits a face needs.")
+    @Option(name: .customLong("min-neighbors"), help: "Haar detector: overlapping hits a face needs (0-100).")
     var minNeighbors: Int = 3
 
-    @Option(name: .customLong("min-face"), help: ArgumentHelp("Haar detector: smallest face, in frame pixels.",
+    @Option(name: .customLong("min-face"), help: ArgumentHelp("Haar detector: smallest face, in frame pixels (1-16384).",
                                                               valueName: "pixels"))
     var minFace: Int = 30
 
     @Option(name: .customLong("face-width"), help: ArgumentHelp(
-        "Shrink frames wider than this before face detection (0 = never).", valueName: "pixels"))
+        "Shrink frames wider than this before face detection (0 = never; 64-16384). Frames are also shrunk when OpenCV's image pyramid would exceed a quarter of --max-pixels.",
+        valueName: "pixels"))
     var faceWidth: Int = 640
+
+    @Option(name: .customLong("max-pixels"), help: ArgumentHelp(
+        "The largest frame or image decoded, as a pixel count or WxH (default 8192x8192). Larger frames are dropped as corrupt before decoding; larger images and Y4M headers are refused.",
+        valueName: "n|WxH"))
+    var maxPixels: PixelCountArgument = PixelCountArgument(PixelBudget.standard.maximumPixels)
 
     mutating func validate() throws {
         _ = try parsedTypes()
         _ = try parsedRectOfInterest()
         guard density >= 1, density <= 16 else { throw ValidationError("--density must be between 1 and 16.") }
-        guard scaleFactor > 1, scaleFactor <= 4 else { throw ValidationError("--scale-factor must be above 1 and at most 4.") }
-        guard minNeighbors >= 0 else { throw ValidationError("--min-neighbors cannot be negative.") }
-        guard minFace >= 1 else { throw ValidationError("--min-face must be at least 1 pixel.") }
-        guard faceWidth == 0 || faceWidth >= 64 else { throw ValidationError("--face-width must be 0 or at least 64.") }
+        // Below 1.01, OpenCV's image pyramid holds more than 50 copies of the frame.
+        guard scaleFactor >= 1.01, scaleFactor <= 4 else { throw ValidationError("--scale-factor must be between 1.01 and 4.") }
+        guard (0...100).contains(minNeighbors) else { throw ValidationError("--min-neighbors must be between 0 and 100.") }
+        guard (1...16384).contains(minFace) else { throw ValidationError("--min-face must be between 1 and 16384 pixels.") }
+        guard faceWidth == 0 || (64...16384).contains(faceWidth) else {
+            throw ValidationError("--face-width must be 0 or between 64 and 16384.")
+        }
+        guard PixelBudget.allowedRange.contains(maxPixels.pixels) else {
+            throw ValidationError("--max-pixels must be between \(PixelBudget.allowedRange.lowerBound) (64x64) and \(PixelBudget.allowedRange.upperBound) (32768x32768).")
+        }
         guard faceRate >= 0, faceRate <= 1000 else { throw ValidationError("--face-rate must be between 0 and 1000.") }
         guard (0...255).contains(motionThreshold) else { throw ValidationError("--motion-threshold must be between 0 and 255.") }
     }
@@ -88,6 +100,8 @@ struct DetectionOptions: ParsableArguments {
         return Rect(x: x, y: y, width: w, height: h)
     }
 
+    var pixelBudget: PixelBudget { PixelBudget(maximumPixels: maxPixels.pixels) }
+
     /// The face detector settings, when faces are asked for.
     func faceConfiguration(trackRetention: MediaTime = MediaTime(seconds: 1)) throws -> FaceDetectorConfiguration? {
         guard try parsedTypes().contains(.face) else { return nil }
@@ -97,6 +111,7 @@ struct DetectionOptions: ParsableArguments {
         configuration.minSize = minFace
         configuration.analysisWidth = faceWidth
         configuration.trackRetention = trackRetention
+        configuration.maximumPyramidPixels = pixelBudget.maximumPixels / 4
         return configuration
     }
 

@@ -28,8 +28,8 @@ enum ExitStatus {
 
 /// Writes one diagnostic line to standard error, prefixed with the program's name.
 func printDiagnostic(_ message: String) {
-    var line = "lookout: " + message
-    if !line.hasSuffix("\n") { line += "\n" }
+    // One line, whatever a path or a library's text holds (newlines, control bytes, non-UTF-8).
+    let line = "lookout: " + (message.hasSuffix("\n") ? String(message.dropLast()) : message).escapedForDisplay + "\n"
     // One write(2) per line: stderr is unbuffered and lines from threads must not interleave.
     var bytes = Array(line.utf8)
     var offset = 0

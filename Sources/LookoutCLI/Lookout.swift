@@ -40,6 +40,17 @@ struct Lookout: ParsableCommand {
     static func main() {
         StandardDescriptors.ensureOpen()
         MemoryTuning.apply()
-        main(nil)
+        do {
+            var command = try parseAsRoot(CommandLineArguments.decoded())
+            try command.run()
+        } catch {
+            // A usage error is one line on standard error, as every other diagnostic; help,
+            // --version and exit codes go through ArgumentParser as usual.
+            guard exitCode(for: error) == .validationFailure else { exit(withError: error) }
+            let message = message(for: error).split(separator: "\n").first.map(String.init) ?? "invalid usage"
+            printDiagnostic((message.hasPrefix("Error: ") ? String(message.dropFirst(7)) : message)
+                            + (message.hasSuffix(".") ? "" : ".") + " See lookout --help.")
+            exit(withError: ExitCode.validationFailure)
+        }
     }
 }

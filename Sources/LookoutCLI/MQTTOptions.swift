@@ -98,7 +98,7 @@ struct MQTTOptions: ParsableArguments {
     }
 
     static func firstLine(of path: String) throws(MQTTError) -> String {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = path.withPlatformPath { open($0, O_RDONLY | O_CLOEXEC) }
         guard fd >= 0 else { throw .unreadableFile(path: path, .current) }
         defer { close(fd) }
         var bytes: [UInt8] = []

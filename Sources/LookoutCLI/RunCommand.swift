@@ -38,13 +38,16 @@ struct RunCommand: ParsableCommand {
     @OptionGroup(title: "Hooks") var hooks: HookOptions
 
     mutating func validate() throws {
-        if let fps, !(fps > 0 && fps <= 1000) { throw ValidationError("--fps must be above 0 and at most 1000.") }
+        if let fps, !FrameRate.validRange.contains(fps) { throw ValidationError("--fps must be between 0.001 and 1000.") }
+        if let size = try camera.parsedSize(), !detection.pixelBudget.allows(width: size.width, height: size.height) {
+            throw ValidationError("--size \(size.width)x\(size.height) is more than the \(detection.pixelBudget.maximumPixels) pixels --max-pixels allows.")
+        }
     }
 
     /// True when `path` is a device node (a camera), not a file or pipe.
     static func isDevice(_ path: String) -> Bool {
         var info = stat()
-        return path != "-" && stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFCHR
+        return path != "-" && path.withPlatformPath({ stat($0, &info) }) == 0 && (info.st_mode & S_IFMT) == S_IFCHR
     }
 
     func run() throws {
@@ -62,7 +65,7 @@ struct RunCommand: ParsableCommand {
                 }
                 if camera.isCustomized { printDiagnostic("camera options are ignored for \(input == "-" ? "standard input" : input)") }
                 try session.addInput(try AssetReaderInput(path: input, pacing: realtime ? .realTime : .asFastAsPossible,
-                                                          frameRate: fps))
+                                                          frameRate: fps, pixelBudget: detection.pixelBudget))
             } else {
                 let device: CaptureDevice
                 if let input {
@@ -72,7 +75,7 @@ struct RunCommand: ParsableCommand {
                     device = first
                 }
                 path = input ?? device.uniqueID
-                let deviceInput = try camera.makeInput(device: device, frameRate: fps)
+                let deviceInput = try camera.makeInput(device: device, frameRate: fps, pixelBudget: detection.pixelBudget)
                 if !output.quiet {
                     printDiagnostic("\(device.uniqueID) (\(device.localizedName)): streaming \(deviceInput.formatDescription)")
                 }

@@ -29,12 +29,20 @@ public final class AssetReaderInput: CaptureInput, @unchecked Sendable {
 
     /// Opens `path` (`-` for standard input) and detects its format.
     ///
-    /// - Parameter frameRate: the rate that gives MJPEG frames their presentation times (MJPEG
-    ///   streams carry none); Y4M streams use the rate in their header unless this is set.
-    public init(path: String, pacing: Pacing = .asFastAsPossible, frameRate: Double? = nil) throws(CaptureError) {
+    /// - Parameters:
+    ///   - frameRate: the rate that gives MJPEG frames their presentation times (MJPEG streams
+    ///     carry none); Y4M streams use the rate in their header unless this is set. Must be in
+    ///     `FrameRate.validRange`.
+    ///   - pixelBudget: frames larger than this are refused: a Y4M header declaring more fails
+    ///     here, JPEG frames are dropped as corrupt before they are decoded.
+    public init(path: String, pacing: Pacing = .asFastAsPossible, frameRate: Double? = nil,
+                pixelBudget: PixelBudget = .standard) throws(CaptureError) {
+        if let frameRate, !FrameRate.validRange.contains(frameRate) {
+            throw .invalidSetting("a frame rate of \(frameRate) is not \(FrameRate.rangeDescription)")
+        }
         let source: RecordedStreamSource
         do {
-            source = try RecordedStreamSource(path: path, pacing: pacing, frameRate: frameRate)
+            source = try RecordedStreamSource(path: path, pacing: pacing, frameRate: frameRate, pixelBudget: pixelBudget)
         } catch {
             throw .input(error)
         }
@@ -50,6 +58,7 @@ final class RecordedStreamSource: FrameSource, @unchecked Sendable {
     let sourceName: String
     let container: AssetReaderInput.Container
     let isRealTime: Bool
+    let pixelBudget: PixelBudget
     private(set) var format: VideoFormatDescription
 
     private let reader: FileDescriptorReader
@@ -64,9 +73,10 @@ final class RecordedStreamSource: FrameSource, @unchecked Sendable {
     /// Frame rate assumed for MJPEG streams when none is given: what most webcams send.
     static let defaultMJPEGFrameRate = 30.0
 
-    init(path: String, pacing: AssetReaderInput.Pacing, frameRate: Double?) throws(MediaError) {
+    init(path: String, pacing: AssetReaderInput.Pacing, frameRate: Double?, pixelBudget: PixelBudget) throws(MediaError) {
         reader = try FileDescriptorReader(path: path)
         sourceName = path
+        self.pixelBudget = pixelBudget
         isRealTime = pacing == .realTime
         pacedByClock = isRealTime && reader.isRegularFile
         // Sniff the container from the first bytes.
@@ -81,7 +91,7 @@ final class RecordedStreamSource: FrameSource, @unchecked Sendable {
             format = VideoFormatDescription(width: 0, height: 0, pixelFormat: .mjpeg, frameRate: rate)
         } else if prefix == Array("YUV4MPEG2".utf8) {
             container = .y4m
-            let stream = try Y4MStreamReader(reader: reader, prefix: prefix)
+            let stream = try Y4MStreamReader(reader: reader, prefix: prefix, budget: pixelBudget)
             y4m = stream
             format = stream.format
             if let frameRate { format.frameRate = frameRate }
@@ -89,11 +99,14 @@ final class RecordedStreamSource: FrameSource, @unchecked Sendable {
         } else {
             throw .unrecognizedStream(path: path == "-" ? "standard input" : path, firstBytes: prefix)
         }
+        // The rate is in FrameRate.validRange: at most 1e12 ns a frame.
         frameDuration = Int64((1e9 / format.frameRate!).rounded())
     }
 
     func nextFrame() throws(CaptureError) -> SourceFrame? {
-        let presentationTime = MediaTime(nanoseconds: Int64(sequence) * frameDuration)
+        // Saturates rather than traps for streams of billions of frames at a slow rate.
+        let (nanoseconds, overflow) = Int64(truncatingIfNeeded: sequence).multipliedReportingOverflow(by: frameDuration)
+        let presentationTime = MediaTime(nanoseconds: overflow ? .max : nanoseconds)
         if pacedByClock {
             let now = MonotonicClock.nanoseconds()
             let start = startTime ?? now

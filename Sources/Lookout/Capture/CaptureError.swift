@@ -12,6 +12,8 @@ public enum CaptureError: Error, Equatable, Sendable, CustomStringConvertible {
     case detectorFailed(String)
     /// The session cannot take this input or output (already in a session, one input only...).
     case cannotAdd(String)
+    /// A setting out of its range (a frame rate, a size, a detector parameter); says which and why.
+    case invalidSetting(String)
 
     public var description: String {
         switch self {
@@ -27,7 +29,7 @@ public enum CaptureError: Error, Equatable, Sendable, CustomStringConvertible {
             return "the face model \(path) cannot be loaded: \(reason)"
         case .detectorFailed(let message):
             return "a detector failed: \(message)"
-        case .cannotAdd(let message):
+        case .cannotAdd(let message), .invalidSetting(let message):
             return message
         }
     }

@@ -225,7 +225,7 @@ public final class CaptureSession: @unchecked Sendable {
             }
         }
         let pool = BufferPool(count: Self.imageBufferCount)
-        let converter = LumaConverter()
+        let converter = LumaConverter(pixelBudget: source.pixelBudget)
         let realTime = source.isRealTime
         var recipients = [CaptureConnection]()
         recipients.reserveCapacity(4)

@@ -32,6 +32,8 @@ protocol FrameSource: AnyObject, Sendable {
     /// the source never waits. False for recordings read as fast as possible: the source waits for
     /// consumers instead, so every frame is analysed.
     var isRealTime: Bool { get }
+    /// Frames larger than this are dropped as corrupt before they are decoded.
+    var pixelBudget: PixelBudget { get }
     /// The next frame, blocking until it arrives. Nil at end of input or after `cancel()`.
     func nextFrame() throws(CaptureError) -> SourceFrame?
     /// Makes a blocked or later `nextFrame()` return nil promptly. Callable from any thread.

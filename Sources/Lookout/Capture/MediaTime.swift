@@ -7,7 +7,20 @@ public struct MediaTime: Comparable, Hashable, Sendable, CustomStringConvertible
 
     public init(nanoseconds: Int64) { self.nanoseconds = nanoseconds }
 
-    public init(seconds: Double) { self.nanoseconds = Int64((seconds * 1e9).rounded()) }
+    /// Rounds to the nanosecond; times beyond what 64 bits of nanoseconds hold (some 292 years)
+    /// are clamped, and NaN is zero: a time never traps.
+    public init(seconds: Double) {
+        let nanoseconds = (seconds * 1e9).rounded()
+        if nanoseconds.isNaN {
+            self.nanoseconds = 0
+        } else if nanoseconds >= 9.2e18 {
+            self.nanoseconds = .max
+        } else if nanoseconds <= -9.2e18 {
+            self.nanoseconds = .min
+        } else {
+            self.nanoseconds = Int64(nanoseconds)
+        }
+    }
 
     public static let zero = MediaTime(nanoseconds: 0)
 

@@ -14,15 +14,12 @@ final class FaceDetector {
 
     init(configuration: FaceDetectorConfiguration) throws(CaptureError) {
         var message = [CChar](repeating: 0, count: 512)
-        guard configuration.scaleFactor > 1, configuration.minNeighbors >= 0, configuration.minSize >= 0 else {
-            throw .faceModelUnavailable(path: configuration.cascadePath,
-                                        reason: "scale factor must be above 1 and sizes not negative")
-        }
+        try Self.check(configuration)
         // Checked here so the message names the cause, and OpenCV does not print its own.
-        guard access(configuration.cascadePath, R_OK) == 0 else {
+        guard configuration.cascadePath.withPlatformPath({ access($0, R_OK) }) == 0 else {
             throw .faceModelUnavailable(path: configuration.cascadePath, reason: Errno.current.description)
         }
-        guard let cascade = lk_cascade_open(configuration.cascadePath, &message, message.count) else {
+        guard let cascade = configuration.cascadePath.withPlatformPath({ lk_cascade_open($0, &message, message.count) }) else {
             throw .faceModelUnavailable(path: configuration.cascadePath, reason: String(nulTerminated: message))
         }
         self.cascade = cascade
@@ -31,6 +28,43 @@ final class FaceDetector {
     }
 
     deinit { lk_cascade_close(cascade) }
+
+    /// The settings' ranges, checked before any of them reaches OpenCV (or a 32-bit integer).
+    private static func check(_ configuration: FaceDetectorConfiguration) throws(CaptureError) {
+        func refuse(_ reason: String) -> CaptureError { .invalidSetting("face detector: \(reason)") }
+        guard configuration.scaleFactor > 1, configuration.scaleFactor <= 100 else {
+            throw refuse("the scale factor \(configuration.scaleFactor) is not above 1 and at most 100")
+        }
+        guard (0...1000).contains(configuration.minNeighbors) else {
+            throw refuse("\(configuration.minNeighbors) neighbours is not between 0 and 1000")
+        }
+        guard (0...Self.maximumSide).contains(configuration.minSize) else {
+            throw refuse("a smallest face of \(configuration.minSize) pixels is not between 0 and \(Self.maximumSide)")
+        }
+        guard (0...Self.maximumSide).contains(configuration.analysisWidth) else {
+            throw refuse("an analysis width of \(configuration.analysisWidth) pixels is not between 0 and \(Self.maximumSide)")
+        }
+        guard configuration.maximumPyramidPixels >= 64 * 64 else {
+            throw refuse("a pyramid of \(configuration.maximumPyramidPixels) pixels is too small to search")
+        }
+    }
+
+    /// Sizes are at most this many pixels across: JPEG's own limit.
+    static let maximumSide = 65535
+
+    /// The width to shrink a `width` x `height` region to before detection: the configured
+    /// analysis width, or less when the image pyramid would exceed its bound.
+    func analysisWidth(forWidth width: Int, height: Int) -> Int {
+        var analysed = configuration.analysisWidth > 0 ? min(width, configuration.analysisWidth) : width
+        let analysedHeight = Double(height) * Double(analysed) / Double(width)
+        let factor = configuration.scaleFactor * configuration.scaleFactor
+        let pyramid = Double(analysed) * analysedHeight * factor / (factor - 1)
+        let limit = Double(configuration.maximumPyramidPixels)
+        if pyramid > limit {
+            analysed = max(1, Int((Double(analysed) * (limit / pyramid).squareRoot()).rounded(.down)))
+        }
+        return analysed == width ? 0 : analysed
+    }
 
     /// Faces inside `region` of the plane, as pixel rectangles of the whole frame.
     /// - Parameters:
@@ -43,11 +77,13 @@ final class FaceDetector {
                 scale: (x: Double, y: Double) = (1, 1), singleThreaded: Bool = false) throws(CaptureError) -> [Rect] {
         let origin = pixels.baseAddress.advanced(by: region.y * pixels.bytesPerRow + region.x)
             .assumingMemoryBound(to: UInt8.self)
-        let minSize = Int32((Double(configuration.minSize) / scale.x).rounded())
+        // Every value below is in range (see check): the conversions cannot trap.
+        let minSize = Int32(min(Double(Self.maximumSide), (Double(configuration.minSize) / max(scale.x, 1)).rounded()))
         var parameters = lk_cascade_params(
             scale_factor: configuration.scaleFactor, min_neighbors: Int32(configuration.minNeighbors),
             min_width: minSize, min_height: minSize,
-            max_width: 0, max_height: 0, analysis_width: Int32(configuration.analysisWidth),
+            max_width: 0, max_height: 0,
+            analysis_width: Int32(analysisWidth(forWidth: region.width, height: region.height)),
             threads: singleThreaded ? 1 : 0)
         let count = lk_cascade_detect(cascade, origin, Int32(region.width), Int32(region.height),
                                       Int32(pixels.bytesPerRow), &parameters, &found, Int32(found.count),

@@ -15,6 +15,13 @@ public struct FaceDetectorConfiguration: Sendable, Equatable {
     /// last seen. Haar cascades miss faces on single frames; without this a flicker would look like
     /// a face leaving and a new one entering.
     public var trackRetention = MediaTime(seconds: 1)
+    /// The most pixels OpenCV's image pyramid may hold. The cascade searches copies of the
+    /// analysed image shrunk by `scaleFactor` again and again, together about
+    /// area x f²/(f²-1) pixels (5.8 times the image at 1.1, 50 times at 1.01), and OpenCV keeps
+    /// some 6 bytes per pyramid pixel; an image whose pyramid would exceed this is shrunk further
+    /// before detection. Bounds what a full-size 8K frame (`analysisWidth` 0) or a scale factor
+    /// near 1 can cost: a quarter of the standard pixel budget, about 100 MB in OpenCV.
+    public var maximumPyramidPixels = PixelBudget.standard.maximumPixels / 4
 
     public init(cascadePath: String) {
         self.cascadePath = cascadePath

@@ -27,7 +27,7 @@ public final class FileDescriptorReader: @unchecked Sendable {
             self.fd = STDIN_FILENO
             self.ownsDescriptor = false
         } else {
-            let fd = open(path, O_RDONLY | O_CLOEXEC)
+            let fd = path.withPlatformPath { open($0, O_RDONLY | O_CLOEXEC) }
             if fd < 0 {
                 let error = Errno.current
                 if error == .noSuchFileOrDirectory { throw .notFound(path: path) }

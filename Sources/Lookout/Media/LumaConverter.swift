@@ -4,6 +4,21 @@
 final class LumaConverter {
     private let jpeg = JPEGDecoder()
     private var changes = JPEGChangeDetector()
+    /// JPEG frames declaring more pixels are refused before anything is decoded.
+    let pixelBudget: PixelBudget
+
+    init(pixelBudget: PixelBudget = .standard) {
+        self.pixelBudget = pixelBudget
+    }
+
+    /// The JPEG frame's size from its header, refused when it is beyond the budget.
+    private func size(of bytes: UnsafeRawBufferPointer) throws(MediaError) -> (width: Int, height: Int) {
+        let size = try jpeg.size(of: bytes)
+        guard pixelBudget.allows(width: size.width, height: size.height) else {
+            throw .corruptImage(reason: pixelBudget.refusal(width: size.width, height: size.height))
+        }
+        return size
+    }
 
     /// True when a JPEG frame differs from the last one checked by at most `threshold` grey levels
     /// in every 16x16 block (compared at 1/8 scale, without a full decode). A changed frame
@@ -11,7 +26,7 @@ final class LumaConverter {
     /// taken as unchanged without a look (see `JPEGChangeDetector`).
     func jpegIsUnchanged(_ bytes: UnsafeRawBufferPointer, threshold: Int) throws(MediaError) -> Bool {
         if changes.skipsLook() { return true }
-        let size = try jpeg.size(of: bytes)
+        let size = try size(of: bytes)
         return !(try changes.hasChanged(bytes, width: size.width, height: size.height, threshold: threshold, decoder: jpeg))
     }
 
@@ -33,7 +48,7 @@ final class LumaConverter {
     /// `reduction` is asked with the frame's size once its header is read.
     func convertJPEG(_ bytes: UnsafeRawBufferPointer, pool: BufferPool, wait: Bool,
                      reduction: (_ width: Int, _ height: Int) -> Int = { _, _ in 1 }) throws(MediaError) -> Result {
-        let size = try jpeg.size(of: bytes)
+        let size = try size(of: bytes)
         let plane = JPEGDecoder.scaledSize(width: size.width, height: size.height,
                                            reduction: reduction(size.width, size.height) >= 2 ? 2 : 1)
         guard let index = pool.acquire(capacity: plane.width * plane.height, wait: wait) else { return .outOfBuffers }
@@ -53,7 +68,10 @@ final class LumaConverter {
                     pool: BufferPool, wait: Bool) throws(MediaError) -> Result {
         let width = format.width, height = format.height
         let bytesPerPixel = format.pixelFormat == .yuyv || format.pixelFormat == .uyvy ? 2 : 1
-        guard width > 0, height > 0, bytesPerRow >= width * bytesPerPixel,
+        guard pixelBudget.allows(width: width, height: height) else {
+            throw .corruptImage(reason: pixelBudget.refusal(width: width, height: height))
+        }
+        guard bytesPerRow >= width * bytesPerPixel,
               bytes.count >= bytesPerRow * (height - 1) + width * bytesPerPixel else {
             throw .corruptImage(reason: "\(bytes.count) bytes is too short for a \(format) frame")
         }

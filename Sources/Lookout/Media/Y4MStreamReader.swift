@@ -18,8 +18,9 @@ final class Y4MStreamReader {
     /// Set once the frame structure is lost: Y4M has no sync marker to find the next frame by.
     private var lostSync = false
 
-    /// Parses the stream header. `prefix` holds bytes already read while sniffing.
-    init(reader: FileDescriptorReader, prefix: [UInt8]) throws(MediaError) {
+    /// Parses the stream header. `prefix` holds bytes already read while sniffing. Every number
+    /// in it is checked before use: sizes against `budget`, the rate against `FrameRate`.
+    init(reader: FileDescriptorReader, prefix: [UInt8], budget: PixelBudget = .standard) throws(MediaError) {
         self.reader = reader
         self.pending = prefix
         let path = reader.path
@@ -40,16 +41,21 @@ final class Y4MStreamReader {
             case "W": width = Int(value) ?? 0
             case "H": height = Int(value) ?? 0
             case "F":
-                let parts = value.split(separator: ":")
-                if parts.count == 2, let num = Double(parts[0]), let den = Double(parts[1]), num > 0, den > 0 {
-                    frameRate = num / den
+                let parts = value.split(separator: ":", omittingEmptySubsequences: false)
+                guard parts.count == 2, let numerator = Double(parts[0]), let denominator = Double(parts[1]),
+                      let rate = FrameRate.checked(numerator: numerator, denominator: denominator) else {
+                    throw .unsupportedY4M(path: path, reason: "its frame rate F\(Self.shown(value)) is not a rate \(FrameRate.rangeDescription)")
                 }
+                frameRate = rate
             case "C": colorspace = String(value)
             default: break // interlacing, aspect and X-extensions do not change the luma plane
             }
         }
-        guard width > 0, height > 0, width <= 16384, height <= 16384 else {
+        guard width > 0, height > 0 else {
             throw .unsupportedY4M(path: path, reason: "the header has no valid W and H")
+        }
+        guard budget.allows(width: width, height: height) else {
+            throw .unsupportedY4M(path: path, reason: budget.refusal(width: width, height: height))
         }
         let luma = width * height
         let chromaWidth = (width + 1) / 2
@@ -75,6 +81,12 @@ final class Y4MStreamReader {
     }
 
     deinit { frame.deallocate() }
+
+    /// A header value for a message: at most 40 characters, printable ASCII only.
+    private static func shown(_ value: Substring) -> String {
+        let text = String(value.prefix(40).map { $0.isASCII && !$0.isWhitespace && ($0.asciiValue ?? 0) >= 0x20 && $0 != "\u{7F}" ? $0 : "?" })
+        return value.count > 40 ? text + "..." : text
+    }
 
     func next() throws(MediaError) -> Event? {
         guard !lostSync else { return nil }

@@ -9,8 +9,9 @@ public struct DetectionLineEncoder {
     public let source: String
     private var writer = JSONWriter()
 
+    /// Path bytes that are not UTF-8 (see `String(platformPath:)`) are written as U+FFFD.
     public init(source: String) {
-        self.source = source
+        self.source = source.repairedPath
     }
 
     /// The line for one object, newline included.

@@ -6,7 +6,7 @@ public struct EventLineEncoder {
     private var objects: DetectionLineEncoder
 
     public init(source: String) {
-        self.source = source
+        self.source = source.repairedPath
         self.objects = DetectionLineEncoder(source: source)
     }
 

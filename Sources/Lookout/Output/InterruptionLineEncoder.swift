@@ -7,7 +7,7 @@ public enum InterruptionLineEncoder {
         writer.beginObject()
         writer.key("version"); writer.integer(DetectionLineEncoder.schemaVersion)
         writer.key("kind"); writer.string(kind)
-        writer.key("source"); writer.string(source)
+        writer.key("source"); writer.string(source.repairedPath)
         writer.key("time"); writer.string(time.rfc3339)
         return writer
     }

@@ -33,7 +33,7 @@ public struct RunSummary: Sendable {
         writer.beginObject()
         writer.key("version"); writer.integer(DetectionLineEncoder.schemaVersion)
         writer.key("kind"); writer.string("stats")
-        writer.key("source"); writer.string(source)
+        writer.key("source"); writer.string(source.repairedPath)
         writer.key("frames_read"); writer.integer(framesRead)
         writer.key("frames_analysed"); writer.integer(framesAnalysed)
         writer.key("dropped")

@@ -145,9 +145,9 @@ public final class CaptureDevice: @unchecked Sendable {
     }
 
     static func realPath(_ path: String) -> String? {
-        guard let resolved = realpath(path, nil) else { return nil }
+        guard let resolved = path.withPlatformPath({ realpath($0, nil) }) else { return nil }
         defer { free(resolved) }
-        return String(cString: resolved)
+        return String(platformPath: UnsafeRawBufferPointer(start: resolved, count: strlen(resolved)))
     }
 
     // MARK: Configuration

@@ -16,11 +16,21 @@ public final class CaptureDeviceInput: CaptureInput, @unchecked Sendable {
     ///   - watchdogTimeout: seconds without a frame after which the camera counts as lost.
     ///   - reconnectsAfterLoss: reopen a lost camera with backoff (true), or end the stream with
     ///     an error (false) for users whose supervisor restarts the program.
-    public init(device: CaptureDevice, watchdogTimeout: Double = 3, reconnectsAfterLoss: Bool = true) throws(CaptureError) {
+    ///   - pixelBudget: a format larger than this is refused here; frames larger than it (a JPEG
+    ///     whose header says more than the format) are dropped as corrupt.
+    public init(device: CaptureDevice, watchdogTimeout: Double = 3, reconnectsAfterLoss: Bool = true,
+                pixelBudget: PixelBudget = .standard) throws(CaptureError) {
         self.device = device
         let chosen = device.activeFormat ?? device.preferredFormat()
         guard let chosen, chosen.isSupported else {
             throw .device(.noUsableFormat(path: device.uniqueID, offered: Array(Set(device.formats.map(\.fourcc.description))).sorted()))
+        }
+        guard pixelBudget.allows(width: chosen.width, height: chosen.height) else {
+            throw .device(.formatRefused(path: device.uniqueID, requested: "\(chosen.fourcc) \(chosen.width)x\(chosen.height)",
+                                         reason: pixelBudget.refusal(width: chosen.width, height: chosen.height)))
+        }
+        guard watchdogTimeout >= 0.1, watchdogTimeout <= 3600 else {
+            throw .invalidSetting("a watchdog of \(watchdogTimeout) s is not between 0.1 and 3600 seconds")
         }
         var rate = device.requestedFrameRate
         if rate == nil {
@@ -31,7 +41,7 @@ public final class CaptureDeviceInput: CaptureInput, @unchecked Sendable {
             capture = try V4L2CaptureSource(path: device.uniqueID, sourceName: device.uniqueID, driver: device.driver,
                                             choice: choice, controls: device.requestedControls,
                                             bufferCount: device.bufferCount, watchdogSeconds: watchdogTimeout,
-                                            reconnects: reconnectsAfterLoss)
+                                            reconnects: reconnectsAfterLoss, pixelBudget: pixelBudget)
         } catch {
             throw .device(error)
         }

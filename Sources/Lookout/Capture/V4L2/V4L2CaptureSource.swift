@@ -22,6 +22,7 @@ final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
     let bufferCount: Int
     let watchdogMilliseconds: Int32
     let reconnects: Bool
+    let pixelBudget: PixelBudget
     /// The format the driver granted at the last (re)start.
     private(set) var format: VideoFormatDescription
 
@@ -40,15 +41,17 @@ final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
     /// Opens and configures the device now, so that every open error surfaces here.
     init(path: String, sourceName: String, driver: V4L2Driver, choice: FormatChooser.Choice,
          controls: [(name: String, value: Int32)], bufferCount: Int, watchdogSeconds: Double,
-         reconnects: Bool) throws(DeviceError) {
+         reconnects: Bool, pixelBudget: PixelBudget = .standard) throws(DeviceError) {
         self.path = path
         self.sourceName = sourceName
         self.driver = driver
         self.choice = choice
         self.controls = controls
         self.bufferCount = bufferCount
-        self.watchdogMilliseconds = Int32(max(0.1, watchdogSeconds) * 1000)
+        // Clamped here too, so that no value can make the conversion trap (NaN compares false).
+        self.watchdogMilliseconds = Int32(watchdogSeconds >= 0.1 ? min(watchdogSeconds, 3600) * 1000 : 100)
         self.reconnects = reconnects
+        self.pixelBudget = pixelBudget
         do throws(Errno) {
             cancellation = try CancellationPipe()
         } catch {

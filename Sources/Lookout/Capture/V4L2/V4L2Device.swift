@@ -210,6 +210,7 @@ final class V4L2Device {
 
     /// Asks for a frame rate (VIDIOC_S_PARM) and returns the rate the driver granted, if it says.
     func setFrameRate(_ fps: Double) -> Double? {
+        guard FrameRate.validRange.contains(fps) else { return frameRate() }
         var parm = v4l2_streamparm()
         parm.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
         guard call(LK_VIDIOC_G_PARM, &parm) == nil,
@@ -226,8 +227,8 @@ final class V4L2Device {
         parm.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
         guard call(LK_VIDIOC_G_PARM, &parm) == nil else { return nil }
         let perFrame = parm.parm.capture.timeperframe
-        guard perFrame.numerator > 0, perFrame.denominator > 0 else { return nil }
-        return Double(perFrame.denominator) / Double(perFrame.numerator)
+        // A rate out of range (an interval of 1/4294967295 s) is as good as none.
+        return FrameRate.checked(numerator: Double(perFrame.denominator), denominator: Double(perFrame.numerator))
     }
 
     func controls() -> [Control] {

@@ -28,7 +28,7 @@ enum V4L2PollResult: Equatable {
 /// libv4l2: native formats pass through untouched; its mmap emulation requires v4l2_mmap.
 struct LibV4L2Driver: V4L2Driver {
     func open(_ path: String) -> Int32 {
-        lk_v4l2_open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC)
+        path.withPlatformPath { lk_v4l2_open($0, O_RDWR | O_NONBLOCK | O_CLOEXEC) }
     }
 
     func close(_ fd: Int32) {

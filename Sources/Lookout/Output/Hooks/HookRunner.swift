@@ -57,7 +57,13 @@ public final class HookRunner: @unchecked Sendable {
     /// Finds a program as execvp(3) would: a name with a slash as it is, any other on $PATH.
     static func resolve(_ program: String) throws(HookError) -> String {
         if program.contains("/") {
-            guard access(program, X_OK) == 0 else { throw .notExecutable(path: program, .current) }
+            var info = stat()
+            guard program.withPlatformPath({ stat($0, &info) }) == 0 else { throw .notExecutable(path: program, .current) }
+            // access() says yes to a directory with x bits; a hook must be a program to run.
+            guard (info.st_mode & S_IFMT) == S_IFREG else {
+                throw .notExecutable(path: program, Errno(rawValue: (info.st_mode & S_IFMT) == S_IFDIR ? EISDIR : EACCES))
+            }
+            guard program.withPlatformPath({ access($0, X_OK) }) == 0 else { throw .notExecutable(path: program, .current) }
             return program
         }
         let path = getenv("PATH").map { String(cString: $0) } ?? "/usr/local/bin:/usr/bin:/bin"
@@ -200,13 +206,14 @@ public final class HookRunner: @unchecked Sendable {
         posix_spawnattr_setpgroup(&attributes, 0)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP))
 
-        let argv = arguments.map { strdup($0) } + [nil]
+        // Arguments as their bytes were given (see String(platformPath:)).
+        let argv = arguments.map { $0.withPlatformPath { strdup($0) } } + [nil]
         defer { argv.forEach { free($0) } }
         let envp = environmentStrings(adding: job.environment).map { strdup($0) } + [nil]
         defer { envp.forEach { free($0) } }
 
         var pid: pid_t = 0
-        let code = posix_spawn(&pid, arguments[0], &actions, &attributes, argv, envp)
+        let code = posix_spawn(&pid, argv[0]!, &actions, &attributes, argv, envp)
         close(readEnd)
         guard code == 0 else { throw Errno(rawValue: code) }
 

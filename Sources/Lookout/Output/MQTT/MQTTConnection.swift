@@ -90,12 +90,14 @@ final class MQTTConnection: @unchecked Sendable {
         }
         if configuration.broker.usesTLS {
             for path in [configuration.caFile, configuration.certificateFile, configuration.keyFile].compactMap({ $0 }) {
-                guard access(path, R_OK) == 0 else { throw .unreadableFile(path: path, .current) }
+                guard path.withPlatformPath({ access($0, R_OK) }) == 0 else { throw .unreadableFile(path: path, .current) }
             }
             let caPath = configuration.caFile == nil ? "/etc/ssl/certs" : nil
             // No passphrase callback: an encrypted key fails instead of prompting on the terminal.
-            try check("mosquitto_tls_set", lk_mosquitto_tls_set(handle, configuration.caFile, caPath,
-                                                             configuration.certificateFile, configuration.keyFile,
+            // The files as their bytes name them (see String(platformPath:)).
+            let files = [configuration.caFile, configuration.certificateFile, configuration.keyFile]
+                .map { $0.map { path in path.platformPathBytes.map { CChar(bitPattern: $0) } + [0] } }
+            try check("mosquitto_tls_set", lk_mosquitto_tls_set(handle, files[0], caPath, files[1], files[2],
                                                              { _, _, _, _ in 0 }))
         }
     }

@@ -1,0 +1,33 @@
+/// The largest picture Lookout decodes or allocates: frames, still images and the copies made of
+/// them. A stream, an image or a camera that declares more is refused before any memory is taken
+/// for it (a 40 KB PNG can declare 30000x30000 pixels, a Y4M header 16384x16384), so what any
+/// input can make Lookout allocate is bounded by this budget (see README, "Limits").
+public struct PixelBudget: Sendable, Equatable, CustomStringConvertible {
+    /// Pixels in one picture, at most.
+    public var maximumPixels: Int
+
+    /// 8192x8192: an 8K camera's frames (7680x4320) and phone photos up to 64 megapixels.
+    public static let standard = PixelBudget(maximumPixels: 8192 * 8192)
+
+    /// Budgets below this would refuse ordinary frames; above it, OpenCV refuses images itself.
+    public static let allowedRange: ClosedRange<Int> = (64 * 64)...(1 << 30)
+
+    public init(maximumPixels: Int) {
+        self.maximumPixels = maximumPixels
+    }
+
+    /// True when a `width` x `height` picture is within the budget (sizes above zero).
+    public func allows(width: Int, height: Int) -> Bool {
+        guard width > 0, height > 0 else { return false }
+        let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
+        return !overflow && pixels <= maximumPixels
+    }
+
+    /// Why a picture is refused, for messages: "declares 30000x30000 pixels, more than the
+    /// 67108864 that --max-pixels allows".
+    public func refusal(width: Int, height: Int) -> String {
+        "it declares \(width)x\(height) pixels, more than the \(maximumPixels) that --max-pixels allows"
+    }
+
+    public var description: String { "\(maximumPixels) pixels" }
+}
