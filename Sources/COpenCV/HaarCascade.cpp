@@ -1,6 +1,7 @@
 // Haar cascade detection behind a C API. The handle owns its scratch image so that
 // per-frame detection does not allocate once the frame size is stable.
 #include "COpenCV.h"
+#include "StderrCapture.hpp"
 
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
@@ -24,18 +25,29 @@ static void write_error(char *err, size_t err_len, const char *message) {
 }
 
 extern "C" lk_cascade *lk_cascade_open(const char *path, char *err, size_t err_len) {
+    // OpenCV's own words (an exception, or lines it logs) are the detail; the caller says what
+    // is wrong in one sentence.
+    StderrCapture captured;
+    std::string detail;
+    lk_cascade *cascade = nullptr;
     try {
-        auto *cascade = new lk_cascade();
+        cascade = new lk_cascade();
         if (!cascade->classifier.load(path) || cascade->classifier.empty()) {
             delete cascade;
-            write_error(err, err_len, "not a Haar cascade OpenCV can load");
-            return nullptr;
+            cascade = nullptr;
         }
-        return cascade;
     } catch (const cv::Exception &e) {
-        write_error(err, err_len, e.what());
-        return nullptr;
+        delete cascade;
+        cascade = nullptr;
+        detail = e.what();
+    } catch (const std::exception &e) {
+        delete cascade;
+        cascade = nullptr;
+        detail = e.what();
     }
+    std::string logged = captured.text();
+    if (!cascade) write_error(err, err_len, (logged + (logged.empty() || detail.empty() ? "" : " ") + detail).c_str());
+    return cascade;
 }
 
 extern "C" void lk_cascade_close(lk_cascade *cascade) { delete cascade; }
@@ -78,6 +90,9 @@ extern "C" int lk_cascade_detect(lk_cascade *cascade, const unsigned char *gray,
         }
         return n;
     } catch (const cv::Exception &e) {
+        write_error(err, err_len, e.what());
+        return -1;
+    } catch (const std::exception &e) { // std::bad_alloc: a frame's analysis, not the process
         write_error(err, err_len, e.what());
         return -1;
     }

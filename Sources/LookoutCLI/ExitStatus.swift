@@ -41,12 +41,17 @@ func printDiagnostic(_ message: String) {
     }
 }
 
-/// Reports an error in one sentence and exits with its documented code.
+/// Whether errors also show the libraries' own text (--verbose).
+nonisolated(unsafe) var showsLibraryDetail = false
+
+/// Reports an error in one sentence (and, with --verbose, what the library said on a second
+/// line) and returns its documented exit code.
 func fail(_ error: CaptureError) -> ExitCode {
     if case .faceModelUnavailable = error {
         printDiagnostic(error.description + "; pass --face-model PATH, or leave face out of --types")
     } else {
         printDiagnostic(error.description)
     }
+    if showsLibraryDetail, let detail = error.detail { printDiagnostic("the library said: " + detail) }
     return ExitCode(ExitStatus.code(for: error))
 }

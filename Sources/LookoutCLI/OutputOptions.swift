@@ -17,4 +17,7 @@ struct OutputOptions: ParsableArguments {
 
     @Flag(name: .shortAndLong, help: "No summary on standard error.")
     var quiet = false
+
+    @Flag(name: .shortAndLong, help: "With an error, also write what the library (OpenCV, libjpeg, libpng) said about it.")
+    var verbose = false
 }

@@ -22,6 +22,7 @@ struct ScanCommand: ParsableCommand {
 
     func run() throws {
         signal(SIGPIPE, SIG_IGN)
+        showsLibraryDetail = output.verbose
         let session = CaptureSession()
         let metadata: MetadataOutput
         do {
@@ -31,17 +32,18 @@ struct ScanCommand: ParsableCommand {
         }
         let sink = LineSink(fd: StandardDescriptors.outputDescriptor)
         var status = ExitStatus.success
-        var found = 0
+        var found = 0, scanned = 0
         for (index, file) in files.enumerated() {
             let image: PixelBuffer
             do {
-                image = try StillImage.load(path: file)
+                image = try StillImage.load(path: file, budget: detection.pixelBudget)
             } catch {
-                printDiagnostic(error.description)
+                _ = fail(.input(error))
                 let code = ExitStatus.code(for: .input(error))
                 if status == ExitStatus.success || code == ExitStatus.noInput { status = code }
                 continue
             }
+            scanned += 1
             let objects = metadata.metadataObjects(in: image, sequence: UInt64(index))
             found += objects.count
             var json = DetectionLineEncoder(source: file)
@@ -57,8 +59,9 @@ struct ScanCommand: ParsableCommand {
                 return // the reader went away
             }
         }
-        if !output.quiet, !output.stats {
-            printDiagnostic("scanned \(files.count) image\(files.count == 1 ? "" : "s"), \(found) detection\(found == 1 ? "" : "s")")
+        // Files that could not be read have said so already, one line each.
+        if !output.quiet, !output.stats, scanned > 0 {
+            printDiagnostic("scanned \(scanned) image\(scanned == 1 ? "" : "s"), \(found) detection\(found == 1 ? "" : "s")")
         }
         if status != ExitStatus.success { throw ExitCode(status) }
     }

@@ -208,7 +208,7 @@ struct MetadataOutputConfigurationTests {
             try output.setMetadataObjectTypes([.qr, .face])
             Issue.record("requesting faces without a model must fail")
         } catch {
-            guard case .faceModelUnavailable(let path, _) = error else {
+            guard case .faceModelUnavailable(let path, _, _) = error else {
                 Issue.record("unexpected error \(error)")
                 return
             }

@@ -37,10 +37,19 @@ int lk_cascade_detect(lk_cascade *cascade, const unsigned char *gray, int width,
 // (tightly packed).
 void lk_half_scale(const unsigned char *gray, int width, int height, int stride, unsigned char *out);
 
-// Decodes an encoded still image (PNG, PGM, BMP, ...) to 8-bit gray.
-// On success returns 0 and *pixels (free with lk_image_free), width and height (stride == width).
-int lk_image_decode_gray(const unsigned char *data, size_t length, unsigned char **pixels,
-                         int *width, int *height, char *err, size_t err_len);
+enum {
+    LK_IMAGE_OK = 0,
+    LK_IMAGE_DAMAGED = 1,      // no decoder took it, or the decoder failed
+    LK_IMAGE_TOO_LARGE = 2,    // it declares more than max_pixels
+    LK_IMAGE_UNAVAILABLE = 3,  // the codecs cannot be loaded, or memory ran out
+};
+
+// Decodes an encoded still image (PNG, PGM, BMP, ...) to 8-bit gray, refusing pictures that
+// declare more than max_pixels (the first call sets the limit for the process). On success
+// returns LK_IMAGE_OK and *pixels (free with lk_image_free), width and height (stride == width);
+// otherwise a status above and the libraries' own text in err.
+int lk_image_decode_gray(const unsigned char *data, size_t length, size_t max_pixels,
+                         unsigned char **pixels, int *width, int *height, char *err, size_t err_len);
 void lk_image_free(unsigned char *pixels);
 
 #ifdef __cplusplus

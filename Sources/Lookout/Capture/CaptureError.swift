@@ -7,7 +7,8 @@ public enum CaptureError: Error, Equatable, Sendable, CustomStringConvertible {
     /// Metadata object types were requested that the output cannot produce.
     case unavailableMetadataObjectTypes([MetadataObjectType], available: [MetadataObjectType])
     /// The Haar cascade for faces could not be loaded.
-    case faceModelUnavailable(path: String, reason: String)
+    /// `detail` holds OpenCV's own text, beyond the sentence.
+    case faceModelUnavailable(path: String, reason: String, detail: String? = nil)
     /// A detector failed at run time.
     case detectorFailed(String)
     /// The session cannot take this input or output (already in a session, one input only...).
@@ -25,12 +26,21 @@ public enum CaptureError: Error, Equatable, Sendable, CustomStringConvertible {
             return "metadata object type\(types.count == 1 ? "" : "s") "
                 + types.map(\.rawValue).joined(separator: ", ")
                 + " not available (available: " + available.map(\.rawValue).joined(separator: ", ") + ")"
-        case .faceModelUnavailable(let path, let reason):
+        case .faceModelUnavailable(let path, let reason, _):
             return "the face model \(path) cannot be loaded: \(reason)"
         case .detectorFailed(let message):
             return "a detector failed: \(message)"
         case .cannotAdd(let message), .invalidSetting(let message):
             return message
+        }
+    }
+
+    /// What a library said about the failure, beyond the sentence (for --verbose).
+    public var detail: String? {
+        switch self {
+        case .input(let error): return error.detail
+        case .faceModelUnavailable(_, _, let detail?) where !detail.isEmpty: return detail
+        default: return nil
         }
     }
 }

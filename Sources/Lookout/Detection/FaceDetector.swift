@@ -15,12 +15,17 @@ final class FaceDetector {
     init(configuration: FaceDetectorConfiguration) throws(CaptureError) {
         var message = [CChar](repeating: 0, count: 512)
         try Self.check(configuration)
-        // Checked here so the message names the cause, and OpenCV does not print its own.
-        guard configuration.cascadePath.withPlatformPath({ access($0, R_OK) }) == 0 else {
-            throw .faceModelUnavailable(path: configuration.cascadePath, reason: Errno.current.description)
+        // Checked here so the message names the cause in a few words; OpenCV's own text about a
+        // file it cannot parse is kept as the detail.
+        let path = configuration.cascadePath
+        var info = stat()
+        guard path.withPlatformPath({ stat($0, &info) }) == 0, path.withPlatformPath({ access($0, R_OK) }) == 0 else {
+            throw .faceModelUnavailable(path: path, reason: Errno.current == .noSuchFileOrDirectory ? "no such file" : Errno.current.description)
         }
-        guard let cascade = configuration.cascadePath.withPlatformPath({ lk_cascade_open($0, &message, message.count) }) else {
-            throw .faceModelUnavailable(path: configuration.cascadePath, reason: String(nulTerminated: message))
+        guard (info.st_mode & S_IFMT) != S_IFDIR else { throw .faceModelUnavailable(path: path, reason: "it is a directory") }
+        guard info.st_size > 0 else { throw .faceModelUnavailable(path: path, reason: "it is an empty file") }
+        guard let cascade = path.withPlatformPath({ lk_cascade_open($0, &message, message.count) }) else {
+            throw .faceModelUnavailable(path: path, reason: "it is not a Haar cascade", detail: String(nulTerminated: message))
         }
         self.cascade = cascade
         self.configuration = configuration

@@ -12,30 +12,41 @@ public enum MediaError: Error, Equatable, Sendable, CustomStringConvertible {
     case unsupportedY4M(path: String, reason: String)
     /// An image or frame that the decoder rejected (truncated, bad Huffman code, ...).
     case corruptImage(reason: String)
-    /// A still image in a format Lookout cannot decode.
-    case unsupportedImage(path: String, reason: String)
+    /// A still image Lookout cannot decode: `reason` completes a sentence that starts with the
+    /// path ("is an empty file", "is not an image (...)"); `detail` holds the library's own text.
+    case unsupportedImage(path: String, reason: String, detail: String? = nil)
 
     public var description: String {
         switch self {
         case .notFound(let path):
             return "\(path): no such file or device"
         case .unreadable(let path, let errno):
-            return "\(path) cannot be read: \(errno)"
+            return errno == .isDirectory ? "\(path) is a directory" : "\(path) cannot be read: \(errno)"
         case .readFailed(let path, let errno):
             return "reading \(path) failed: \(errno)"
         case .unrecognizedStream(let path, let bytes):
-            let hex = bytes.prefix(8).map { byte -> String in
-                let digits = String(byte, radix: 16, uppercase: true)
-                return digits.count == 1 ? "0" + digits : digits
-            }.joined(separator: " ")
-            let shown = bytes.isEmpty ? "it is empty" : "it starts with bytes \(hex)"
+            let shown = bytes.isEmpty ? "it is empty" : "it starts with bytes \(Self.hex(bytes.prefix(8)))"
             return "\(path) is not an MJPEG or Y4M stream (\(shown))"
         case .unsupportedY4M(let path, let reason):
             return "\(path) is a Y4M stream Lookout cannot read: \(reason)"
         case .corruptImage(let reason):
             return "corrupt image: \(reason)"
-        case .unsupportedImage(let path, let reason):
-            return "\(path) cannot be decoded: \(reason)"
+        case .unsupportedImage(let path, let reason, _):
+            return "\(path) \(reason)"
         }
+    }
+
+    /// What a library said about the failure, beyond the sentence (for --verbose).
+    public var detail: String? {
+        if case .unsupportedImage(_, _, let detail) = self, let detail, !detail.isEmpty { return detail }
+        return nil
+    }
+
+    /// Bytes as "FF D8 00".
+    static func hex<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
+        bytes.map { byte -> String in
+            let digits = String(byte, radix: 16, uppercase: true)
+            return digits.count == 1 ? "0" + digits : digits
+        }.joined(separator: " ")
     }
 }

@@ -1,41 +1,47 @@
 import COpenCV
 
 /// A still picture decoded to gray, for `lookout scan`: JPEG through TurboJPEG (as frames are),
-/// PNG, PGM and the other formats OpenCV reads through its codecs.
+/// PNG, PGM and the other formats OpenCV reads through its codecs. A file that is empty, no
+/// picture, damaged or beyond the pixel budget is refused with one reason; the libraries' own
+/// words go into the error's `detail`.
 public enum StillImage {
     /// Reads and decodes the image at `path` into a pixel buffer of its own.
-    public static func load(path: String) throws(MediaError) -> PixelBuffer {
+    public static func load(path: String, budget: PixelBudget = .standard) throws(MediaError) -> PixelBuffer {
         let bytes = try readWholeFile(path: path)
-        return try decode(bytes, path: path)
+        return try decode(bytes, path: path, budget: budget)
     }
 
-    public static func decode(_ bytes: [UInt8], path: String) throws(MediaError) -> PixelBuffer {
+    public static func decode(_ bytes: [UInt8], path: String, budget: PixelBudget = .standard) throws(MediaError) -> PixelBuffer {
+        guard !bytes.isEmpty else { throw .unsupportedImage(path: path, reason: "is an empty file") }
+        guard let format = ImageSignature.format(of: bytes) else {
+            throw .unsupportedImage(path: path, reason: "is not an image (it starts with bytes \(MediaError.hex(bytes.prefix(8))))")
+        }
+        guard !ImageSignature.undecodable.contains(format) else {
+            throw .unsupportedImage(path: path, reason: "is a \(format) image, which Lookout cannot decode")
+        }
+        if let size = ImageSignature.declaredSize(of: bytes, format: format), !budget.allows(width: size.width, height: size.height) {
+            throw .unsupportedImage(path: path, reason: "cannot be decoded: " + budget.refusal(width: size.width, height: size.height))
+        }
         let pool = BufferPool(count: 1)
-        if bytes.count >= 3, bytes[0] == 0xFF, bytes[1] == 0xD8, bytes[2] == 0xFF {
-            let decoder = JPEGDecoder()
-            let result: Result<PixelBuffer, MediaError> = bytes.withUnsafeBytes { jpeg in
-                do throws(MediaError) {
-                    let size = try decoder.size(of: jpeg)
-                    let index = pool.acquire(capacity: size.width * size.height, wait: false)!
-                    let image = PixelBuffer(width: size.width, height: size.height, bytesPerRow: size.width,
-                                            baseAddress: pool.pointer(index), pool: pool, poolIndex: index)
-                    try decoder.decodeLuma(jpeg, width: size.width, height: size.height,
-                                           into: pool.pointer(index), bytesPerRow: size.width)
-                    return .success(image)
-                } catch {
-                    return .failure(.unsupportedImage(path: path, reason: error.description))
-                }
-            }
-            return try result.get()
+        if format == "JPEG" {
+            return try decodeJPEG(bytes, path: path, budget: budget, pool: pool)
         }
         var pixels: UnsafeMutablePointer<UInt8>?
         var width: Int32 = 0, height: Int32 = 0
-        var message = [CChar](repeating: 0, count: 256)
+        var message = [CChar](repeating: 0, count: 1024)
         let status = bytes.withUnsafeBufferPointer {
-            lk_image_decode_gray($0.baseAddress, $0.count, &pixels, &width, &height, &message, message.count)
+            lk_image_decode_gray($0.baseAddress, $0.count, budget.maximumPixels, &pixels, &width, &height, &message, message.count)
         }
-        guard status == 0, let pixels else {
-            throw .unsupportedImage(path: path, reason: String(nulTerminated: message))
+        guard status == Int32(LK_IMAGE_OK), let pixels else {
+            let detail = String(nulTerminated: message)
+            switch status {
+            case Int32(LK_IMAGE_TOO_LARGE):
+                throw .unsupportedImage(path: path, reason: "cannot be decoded: it declares more than the \(budget.maximumPixels) pixels --max-pixels allows", detail: detail)
+            case Int32(LK_IMAGE_UNAVAILABLE):
+                throw .unsupportedImage(path: path, reason: "cannot be decoded: \(detail)")
+            default:
+                throw .unsupportedImage(path: path, reason: "is a damaged or unsupported \(format) image", detail: detail)
+            }
         }
         defer { lk_image_free(pixels) }
         let count = Int(width) * Int(height)
@@ -43,6 +49,29 @@ public enum StillImage {
         pool.pointer(index).copyMemory(from: pixels, byteCount: count)
         return PixelBuffer(width: Int(width), height: Int(height), bytesPerRow: Int(width),
                            baseAddress: pool.pointer(index), pool: pool, poolIndex: index)
+    }
+
+    private static func decodeJPEG(_ bytes: [UInt8], path: String, budget: PixelBudget, pool: BufferPool) throws(MediaError) -> PixelBuffer {
+        let decoder = JPEGDecoder()
+        let result: Result<PixelBuffer, MediaError> = bytes.withUnsafeBytes { jpeg in
+            do throws(MediaError) {
+                let size = try decoder.size(of: jpeg)
+                guard budget.allows(width: size.width, height: size.height) else {
+                    return .failure(.unsupportedImage(path: path, reason: "cannot be decoded: " + budget.refusal(width: size.width, height: size.height)))
+                }
+                let index = pool.acquire(capacity: size.width * size.height, wait: false)!
+                let image = PixelBuffer(width: size.width, height: size.height, bytesPerRow: size.width,
+                                        baseAddress: pool.pointer(index), pool: pool, poolIndex: index)
+                try decoder.decodeLuma(jpeg, width: size.width, height: size.height,
+                                       into: pool.pointer(index), bytesPerRow: size.width)
+                return .success(image)
+            } catch {
+                let detail: String
+                if case .corruptImage(let reason) = error { detail = reason } else { detail = error.description }
+                return .failure(.unsupportedImage(path: path, reason: "is a damaged or unsupported JPEG image", detail: detail))
+            }
+        }
+        return try result.get()
     }
 
     static func readWholeFile(path: String) throws(MediaError) -> [UInt8] {

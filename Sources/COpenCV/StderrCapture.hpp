@@ -1,0 +1,53 @@
+// Keeps what a library writes straight to standard error while a call runs: libpng prints
+// "libpng error: ..." and OpenCV its own warnings there, but Lookout says one sentence per
+// problem and shows the library's text only with --verbose. The text goes to an anonymous file,
+// never a pipe, so a chatty library cannot block on a full pipe.
+// Only for calls made while no other thread writes diagnostics (start-up, `lookout scan`).
+#pragma once
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <string>
+
+class StderrCapture {
+public:
+    StderrCapture() {
+        file_ = memfd_create("lookout-stderr", MFD_CLOEXEC);
+        if (file_ < 0) return;
+        saved_ = dup(STDERR_FILENO);
+        if (saved_ < 0 || dup2(file_, STDERR_FILENO) < 0) restore();
+    }
+
+    ~StderrCapture() {
+        restore();
+        if (file_ >= 0) close(file_);
+    }
+
+    StderrCapture(const StderrCapture &) = delete;
+    StderrCapture &operator=(const StderrCapture &) = delete;
+
+    // Ends the capture and returns what was written (at most 4 KiB).
+    std::string text() {
+        restore();
+        std::string result;
+        if (file_ < 0) return result;
+        char buffer[4096];
+        ssize_t n = pread(file_, buffer, sizeof buffer, 0);
+        if (n > 0) result.assign(buffer, (size_t)n);
+        while (!result.empty() && (result.back() == '\n' || result.back() == ' ')) result.pop_back();
+        return result;
+    }
+
+private:
+    void restore() {
+        if (saved_ >= 0) {
+            dup2(saved_, STDERR_FILENO);
+            close(saved_);
+            saved_ = -1;
+        }
+    }
+
+    int file_ = -1;
+    int saved_ = -1;
+};
