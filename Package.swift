@@ -61,6 +61,13 @@ let package = Package(
             dependencies: ["Lookout"],
             path: "Tests/CaptureProbe"
         ),
+        // libFuzzer targets (scripts/fuzz builds them with -sanitize=fuzzer); seeds in Corpus/.
+        .executableTarget(
+            name: "LookoutFuzz",
+            dependencies: ["Lookout"],
+            path: "Tests/Fuzz",
+            exclude: ["Corpus", "Crashes", "good.jpg"]
+        ),
         .testTarget(
             name: "LookoutTests",
             dependencies: ["Lookout"],
