@@ -111,7 +111,7 @@ struct DetectionOptions: ParsableArguments {
         configuration.minSize = minFace
         configuration.analysisWidth = faceWidth
         configuration.trackRetention = trackRetention
-        configuration.maximumPyramidPixels = pixelBudget.maximumPixels / 4
+        configuration.maximumPyramidPixels = max(64 * 64, pixelBudget.maximumPixels / 4)
         return configuration
     }
 

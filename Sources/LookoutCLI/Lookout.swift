@@ -46,7 +46,8 @@ struct Lookout: ParsableCommand {
         } catch {
             // A usage error is one line on standard error, as every other diagnostic; help,
             // --version and exit codes go through ArgumentParser as usual.
-            guard exitCode(for: error) == .validationFailure else { exit(withError: error) }
+            // An ExitCode has had its message written already.
+            guard exitCode(for: error) == .validationFailure, !(error is ExitCode) else { exit(withError: error) }
             let message = message(for: error).split(separator: "\n").first.map(String.init) ?? "invalid usage"
             printDiagnostic((message.hasPrefix("Error: ") ? String(message.dropFirst(7)) : message)
                             + (message.hasSuffix(".") ? "" : ".") + " See lookout --help.")
