@@ -77,7 +77,9 @@ final class Y4MStreamReader {
             throw .unsupportedY4M(path: path, reason: "colour space C\(colorspace) (Lookout reads 8-bit 420, 422, 444 and mono)")
         }
         format = VideoFormatDescription(width: width, height: height, pixelFormat: pixelFormat, frameRate: frameRate)
-        frame = .allocate(byteCount: frameBytes, alignment: 64)
+        // Frame headers are read into this buffer too: it holds at least "FRAME\n" (a 2x2 mono
+        // frame is 4 bytes; AddressSanitizer found the overflow).
+        frame = .allocate(byteCount: max(frameBytes, Self.frameHeader.count), alignment: 64)
     }
 
     deinit { frame.deallocate() }
@@ -118,8 +120,10 @@ final class Y4MStreamReader {
     private enum FrameHeader { case frame, endOfStream, truncated, malformed }
 
     /// Reads "FRAME\n" with one read in the usual case; frame parameters, rare, byte by byte.
+    private static let frameHeader = Array("FRAME\n".utf8)
+
     private func readFrameHeader() throws(MediaError) -> FrameHeader {
-        let header = Array("FRAME\n".utf8)
+        let header = Self.frameHeader
         if pendingOffset >= pending.count {
             pending = []
             pendingOffset = 0
