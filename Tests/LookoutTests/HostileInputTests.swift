@@ -255,45 +255,59 @@ struct HostileInputTests {
         // Enough frames to fill the pipe; nobody reads it.
         let clip = try Fixtures.bytes("sample.mjpeg")
         let path = file("long.mjpeg", clip + clip + clip)
-        var fds: [Int32] = [0, 0]
-        try #require(pipe(&fds) == 0)
-        defer { close(fds[0]) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
         let errors = directory + "sigterm.err"
-        posix_spawn_file_actions_addopen(&actions, 2, errors, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var mask = sigset_t()
-        sigemptyset(&mask)
-        posix_spawnattr_setsigmask(&attributes, &mask)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
-        let words: [String] = [lookoutBinary, "run", "--input", path, "--realtime"]
-        let argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        try #require(posix_spawn(&pid, lookoutBinary, &actions, &attributes, argv, environ) == 0)
-        close(fds[1])
+        let (pid, stalled) = try spawnWithStalledOutput([lookoutBinary, "run", "--input", path, "--realtime"], errors: errors)
+        defer { close(stalled) }
         // Wait until the pipe is full: lines stop flowing while frames are still being read.
         Thread.sleep(forTimeInterval: 4)
         let start = Date()
         kill(pid, SIGTERM)
-        var status: Int32 = 0
-        while waitpid(pid, &status, WNOHANG) == 0 {
-            if Date().timeIntervalSince(start) > 20 { kill(pid, SIGKILL) }
-            Thread.sleep(forTimeInterval: 0.05)
-        }
+        let status = waitForStatus(pid, timeout: 20)
         let seconds = Date().timeIntervalSince(start)
-        #expect((status & 0x7f) == 0 && (status >> 8) & 0xff == 143, "status \(status)")
+        #expect(status == 143, "status \(status)")
         #expect(seconds >= StopSignals_outputDeadline - 0.5 && seconds < StopSignals_outputDeadline + 3, "exited after \(seconds) s")
         let message = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
         #expect(message.contains("standard output took no lines for 5 s after SIGTERM"), "\(message)")
     }
+}
+
+
+/// Starts `words` with standard output a pipe nobody reads (returned, to close when done) and
+/// standard error in the file `errors`, with no signal blocked.
+func spawnWithStalledOutput(_ words: [String], errors: String) throws -> (pid: pid_t, pipe: Int32) {
+    var fds: [Int32] = [0, 0]
+    try #require(pipe(&fds) == 0)
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
+    posix_spawn_file_actions_addopen(&actions, 2, errors, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var mask = sigset_t()
+    sigemptyset(&mask)
+    posix_spawnattr_setsigmask(&attributes, &mask)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
+    let argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
+    defer { argv.forEach { free($0) } }
+    var pid: pid_t = 0
+    try #require(posix_spawn(&pid, words[0], &actions, &attributes, argv, environ) == 0)
+    close(fds[1])
+    return (pid, fds[0])
+}
+
+/// Waits for `pid` for at most `timeout` seconds (then kills it); returns the exit status.
+func waitForStatus(_ pid: pid_t, timeout: Double) -> Int32 {
+    let start = Date()
+    var status: Int32 = 0
+    while waitpid(pid, &status, WNOHANG) == 0 {
+        if Date().timeIntervalSince(start) > timeout { kill(pid, SIGKILL) }
+        Thread.sleep(forTimeInterval: 0.05)
+    }
+    return (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
 }
 
 /// The CLI's bound on a stop's wait for standard output (StopSignals.outputDeadline).

@@ -83,18 +83,21 @@ final class MQTTBroker {
     }
 }
 
-/// One message as `mosquitto_sub -F '%r %t %p'` prints it.
+/// One message as `mosquitto_sub -F '%r %q %t %p'` prints it.
 struct ReceivedMessage {
     var retained: Bool
+    /// The QoS it was delivered with: the lower of the publisher's and the subscription's (1).
+    var qos: Int
     var topic: String
     var payload: String
 
     init?(_ line: String) {
-        let parts = line.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
-        guard parts.count >= 2 else { return nil }
+        let parts = line.split(separator: " ", maxSplits: 3, omittingEmptySubsequences: false)
+        guard parts.count >= 3, let qos = Int(parts[1]) else { return nil }
         retained = parts[0] == "1"
-        topic = String(parts[1])
-        payload = parts.count > 2 ? String(parts[2]) : ""
+        self.qos = qos
+        topic = String(parts[2])
+        payload = parts.count > 3 ? String(parts[3]) : ""
     }
 
     var json: [String: Any]? { try? JSONSerialization.jsonObject(with: Data(payload.utf8)) as? [String: Any] }
@@ -107,7 +110,7 @@ final class Subscriber {
     /// - Parameter sessionID: a persistent session (clean session off) under this client ID, so
     ///   the broker keeps QoS 1 messages for it while it is away.
     init(port: Int, topics: [String], sessionID: String? = nil, extra: [String] = []) throws {
-        var arguments = ["-h", "127.0.0.1", "-p", String(port), "-q", "1", "-F", "%r %t %p"] + extra
+        var arguments = ["-h", "127.0.0.1", "-p", String(port), "-q", "1", "-F", "%r %q %t %p"] + extra
         if let sessionID { arguments += ["-c", "-i", sessionID] }
         for topic in topics { arguments += ["-t", topic] }
         client = try BackgroundProcess("/usr/bin/mosquitto_sub", arguments)

@@ -42,6 +42,11 @@ struct MQTTTests {
                 == ["4006381333931", "Lookout sample QR: été ✓"])
         #expect(events.filter { $0["kind"] as? String == "presence" }.compactMap { $0["state"] as? String } == ["on"])
         #expect(messages.filter { $0.topic == Self.prefix + "/presence" }.map(\.payload) == ["OFF", "ON"])
+        // Published at QoS 1, so delivered at QoS 1 to this QoS 1 subscription (arrival alone
+        // would not show a publisher that drops to QoS 0).
+        let lookoutTopics = messages.filter { $0.topic.hasPrefix(Self.prefix + "/") }
+        #expect(!lookoutTopics.isEmpty && lookoutTopics.allSatisfy { $0.qos == 1 },
+                "QoS: \(lookoutTopics.map { "\($0.topic) \($0.qos)" })")
 
         // A subscriber arriving later sees the retained state, the last will, and the discovery
         // configs; events are not retained.
