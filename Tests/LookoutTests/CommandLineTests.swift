@@ -181,7 +181,7 @@ struct CommandLineTests {
     func signalStopsCleanlyAndFlushesEveryLine(signal: Int32) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: lookoutBinary)
-        process.arguments = ["run", "--input", Fixtures.path("sample.mjpeg"), "--realtime", "--fps", "15"]
+        process.arguments = ["run", "--input", Fixtures.path("sample.mjpeg"), "--realtime", "--fps", "15", "--stats"]
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
@@ -196,12 +196,22 @@ struct CommandLineTests {
         let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(process.terminationReason == .exit && process.terminationStatus == 0)
         let result = ProcessResult(status: 0, stdout: stdout, stderr: stderr)
-        let lines = try jsonObjects(result)
-        #expect(!lines.isEmpty)
+        var lines = try jsonObjects(result)
         #expect(stdout.last == 0x0A, "the last line was cut")
-        #expect(stderr.contains("frames read"), "no summary: \(stderr)")
+        let last = lines.popLast()
+        let stats = try #require(last, "no stats line")
+        #expect(stats["kind"] as? String == "stats")
+        #expect(!lines.isEmpty)
         let frames = lines.compactMap { $0["frame"] as? Int }
         #expect((frames.max() ?? 99) < 59, "the clip should not have finished before the signal")
+        // Every detection the summary counts was written: each kind's lines, and a QR line for
+        // every frame analysed (the sample holds a QR code on every frame).
+        let detections = try #require(stats["detections"] as? [String: Int])
+        for kind in ["qr", "ean13", "face"] {
+            #expect(lines.filter { $0["kind"] as? String == kind }.count == detections[kind] ?? 0, "\(kind): \(stats)")
+        }
+        let qrFrames = Set(lines.filter { $0["kind"] as? String == "qr" }.compactMap { $0["frame"] as? Int })
+        #expect(qrFrames.count == stats["frames_analysed"] as? Int, "\(stats)")
     }
 
     @Test func textFormatMatchesZbarcam() throws {

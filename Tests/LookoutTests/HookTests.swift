@@ -89,4 +89,30 @@ struct HookTests {
         #expect(missing.status == 64)
         #expect(missing.stderr == "lookout: --on-code: no-such-program-lookout: command not found.\n")
     }
+
+    @Test func onRealTimeInputDetectionNeverWaitsForASlowHook() throws {
+        // The code clip paced at 10 fps lasts 8 s and shows a code three times; each hook takes
+        // 3 s. Detection keeps the camera's pace: every frame is analysed, none dropped late, the
+        // code events come when the codes appear, and the run ends with the clip, only then
+        // waiting for the hooks still running.
+        let scratch = try ScratchFolder()
+        let slow = try scratch.script("slow", "sleep 3\n")
+        let process = try BackgroundProcess(lookoutBinary, ["run", "--input", Fixtures.path("events-codes.mjpeg"), "--realtime",
+                                                           "--fps", "10", "--events", "changes", "--dedupe", "300ms",
+                                                           "--on-code", slow, "--hook-jobs", "1", "--stats", "-q"])
+        let started = Date()
+        #expect(process.output.wait(timeout: 30) { $0.contains { $0.contains("\"kind\":\"stats\"") } })
+        let detectionTime = Date().timeIntervalSince(started)
+        let status = process.waitForExit(timeout: 30)
+        let total = Date().timeIntervalSince(started)
+        #expect(status == 0)
+        let lines = process.output.lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(lines.filter { $0["kind"] as? String == "code" }.count == 3)
+        let stats = try #require(lines.last { $0["kind"] as? String == "stats" })
+        #expect(stats["frames_analysed"] as? Int == 80, "\(stats)")
+        #expect((stats["dropped"] as? [String: Int])?["late"] == 0, "\(stats)")
+        // Three 3 s hooks, one at a time, need 9 s; the clip needs 8 s and detection no more.
+        #expect(detectionTime < 8 + 1.5, "detection took \(detectionTime) s")
+        #expect(total >= 9, "the hooks were not waited for at exit (\(total) s)")
+    }
 }
