@@ -101,7 +101,7 @@ struct RunCommand: ParsableCommand {
 
         let control = DispatchQueue(label: "lookout.control")
         let stopped = DispatchSemaphore(value: 0)
-        let runtimeError = Mutex<CaptureError?>(nil)
+        let runtimeError = Locked<CaptureError?>(nil)
         session.setEventHandler(queue: control) { event in
             switch event {
             case .runtimeError(let error):

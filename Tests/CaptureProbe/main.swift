@@ -17,7 +17,7 @@ final class ProbeDelegate: VideoDataOutputSampleBufferDelegate, @unchecked Senda
         var holding = false
         var drops: [String: Int] = [:]
     }
-    let state = Mutex(State())
+    let state = Locked(State())
 
     func captureOutput(_ output: VideoDataOutput, didOutput sampleBuffer: SampleBuffer, from connection: CaptureConnection) {
         let now = Date().timeIntervalSince1970

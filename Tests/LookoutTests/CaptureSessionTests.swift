@@ -6,9 +6,9 @@ import Testing
 
 /// Records what a video data output delivers; optionally slow, optionally holding buffers.
 final class RecordingDelegate: VideoDataOutputSampleBufferDelegate, @unchecked Sendable {
-    let sequences = Mutex<[UInt64]>([])
-    let drops = Mutex<[FrameDrop]>([])
-    let held = Mutex<[SampleBuffer]>([])
+    let sequences = Locked<[UInt64]>([])
+    let drops = Locked<[FrameDrop]>([])
+    let held = Locked<[SampleBuffer]>([])
     let delay: Double
     let holdBuffers: Atomic<Bool>
 
@@ -39,7 +39,7 @@ final class RecordingDelegate: VideoDataOutputSampleBufferDelegate, @unchecked S
 }
 
 final class MetadataRecorder: MetadataOutputObjectsDelegate, @unchecked Sendable {
-    let frames = Mutex<[UInt64]>([])
+    let frames = Locked<[UInt64]>([])
     func metadataOutput(_ output: MetadataOutput, didOutput metadataObjects: [MetadataObject], from connection: CaptureConnection) {
         if let first = metadataObjects.first { frames.withLock { $0.append(first.frameSequence) } }
     }
@@ -47,7 +47,7 @@ final class MetadataRecorder: MetadataOutputObjectsDelegate, @unchecked Sendable
 
 /// Records the frame and plane size of every frame a video data output delivers.
 final class FrameSizeRecorder: VideoDataOutputSampleBufferDelegate, @unchecked Sendable {
-    let sizes = Mutex<[[Int]]>([])
+    let sizes = Locked<[[Int]]>([])
     func captureOutput(_ output: VideoDataOutput, didOutput sampleBuffer: SampleBuffer, from connection: CaptureConnection) {
         let format = sampleBuffer.formatDescription, plane = sampleBuffer.imageBuffer
         sizes.withLock { $0.append([format.width, format.height, plane.width, plane.height]) }
@@ -56,7 +56,7 @@ final class FrameSizeRecorder: VideoDataOutputSampleBufferDelegate, @unchecked S
 
 /// Keeps every metadata object delivered.
 final class ObjectRecorder: MetadataOutputObjectsDelegate, @unchecked Sendable {
-    let objects = Mutex<[MetadataObject]>([])
+    let objects = Locked<[MetadataObject]>([])
     func metadataOutput(_ output: MetadataOutput, didOutput metadataObjects: [MetadataObject], from connection: CaptureConnection) {
         objects.withLock { $0 += metadataObjects }
     }

@@ -7,7 +7,7 @@ import Lookout
 @Suite("README example")
 struct ReadmeExampleTests {
     final class Printer: MetadataOutputObjectsDelegate {
-        let lines = Mutex<[String]>([])
+        let lines = Locked<[String]>([])
         func metadataOutput(_ output: MetadataOutput, didOutput objects: [MetadataObject],
                             from connection: CaptureConnection) {
             for case let code as MachineReadableCodeObject in objects {

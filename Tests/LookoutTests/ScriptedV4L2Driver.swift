@@ -42,10 +42,10 @@ final class ScriptedV4L2Driver: V4L2Driver, @unchecked Sendable {
         var pendingFrame: Step?
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     init(script: [Step]) {
-        state = Mutex(State(script: script))
+        state = Locked(State(script: script))
         fourcc = FourCC("GREY")!
         (width, height) = (Self.width, Self.height)
         bufferLength = Self.width * Self.height
@@ -53,7 +53,7 @@ final class ScriptedV4L2Driver: V4L2Driver, @unchecked Sendable {
 
     /// A camera that streams MJPG at `jpegSize`, with buffers of `bufferLength` bytes.
     init(jpegScript script: [Step], jpegSize: (width: Int, height: Int), bufferLength: Int = 1 << 20) {
-        state = Mutex(State(script: script))
+        state = Locked(State(script: script))
         fourcc = FourCC("MJPG")!
         (width, height) = jpegSize
         self.bufferLength = bufferLength

@@ -84,7 +84,7 @@ struct V4L2CaptureTests {
         script.append(.frame(sequence: 0, timestampNs: 99_000_000))
         let driver = ScriptedV4L2Driver(script: script)
         let source = try source(driver)
-        let events = Mutex<[String]>([])
+        let events = Locked<[String]>([])
         source.setInterruptionHandler { event in
             switch event {
             case .lost(let reason): events.withLock { $0.append("lost: \(reason)") }
@@ -128,8 +128,8 @@ struct V4L2CaptureTests {
         try session.addInput(input)
         let video = VideoDataOutput()
         final class Delegate: VideoDataOutputSampleBufferDelegate, @unchecked Sendable {
-            let luma = Mutex<[UInt8]>([])
-            let drops = Mutex<[FrameDrop]>([])
+            let luma = Locked<[UInt8]>([])
+            let drops = Locked<[FrameDrop]>([])
             func captureOutput(_ output: VideoDataOutput, didOutput sampleBuffer: SampleBuffer, from connection: CaptureConnection) {
                 luma.withLock { $0.append(sampleBuffer.imageBuffer[10, 10]) }
             }

@@ -67,8 +67,8 @@ public final class CaptureSession: @unchecked Sendable {
         }
     }
 
-    private let configuration = Mutex(Configuration())
-    private let counters = Mutex(Statistics())
+    private let configuration = Locked(Configuration())
+    private let counters = Locked(Statistics())
     private let captureQueue = DispatchQueue(label: "lookout.capture", qos: .userInteractive)
     private let runFinished = DispatchGroup()
     private let stopRequested = Atomic<Bool>(false)

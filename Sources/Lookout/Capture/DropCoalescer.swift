@@ -8,7 +8,7 @@ final class DropCoalescer: @unchecked Sendable {
         var counts = DropCounts()
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Records a drop. Returns true when no report was pending, so the caller must schedule a flush.
     func record(_ drop: FrameDrop) -> Bool {

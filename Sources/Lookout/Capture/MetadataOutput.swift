@@ -69,8 +69,8 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
         var faces: [Rect] = []
     }
 
-    private let configuration = Mutex(Configuration())
-    private let counters = Mutex(Statistics())
+    private let configuration = Locked(Configuration())
+    private let counters = Locked(Statistics())
     private let processingQueue = DispatchQueue(label: "lookout.metadata-output.codes", qos: .userInitiated)
     private let faceQueue = DispatchQueue(label: "lookout.metadata-output.faces", qos: .userInitiated)
     private let codesIdle = DispatchSemaphore(value: 1)

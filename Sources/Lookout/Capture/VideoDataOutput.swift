@@ -30,7 +30,7 @@ public final class VideoDataOutput: CaptureOutput, @unchecked Sendable {
         var discardsLateFrames = true
     }
 
-    private let configuration = Mutex(Configuration())
+    private let configuration = Locked(Configuration())
     private let idle = DispatchSemaphore(value: 1)
     private var reservationHoldsGate = false // capture thread only
     private let delivered = Atomic<Int>(0)

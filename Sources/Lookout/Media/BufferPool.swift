@@ -17,7 +17,7 @@ public final class BufferPool: @unchecked Sendable {
 
     // Slots are touched only by whoever acquired them; the lock guards the free list.
     private var slots: [Slot]
-    private let freeList: Mutex<[Int]>
+    private let freeList: Locked<[Int]>
     private let available: DispatchSemaphore
 
     public init(count: Int) {
@@ -27,7 +27,7 @@ public final class BufferPool: @unchecked Sendable {
         var free = [Int]()
         free.reserveCapacity(count)
         for index in (0..<count).reversed() { free.append(index) }
-        self.freeList = Mutex(free)
+        self.freeList = Locked(free)
         self.available = DispatchSemaphore(value: count)
     }
 

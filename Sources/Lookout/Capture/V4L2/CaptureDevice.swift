@@ -56,7 +56,7 @@ public final class CaptureDevice: @unchecked Sendable {
         var controls: [(name: String, value: Int32)] = []
     }
 
-    private let settings = Mutex(Settings())
+    private let settings = Locked(Settings())
 
     /// Opens `path` long enough to read what the device is and offers.
     public convenience init(path: String) throws(DeviceError) {

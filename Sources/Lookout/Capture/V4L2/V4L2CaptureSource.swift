@@ -33,7 +33,7 @@ final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
     private var lastTimestamp: Int64 = 0
     private var awaitingFirstFrameAfterLoss = false
     private let cancellation: CancellationPipe
-    private let interruptionHandler = Mutex<(@Sendable (SourceInterruption) -> Void)?>(nil)
+    private let interruptionHandler = Locked<(@Sendable (SourceInterruption) -> Void)?>(nil)
 
     /// Backoff between reopen attempts after a loss: 0.25 s doubling to 4 s.
     static let backoff: [Int32] = [250, 500, 1000, 2000, 4000]

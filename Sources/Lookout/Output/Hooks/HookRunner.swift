@@ -40,7 +40,7 @@ public final class HookRunner: @unchecked Sendable {
     public let timeout: Double
     public let maxConcurrent: Int
     private let diagnostics: @Sendable (String) -> Void
-    private let state: Mutex<State>
+    private let state: Locked<State>
     private let finished = DispatchSemaphore(value: 0)
 
     public init(name: String, command: [String], timeout: Double = 10, maxConcurrent: Int = 4, maxPending: Int = 100,
@@ -51,7 +51,7 @@ public final class HookRunner: @unchecked Sendable {
         self.timeout = timeout
         self.maxConcurrent = max(1, maxConcurrent)
         self.diagnostics = diagnostics
-        self.state = Mutex(State(pending: BoundedQueue(capacity: max(1, maxPending))))
+        self.state = Locked(State(pending: BoundedQueue(capacity: max(1, maxPending))))
     }
 
     /// Finds a program as execvp(3) would: a name with a slash as it is, any other on $PATH.
@@ -135,7 +135,7 @@ public final class HookRunner: @unchecked Sendable {
             diagnostics("hook \(name): cannot start \(arguments[0]): \(error)")
             return
         }
-        let exited = Mutex(false)
+        let exited = Locked(false)
         let timedOut = Atomic<Bool>(false)
         // The child stays a zombie until reaped below, so its pid (and group) cannot be reused
         // while these timers may still signal it.
@@ -171,7 +171,7 @@ public final class HookRunner: @unchecked Sendable {
     /// Serializes making a pipe and spawning: pipe2(2) does not import, so close-on-exec is set
     /// after pipe(2), and another hook spawned in between would inherit the write end (and its
     /// reader would never see end of input).
-    private static let spawnLock = Mutex(())
+    private static let spawnLock = Locked(())
 
     private func spawn(_ job: Job) throws(Errno) -> pid_t {
         try Self.spawnLock.withLock { _ throws(Errno) in try spawnLocked(job) }
