@@ -111,7 +111,8 @@ final class RecordedStreamSource: FrameSource, @unchecked Sendable {
             let now = MonotonicClock.nanoseconds()
             let start = startTime ?? now
             startTime = start
-            guard reader.wait(untilMonotonicNanoseconds: start + presentationTime.nanoseconds) else { return nil }
+            let (deadline, overflow) = start.addingReportingOverflow(presentationTime.nanoseconds)
+            guard reader.wait(untilMonotonicNanoseconds: overflow ? .max : deadline) else { return nil }
         }
         let payload: SourceFrame.Payload
         do {

@@ -142,7 +142,14 @@ final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
 
         // Buffer timestamps are CLOCK_MONOTONIC; a driver that leaves them empty gets ours, and
         // time never runs backwards in what Lookout reports.
-        var timestamp = Int64(buffer.timestamp.tv_sec) * 1_000_000_000 + Int64(buffer.timestamp.tv_usec) * 1000
+        // A v4l2loopback writer chooses its timestamps: one past what 64-bit nanoseconds hold
+        // counts as none rather than trapping.
+        let (seconds, overflow) = Int64(buffer.timestamp.tv_sec).multipliedReportingOverflow(by: 1_000_000_000)
+        let microseconds = Int64(buffer.timestamp.tv_usec)
+        var timestamp: Int64 = 0
+        if !overflow, buffer.timestamp.tv_sec >= 0, (0..<1_000_000).contains(microseconds) {
+            timestamp = seconds.addingReportingOverflow(microseconds * 1000).overflow ? 0 : seconds + microseconds * 1000
+        }
         if timestamp == 0 { timestamp = MonotonicClock.nanoseconds() }
         if timestamp <= lastTimestamp { timestamp = lastTimestamp + 1 }
         lastTimestamp = timestamp

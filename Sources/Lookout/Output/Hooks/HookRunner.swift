@@ -48,7 +48,8 @@ public final class HookRunner: @unchecked Sendable {
         guard let program = command.first, !program.isEmpty else { throw HookError.emptyCommand }
         self.name = name
         self.arguments = [try Self.resolve(program)] + command.dropFirst()
-        self.timeout = timeout
+        // DispatchTime traps on times it cannot hold: a day at most, a millisecond at least.
+        self.timeout = timeout >= 0.001 ? min(timeout, 86_400) : 0.001
         self.maxConcurrent = max(1, maxConcurrent)
         self.diagnostics = diagnostics
         self.state = Locked(State(pending: BoundedQueue(capacity: max(1, maxPending))))
@@ -103,7 +104,7 @@ public final class HookRunner: @unchecked Sendable {
     /// Returns false on timeout.
     @discardableResult
     public func waitUntilIdle(timeout: Double) -> Bool {
-        let deadline = DispatchTime.now() + timeout
+        let deadline = DispatchTime.fromNow(seconds: timeout)
         while state.withLock({ $0.running > 0 }) {
             if finished.wait(timeout: deadline) == .timedOut { return false }
         }

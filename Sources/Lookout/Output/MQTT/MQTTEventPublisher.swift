@@ -121,7 +121,7 @@ public final class MQTTEventPublisher: @unchecked Sendable {
     }
 
     private func waitUntilIdle(timeout: Double) {
-        let deadline = DispatchTime.now() + timeout
+        let deadline = DispatchTime.fromNow(seconds: timeout)
         while true {
             let done = queue.sync { () -> Bool in
                 let isIdle = !connected || (events.isEmpty && stateToSend.isEmpty && unacknowledged == 0)
