@@ -10,7 +10,9 @@ enum FaceModelLocator {
     static func defaultCascadePath() -> String {
         var candidates = [String]()
         if let models = getenv("LOOKOUT_MODELS") {
-            candidates.append(String(cString: models) + "/" + cascadeName)
+            // Its bytes as they are (see String(platformPath:)), like every path.
+            candidates.append(String(platformPath: UnsafeBufferPointer(start: UnsafeRawPointer(models).assumingMemoryBound(to: UInt8.self),
+                                                                     count: strlen(models))) + "/" + cascadeName)
         }
         if let executable = executablePath() {
             // .build/<triple>/debug/lookout -> up to the package root; bin/lookout -> share/lookout.
@@ -22,14 +24,14 @@ enum FaceModelLocator {
             }
         }
         candidates.append("/usr/share/opencv4/haarcascades/" + cascadeName)
-        return candidates.first { access($0, R_OK) == 0 } ?? "models/" + cascadeName
+        return candidates.first { $0.withPlatformPath { access($0, R_OK) } == 0 } ?? "models/" + cascadeName
     }
 
     private static func executablePath() -> String? {
         var buffer = [CChar](repeating: 0, count: 4096)
         let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
         guard length > 0 else { return nil }
-        return String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return String(platformPath: buffer[0..<length].map { UInt8(bitPattern: $0) })
     }
 
     private static func parent(of path: String) -> String {

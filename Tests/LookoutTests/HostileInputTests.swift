@@ -256,6 +256,17 @@ struct HostileInputTests {
         #expect(run.stdout.contains("\"kind\":\"qr\""))
         #expect(run.stderrLines.count == 1 && run.stderr.contains("caf\\xE9.y4m"), "\(run.stderr)")
 
+        // A face model whose name is not UTF-8 loads too.
+        let model = Array((directory + "mod").utf8) + [0xE8] + Array("le.xml".utf8)
+        let cascade = try Fixtures.bytes("../../models/haarcascade_frontalface_default.xml")
+        let modelFD = (model.map { CChar(bitPattern: $0) } + [0]).withUnsafeBufferPointer { open($0.baseAddress!, O_WRONLY | O_CREAT | O_TRUNC, 0o600) }
+        try #require(modelFD >= 0)
+        _ = cascade.withUnsafeBytes { write(modelFD, $0.baseAddress!, $0.count) }
+        close(modelFD)
+        let faces = try measuredLookout([Array("run".utf8), Array("--input".utf8), Array(Fixtures.path("sample.mjpeg").utf8),
+                                         Array("--face-model".utf8), model, Array("--types".utf8), Array("face".utf8), Array("-q".utf8)])
+        #expect(faces.status == 0 && faces.stdout.contains("\"kind\":\"face\""), "\(faces.stderr)")
+
         let newline = file("two\nlines.y4m", y4mBytes)
         let ok = try measuredLookout(["run", "--input", newline, "--types", "qr", "--stats", "-q"])
         #expect(ok.status == 0 && ok.stdout.contains("\"frames_analysed\":2"), "\(ok.stderr)")
