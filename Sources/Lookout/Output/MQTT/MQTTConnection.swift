@@ -49,12 +49,9 @@ final class MQTTConnection: @unchecked Sendable {
         self.handle = handle
         self.configuration = configuration
         self.onEvent = onEvent
-        do throws(MQTTError) {
-            try configure()
-        } catch {
-            lk_mosquitto_destroy(handle)
-            throw error
-        }
+        // Every stored property is set: when this throws, deinit runs and destroys the handle
+        // (destroying it here as well freed it twice; AddressSanitizer found it).
+        try configure()
         lk_mosquitto_user_data_set(handle, Unmanaged.passUnretained(self).toOpaque())
         lk_mosquitto_connect_callback_set(handle) { _, context, code in
             MQTTConnection.from(context).connackReceived(code)
