@@ -39,6 +39,9 @@ struct Lookout: ParsableCommand {
 
     static func main() {
         StandardDescriptors.ensureOpen()
+        // Every command: a reader that goes away (`lookout --help | head -1`) is an EPIPE to
+        // handle, never a death by SIGPIPE.
+        signal(SIGPIPE, SIG_IGN)
         MemoryTuning.apply()
         do {
             var command = try parseAsRoot(CommandLineArguments.decoded())
