@@ -1,7 +1,6 @@
 // Haar cascade detection behind a C API. The handle owns its scratch image so that
 // per-frame detection does not allocate once the frame size is stable.
 #include "COpenCV.h"
-#include "StderrCapture.hpp"
 
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
@@ -25,9 +24,8 @@ static void write_error(char *err, size_t err_len, const char *message) {
 }
 
 extern "C" lk_cascade *lk_cascade_open(const char *path, char *err, size_t err_len) {
-    // OpenCV's own words (an exception, or lines it logs) are the detail; the caller says what
-    // is wrong in one sentence.
-    StderrCapture captured;
+    // OpenCV's own words (its exception) are the detail; the caller says what is wrong in one
+    // sentence. A cascade OpenCV cannot parse prints nothing itself.
     std::string detail;
     lk_cascade *cascade = nullptr;
     try {
@@ -45,8 +43,7 @@ extern "C" lk_cascade *lk_cascade_open(const char *path, char *err, size_t err_l
         cascade = nullptr;
         detail = e.what();
     }
-    std::string logged = captured.text();
-    if (!cascade) write_error(err, err_len, (logged + (logged.empty() || detail.empty() ? "" : " ") + detail).c_str());
+    if (!cascade) write_error(err, err_len, detail.c_str());
     return cascade;
 }
 

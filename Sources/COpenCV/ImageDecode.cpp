@@ -44,7 +44,7 @@ static imdecode_function load_imdecode(size_t max_pixels, std::string &error) {
     return function;
 }
 
-extern "C" int lk_image_decode_gray(const unsigned char *data, size_t length, size_t max_pixels,
+extern "C" int lk_image_decode_gray(const unsigned char *data, size_t length, size_t max_pixels, int capture_stderr,
                                     unsigned char **pixels, int *width, int *height, char *err, size_t err_len) {
     std::string load_error;
     imdecode_function imdecode = load_imdecode(max_pixels, load_error);
@@ -52,7 +52,7 @@ extern "C" int lk_image_decode_gray(const unsigned char *data, size_t length, si
         std::snprintf(err, err_len, "%s", load_error.c_str());
         return LK_IMAGE_UNAVAILABLE;
     }
-    StderrCapture captured;
+    StderrCapture captured(capture_stderr != 0);
     std::string detail;
     int status = LK_IMAGE_DAMAGED;
     try {

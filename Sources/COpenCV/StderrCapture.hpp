@@ -2,17 +2,22 @@
 // "libpng error: ..." and OpenCV its own warnings there, but Lookout says one sentence per
 // problem and shows the library's text only with --verbose. The text goes to an anonymous file,
 // never a pipe, so a chatty library cannot block on a full pipe.
-// Only for calls made while no other thread writes diagnostics (start-up, `lookout scan`).
+// Descriptor 2 is the process's: while a capture runs, what any thread writes there is kept
+// too, so only callers that own standard error ask for it (the command line, `lookout scan`);
+// captures are serialized so that descriptor 2 is always given back.
 #pragma once
 
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <mutex>
 #include <string>
 
 class StderrCapture {
 public:
-    StderrCapture() {
+    explicit StderrCapture(bool enabled) {
+        if (!enabled) return;
+        lock_ = std::unique_lock<std::mutex>(mutex());
         file_ = memfd_create("lookout-stderr", MFD_CLOEXEC);
         if (file_ < 0) return;
         saved_ = dup(STDERR_FILENO);
@@ -40,6 +45,11 @@ public:
     }
 
 private:
+    static std::mutex &mutex() {
+        static std::mutex shared;
+        return shared;
+    }
+
     void restore() {
         if (saved_ >= 0) {
             dup2(saved_, STDERR_FILENO);
@@ -48,6 +58,7 @@ private:
         }
     }
 
+    std::unique_lock<std::mutex> lock_;
     int file_ = -1;
     int saved_ = -1;
 };

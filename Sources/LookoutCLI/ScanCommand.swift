@@ -36,7 +36,7 @@ struct ScanCommand: ParsableCommand {
         for (index, file) in files.enumerated() {
             let image: PixelBuffer
             do {
-                image = try StillImage.load(path: file, budget: detection.pixelBudget)
+                image = try StillImage.load(path: file, budget: detection.pixelBudget, capturesLibraryMessages: true)
             } catch {
                 _ = fail(.input(error))
                 let code = ExitStatus.code(for: .input(error))

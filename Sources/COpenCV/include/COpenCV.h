@@ -47,8 +47,9 @@ enum {
 // Decodes an encoded still image (PNG, PGM, BMP, ...) to 8-bit gray, refusing pictures that
 // declare more than max_pixels (the first call sets the limit for the process). On success
 // returns LK_IMAGE_OK and *pixels (free with lk_image_free), width and height (stride == width);
-// otherwise a status above and the libraries' own text in err.
-int lk_image_decode_gray(const unsigned char *data, size_t length, size_t max_pixels,
+// otherwise a status above and the libraries' own text in err. With capture_stderr, what the
+// codecs print themselves (libpng's "libpng error: ...") goes into err too, not to standard error.
+int lk_image_decode_gray(const unsigned char *data, size_t length, size_t max_pixels, int capture_stderr,
                          unsigned char **pixels, int *width, int *height, char *err, size_t err_len);
 void lk_image_free(unsigned char *pixels);
 

@@ -6,12 +6,17 @@ import COpenCV
 /// words go into the error's `detail`.
 public enum StillImage {
     /// Reads and decodes the image at `path` into a pixel buffer of its own.
-    public static func load(path: String, budget: PixelBudget = .standard) throws(MediaError) -> PixelBuffer {
+    /// - Parameter capturesLibraryMessages: keep what image codecs print on standard error
+    ///   (libpng does) in the error's `detail` instead. Descriptor 2 is the process's, so only a
+    ///   caller that owns it should ask (a command line); other threads' messages would be kept too.
+    public static func load(path: String, budget: PixelBudget = .standard,
+                            capturesLibraryMessages: Bool = false) throws(MediaError) -> PixelBuffer {
         let bytes = try readWholeFile(path: path)
-        return try decode(bytes, path: path, budget: budget)
+        return try decode(bytes, path: path, budget: budget, capturesLibraryMessages: capturesLibraryMessages)
     }
 
-    public static func decode(_ bytes: [UInt8], path: String, budget: PixelBudget = .standard) throws(MediaError) -> PixelBuffer {
+    public static func decode(_ bytes: [UInt8], path: String, budget: PixelBudget = .standard,
+                              capturesLibraryMessages: Bool = false) throws(MediaError) -> PixelBuffer {
         guard !bytes.isEmpty else { throw .unsupportedImage(path: path, reason: "is an empty file") }
         guard let format = ImageSignature.format(of: bytes) else {
             throw .unsupportedImage(path: path, reason: "is not an image (it starts with bytes \(MediaError.hex(bytes.prefix(8))))")
@@ -30,7 +35,8 @@ public enum StillImage {
         var width: Int32 = 0, height: Int32 = 0
         var message = [CChar](repeating: 0, count: 1024)
         let status = bytes.withUnsafeBufferPointer {
-            lk_image_decode_gray($0.baseAddress, $0.count, budget.maximumPixels, &pixels, &width, &height, &message, message.count)
+            lk_image_decode_gray($0.baseAddress, $0.count, budget.maximumPixels, capturesLibraryMessages ? 1 : 0,
+                                 &pixels, &width, &height, &message, message.count)
         }
         guard status == Int32(LK_IMAGE_OK), let pixels else {
             let detail = String(nulTerminated: message)
