@@ -34,10 +34,11 @@ struct ExitStatusTests {
         #expect(message.contains("MQTT needs libmosquitto") && message.split(separator: "\n").count == 1, "\(message)")
     }
 
-    @Test func aSecondSignalExitsAtOnceWith143() throws {
-        // Standard output is a pipe nobody reads, so the first SIGTERM's stop waits on it.
+    @Test(arguments: [SIGINT, SIGTERM])
+    func aSecondSignalExitsAtOnceWith130Or143(signal: Int32) throws {
+        // Standard output is a pipe nobody reads, so the first signal's stop waits on it.
         let clip = try Fixtures.bytes("sample.mjpeg")
-        let path = NSTemporaryDirectory() + "lookout-second-signal-\(UUID().uuidString).mjpeg"
+        let path = NSTemporaryDirectory() + "lookout-second-signal-\(signal)-\(UUID().uuidString).mjpeg"
         _ = FileManager.default.createFile(atPath: path, contents: Data(clip + clip + clip))
         defer { unlink(path) }
         let errors = path + ".err"
@@ -45,11 +46,11 @@ struct ExitStatusTests {
         let (pid, stalled) = try spawnWithStalledOutput([lookoutBinary, "run", "--input", path, "--realtime"], errors: errors)
         defer { close(stalled) }
         Thread.sleep(forTimeInterval: 4)
-        kill(pid, SIGTERM)
+        kill(pid, signal)
         Thread.sleep(forTimeInterval: 0.5)
         let start = Date()
-        kill(pid, SIGTERM)
-        #expect(waitForStatus(pid, timeout: 10) == 143)
+        kill(pid, signal)
+        #expect(waitForStatus(pid, timeout: 10) == 128 + signal)
         #expect(Date().timeIntervalSince(start) < 2)
     }
 
