@@ -26,7 +26,8 @@ public struct PixelBudget: Sendable, Equatable, CustomStringConvertible {
     /// Why a picture is refused, for messages: "declares 30000x30000 pixels, more than the
     /// 67108864 that --max-pixels allows".
     public func refusal(width: Int, height: Int) -> String {
-        "it declares \(width)x\(height) pixels, more than the \(maximumPixels) that --max-pixels allows"
+        guard width > 0, height > 0 else { return "it declares \(width)x\(height) pixels, no picture at all" }
+        return "it declares \(width)x\(height) pixels, more than the \(maximumPixels) that --max-pixels allows"
     }
 
     public var description: String { "\(maximumPixels) pixels" }
