@@ -123,9 +123,9 @@ func fuzzPayload(_ data: UnsafeRawBufferPointer) {
                                          pixelCorners: [Point(x: 1, y: 1), Point(x: 1, y: 7), Point(x: 7, y: 7), Point(x: 7, y: 1)])
     var encoder = DetectionLineEncoder(source: String(platformPath: payload))
     let line = encoder.encode(code)
-    let separators: [[UInt8]] = [[0xE2, 0x80, 0xA8], [0xE2, 0x80, 0xA9]] // U+2028, U+2029 break JavaScript
-    guard line.last == 0x0A, line.dropLast().allSatisfy({ $0 >= 0x20 && $0 != 0x7F }),
-          !separators.contains(where: { separator in line.indices.contains { line[$0...].starts(with: separator) } }),
+    // U+2028 and U+2029 (E2 80 A8/A9) break JavaScript that evaluates a line: they must be escaped.
+    let hasSeparator = line.indices.dropLast(2).contains { line[$0] == 0xE2 && line[$0 + 1] == 0x80 && (line[$0 + 2] & 0xFE) == 0xA8 }
+    guard line.last == 0x0A, line.dropLast().allSatisfy({ $0 >= 0x20 && $0 != 0x7F }), !hasSeparator,
           let object = try? JSONSerialization.jsonObject(with: Data(line.dropLast())) as? [String: Any],
           object["value"] as? String == code.stringValue else {
         fatalError("not one valid JSON line for payload \(payload): \(String(decoding: line, as: UTF8.self))")
