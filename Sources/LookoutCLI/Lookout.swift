@@ -48,8 +48,8 @@ struct Lookout: ParsableCommand {
             try command.run()
         } catch {
             // A usage error is one line on standard error, as every other diagnostic; help,
-            // --version and exit codes go through ArgumentParser as usual.
-            // An ExitCode has had its message written already.
+            // --version and exit codes (whose message is written already) go through
+            // ArgumentParser as usual.
             guard exitCode(for: error) == .validationFailure, !(error is ExitCode) else { exit(withError: error) }
             let message = message(for: error).split(separator: "\n").first.map(String.init) ?? "invalid usage"
             printDiagnostic((message.hasPrefix("Error: ") ? String(message.dropFirst(7)) : message)

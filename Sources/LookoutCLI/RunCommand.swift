@@ -51,7 +51,6 @@ struct RunCommand: ParsableCommand {
     }
 
     func run() throws {
-        signal(SIGPIPE, SIG_IGN)
         showsLibraryDetail = output.verbose
         let started = MonotonicClock.nanoseconds()
         let session = CaptureSession()

@@ -21,7 +21,6 @@ struct ScanCommand: ParsableCommand {
     }
 
     func run() throws {
-        signal(SIGPIPE, SIG_IGN)
         showsLibraryDetail = output.verbose
         let session = CaptureSession()
         let metadata: MetadataOutput
