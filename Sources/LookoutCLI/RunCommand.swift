@@ -119,6 +119,8 @@ struct RunCommand: ParsableCommand {
                     if output.format == .json { printer.writeLine(InterruptionLineEncoder.found(source: path, format: format)) }
                     if !output.quiet { printDiagnostic("\(path): camera back, streaming \(format)") }
                 }
+            case .framesDamaged(let count, let reason):
+                if !output.quiet { printDiagnostic("\(path): \(count) damaged frames in a row (the last: \(reason)); still reading") }
             case .didStopRunning:
                 stopped.signal()
             }

@@ -161,4 +161,32 @@ struct CorruptFrameRecoveryTests {
         #expect(output.statistics.drops[.late] == 0)
         #expect(Set(recorder.objects.withLock { $0 }.map(\.frameSequence)) == goodSequences)
     }
+
+    @Test func aRunOfDamagedFramesIsReportedAsItGrows() throws {
+        // 70 damaged frames, a good one, then 30 damaged again: reports at 30 and 60, and at 30
+        // again for the second run (a good frame ends a run).
+        let bad = damaged[0].bytes
+        let path = file(Array(repeating: bad, count: 70).flatMap { $0 } + good + Array(repeating: bad, count: 30).flatMap { $0 })
+        defer { unlink(path) }
+        let session = CaptureSession()
+        try session.addInput(try AssetReaderInput(path: path))
+        let output = MetadataOutput()
+        try session.addOutput(output)
+        try output.setMetadataObjectTypes([.qr])
+        let reports = Locked<[Int]>([])
+        let stopped = DispatchSemaphore(value: 0)
+        session.setEventHandler(queue: DispatchQueue(label: "test.damage")) { event in
+            switch event {
+            case .framesDamaged(let count, let reason):
+                #expect(reason.contains("precision"), "\(reason)")
+                reports.withLock { $0.append(count) }
+            case .didStopRunning: stopped.signal()
+            default: break
+            }
+        }
+        session.startRunning()
+        #expect(stopped.wait(timeout: .now() + 60) == .success)
+        #expect(reports.withLock { $0 } == [30, 60, 30])
+        #expect(output.statistics.framesAnalysed == 1)
+    }
 }

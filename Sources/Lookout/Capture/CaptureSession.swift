@@ -22,6 +22,10 @@ public final class CaptureSession: @unchecked Sendable {
         case wasInterrupted(reason: String)
         /// Frames flow again after an interruption, in this format (AVCaptureSessionInterruptionEnded).
         case interruptionEnded(VideoFormatDescription)
+        /// `count` frames in a row arrived damaged (each is also a `corrupt` drop); `reason` is
+        /// the last one's. Posted when a run of damaged frames reaches 30, then 60, 120, ...: a
+        /// camera sending nothing usable is said, not only counted.
+        case framesDamaged(count: Int, reason: String)
         /// The session stopped (after `stopRunning()`, the end of input, or a fatal error).
         case didStopRunning
     }
@@ -72,6 +76,9 @@ public final class CaptureSession: @unchecked Sendable {
     private let captureQueue = DispatchQueue(label: "lookout.capture", qos: .userInteractive)
     private let runFinished = DispatchGroup()
     private let stopRequested = Atomic<Bool>(false)
+
+    /// Damaged frames in a row that make a `framesDamaged` event (and every doubling after).
+    public static let damagedFramesReported = 30
 
     /// Luma images in flight at once across all outputs. Small on purpose: holding frames longer
     /// than this makes frames drop rather than memory grow.
@@ -232,6 +239,13 @@ public final class CaptureSession: @unchecked Sendable {
         // The last decoded image and its frame's size, kept while outputs accept unchanged frames
         // (one pool buffer).
         var lastImage: (image: PixelBuffer, width: Int, height: Int)?
+        var damagedInARow = 0, nextDamageReport = Self.damagedFramesReported
+        func countDamaged(_ reason: String) {
+            damagedInARow += 1
+            guard damagedInARow == nextDamageReport else { return }
+            nextDamageReport *= 2
+            post(.framesDamaged(count: damagedInARow, reason: reason))
+        }
 
         while !stopRequested.load(ordering: .relaxed) {
             let frame: SourceFrame
@@ -263,6 +277,7 @@ public final class CaptureSession: @unchecked Sendable {
             }
             if case .corrupt(let reason) = frame.payload {
                 counters.withLock { $0.framesCorrupt += 1 }
+                countDamaged(reason)
                 for connection in connections { drop(.corrupt, to: connection, detail: reason) }
                 continue
             }
@@ -322,6 +337,7 @@ public final class CaptureSession: @unchecked Sendable {
                 }
             } catch {
                 counters.withLock { $0.framesCorrupt += 1 }
+                countDamaged(error.description)
                 lastImage = nil
                 converter.resetChangeDetection()
                 for connection in recipients { connection.output.cancelReservation() }
@@ -329,6 +345,7 @@ public final class CaptureSession: @unchecked Sendable {
                 continue
             }
             counters.withLock { $0.decodeTimes.record(since: decodeStart) }
+            (damagedInARow, nextDamageReport) = (0, Self.damagedFramesReported)
             guard case .image(let image, let width, let height) = result else {
                 for connection in recipients {
                     connection.output.cancelReservation()
