@@ -300,7 +300,7 @@ struct HostileInputTests {
         let status = waitForStatus(pid, timeout: 20)
         let seconds = Date().timeIntervalSince(start)
         #expect(status == 143, "status \(status)")
-        #expect(seconds >= StopSignals_outputDeadline - 0.5 && seconds < StopSignals_outputDeadline + 3, "exited after \(seconds) s")
+        #expect(seconds >= stopOutputDeadline - 0.5 && seconds < stopOutputDeadline + 3, "exited after \(seconds) s")
         let message = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
         #expect(message.contains("standard output took no lines for 5 s after SIGTERM"), "\(message)")
     }
@@ -345,4 +345,4 @@ func waitForStatus(_ pid: pid_t, timeout: Double) -> Int32 {
 }
 
 /// The CLI's bound on a stop's wait for standard output (StopSignals.outputDeadline).
-let StopSignals_outputDeadline = 5.0
+let stopOutputDeadline = 5.0
