@@ -84,7 +84,7 @@ final class RecordedStreamSource: FrameSource, @unchecked Sendable {
         defer { sniffed.deallocate() }
         let got = try reader.readFully(into: sniffed, count: 9)
         let prefix = Array(UnsafeRawBufferPointer(start: sniffed, count: got))
-        if got >= 3, prefix[0] == 0xFF, prefix[1] == 0xD8, prefix[2] == 0xFF {
+        if ImageSignature.format(of: prefix) == "JPEG" {
             container = .mjpeg
             mjpeg = MJPEGStreamReader(reader: reader, prefix: prefix)
             let rate = frameRate ?? Self.defaultMJPEGFrameRate

@@ -39,7 +39,7 @@ enum ImageSignature {
         case "PNG" where bytes.count >= 24:
             return (bigEndian32(16), bigEndian32(20))
         case "BMP" where bytes.count >= 26:
-            // A negative height means rows top-down; Int32.min has no magnitude in Int32.
+            // A negative height means rows top-down: the size is its magnitude.
             return (Int(littleEndian32(18).magnitude), Int(littleEndian32(22).magnitude))
         case "PNM":
             return pnmSize(bytes)

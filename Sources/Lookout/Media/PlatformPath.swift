@@ -12,6 +12,10 @@ extension String {
 
     /// Decodes a path's bytes, keeping the bytes that are not valid UTF-8 (see above).
     public init<Bytes: Collection>(platformPath bytes: Bytes) where Bytes.Element == UInt8 {
+        if let text = String(validating: bytes, as: UTF8.self) {
+            self = text // nearly every path
+            return
+        }
         var scalars = String.UnicodeScalarView()
         var parser = Unicode.UTF8.ForwardParser()
         var iterator = bytes.makeIterator()

@@ -86,7 +86,7 @@ final class Y4MStreamReader {
 
     /// A header value for a message: at most 40 characters, printable ASCII only.
     private static func shown(_ value: Substring) -> String {
-        let text = String(value.prefix(40).map { $0.isASCII && !$0.isWhitespace && ($0.asciiValue ?? 0) >= 0x20 && $0 != "\u{7F}" ? $0 : "?" })
+        let text = String(value.prefix(40).map { (0x21...0x7E).contains($0.asciiValue ?? 0) ? $0 : "?" })
         return value.count > 40 ? text + "..." : text
     }
 

@@ -148,7 +148,8 @@ final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
         let microseconds = Int64(buffer.timestamp.tv_usec)
         var timestamp: Int64 = 0
         if !overflow, buffer.timestamp.tv_sec >= 0, (0..<1_000_000).contains(microseconds) {
-            timestamp = seconds.addingReportingOverflow(microseconds * 1000).overflow ? 0 : seconds + microseconds * 1000
+            let (sum, sumOverflow) = seconds.addingReportingOverflow(microseconds * 1000)
+            if !sumOverflow { timestamp = sum }
         }
         if timestamp == 0 { timestamp = MonotonicClock.nanoseconds() }
         if timestamp <= lastTimestamp { timestamp = lastTimestamp + 1 }
