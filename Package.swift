@@ -12,6 +12,9 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // The HTTP server (web view, API, metrics) only: the library and its tests do not wait on them.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.0"),
     ],
     targets: [
         // C libraries, each behind a tiny shim header for what does not import into Swift
@@ -46,10 +49,21 @@ let package = Package(
             // The JSON Schema of output lines lives beside the encoder that writes them.
             exclude: ["Output/lookout-line.schema.json"]
         ),
+        // The web view, its JSON API, Server-Sent Events and Prometheus metrics over HTTP.
+        .target(
+            name: "LookoutHTTP",
+            dependencies: [
+                "Lookout",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ],
+            path: "Sources/LookoutHTTP"
+        ),
         .executableTarget(
             name: "LookoutCLI",
             dependencies: [
                 "Lookout",
+                "LookoutHTTP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/LookoutCLI"

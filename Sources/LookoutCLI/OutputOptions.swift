@@ -1,16 +1,11 @@
 import ArgumentParser
+import Lookout
 
-/// How detections are written.
-enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
-    /// One JSON object per line (schema/lookout-line.schema.json).
-    case json
-    /// zbarcam's `QR-Code:value` lines.
-    case text
-}
+extension LineFormat: ExpressibleByArgument {}
 
 struct OutputOptions: ParsableArguments {
     @Option(name: .long, help: "Output format: json (one object per line) or text (zbarcam's TYPE:value).")
-    var format: OutputFormat = .json
+    var format: LineFormat = .json
 
     @Flag(name: .long, help: "Write the end-of-run summary as a JSON line (kind \"stats\") on standard output instead of a sentence on standard error.")
     var stats = false

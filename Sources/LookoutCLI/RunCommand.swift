@@ -36,6 +36,7 @@ struct RunCommand: ParsableCommand {
     @OptionGroup(title: "Events") var events: EventOptions
     @OptionGroup(title: "MQTT") var mqtt: MQTTOptions
     @OptionGroup(title: "Hooks") var hooks: HookOptions
+    @OptionGroup(title: "Snapshots") var snapshots: SnapshotOptions
 
     mutating func validate() throws {
         if let fps, !FrameRate.validRange.contains(fps) { throw ValidationError("--fps must be between 0.001 and 1000.") }
@@ -52,35 +53,11 @@ struct RunCommand: ParsableCommand {
 
     func run() throws {
         showsLibraryDetail = output.verbose
-        let started = MonotonicClock.nanoseconds()
         let session = CaptureSession()
         let metadata: MetadataOutput
         let path: String
         do {
-            if let input, !Self.isDevice(input) {
-                path = input
-                if input == "-", StandardDescriptors.standardInputWasClosed {
-                    printDiagnostic("standard input is closed; pipe a stream into lookout or name a file with --input")
-                    throw ExitCode(ExitStatus.noInput)
-                }
-                if camera.isCustomized { printDiagnostic("camera options are ignored for \(input == "-" ? "standard input" : input)") }
-                try session.addInput(try AssetReaderInput(path: input, pacing: realtime ? .realTime : .asFastAsPossible,
-                                                          frameRate: fps, pixelBudget: detection.pixelBudget))
-            } else {
-                let device: CaptureDevice
-                if let input {
-                    do { device = try CaptureDevice(path: input) } catch { throw CaptureError.device(error) }
-                } else {
-                    guard let first = CaptureDevice.default(for: .video) else { throw CaptureError.device(.noCamera) }
-                    device = first
-                }
-                path = input ?? device.uniqueID
-                let deviceInput = try camera.makeInput(device: device, frameRate: fps, pixelBudget: detection.pixelBudget)
-                if !output.quiet {
-                    printDiagnostic("\(device.uniqueID) (\(device.localizedName)): streaming \(deviceInput.formatDescription)")
-                }
-                try session.addInput(deviceInput)
-            }
+            path = try addInput(to: session)
             metadata = try detection.makeMetadataOutput(in: session, faceTrackRetention: events.faceLeave.time)
         } catch let error as CaptureError {
             throw fail(error)
@@ -88,92 +65,74 @@ struct RunCommand: ParsableCommand {
             throw fail(.device(error))
         }
 
-        let router = try makeEventRouter(source: path)
+        var configuration = DetectionPipeline.Configuration(source: path)
+        configuration.lineFormat = output.format
+        configuration.linesAreEvents = events.events == .changes
+        configuration.eventSettings = events.settings
+        let quiet = output.quiet
+        let pipeline = DetectionPipeline(session: session, metadataOutput: metadata, configuration: configuration,
+                                         notices: { if !quiet { printDiagnostic($0) } })
         let outputClosed = Atomic<Bool>(false)
-        let printer = DetectionPrinter(format: output.format, source: path, sink: LineSink(fd: StandardDescriptors.outputDescriptor),
-                                       events: router) {
+        let standardOutput = StandardOutputSink(fd: StandardDescriptors.outputDescriptor) {
             // The reader went away (`| head -1`): stop at once, quietly.
             outputClosed.store(true, ordering: .relaxed)
-            DispatchQueue.global().async { session.stopRunning() }
+            pipeline.stop()
         }
-        metadata.setMetadataObjectsDelegate(printer, queue: printer.queue)
+        pipeline.addSink(standardOutput)
+        try addEventSinks(to: pipeline, source: path)
 
         let control = DispatchQueue(label: "lookout.control")
-        let stopped = DispatchSemaphore(value: 0)
-        let runtimeError = Locked<CaptureError?>(nil)
-        session.setEventHandler(queue: control) { event in
-            switch event {
-            case .runtimeError(let error):
-                runtimeError.withLock { if $0 == nil { $0 = error } }
-                DispatchQueue.global().async { session.stopRunning() }
-            case .inputDidEnd:
-                break
-            case .wasInterrupted(let reason):
-                printer.queue.async {
-                    if output.format == .json { printer.writeLine(InterruptionLineEncoder.lost(source: path, reason: reason)) }
-                    printer.interrupted()
-                    if !output.quiet { printDiagnostic("\(path): camera lost (\(reason)); reconnecting") }
-                }
-            case .interruptionEnded(let format):
-                printer.queue.async {
-                    if output.format == .json { printer.writeLine(InterruptionLineEncoder.found(source: path, format: format)) }
-                    if !output.quiet { printDiagnostic("\(path): camera back, streaming \(format)") }
-                }
-            case .framesDamaged(let count, let reason):
-                if !output.quiet { printDiagnostic("\(path): \(count) damaged frames in a row (the last: \(reason)); still reading") }
-            case .didStopRunning:
-                stopped.signal()
-            }
-        }
-        let signals = StopSignals(queue: control) {
-            DispatchQueue.global().async { session.stopRunning() }
-        }
-
-        router?.mqtt?.start()
-        session.startRunning()
-        stopped.wait()
+        let signals = StopSignals(queue: control) { pipeline.stop() }
+        let outcome = pipeline.run()
         signals.cancel()
-        printer.queue.sync {}
-        defer { finishEvents(router) }
+        defer { pipeline.finishSinks() }
         defer { signals.outputFinished() } // runs first: the hooks' wait has its own bound
 
         if outputClosed.load(ordering: .relaxed) {
-            if let failure = printer.sink.failure {
+            if let failure = standardOutput.failure {
                 printDiagnostic("cannot write to standard output: \(failure)")
                 throw ExitCode(ExitStatus.failure)
             }
             return
         }
-        if let error = runtimeError.withLock({ $0 }) {
-            if case .device(.lost(_, let reason)) = error {
-                printer.queue.sync {
-                    if output.format == .json { printer.writeLine(InterruptionLineEncoder.lost(source: path, reason: reason)) }
-                    printer.interrupted()
-                }
-            }
-            throw fail(error)
-        }
-        let statistics = metadata.statistics
-        var summary = RunSummary(
-            source: path, framesRead: session.statistics.framesRead, framesAnalysed: statistics.framesAnalysed,
-            drops: statistics.drops, detections: statistics.objectsByType,
-            elapsedSeconds: Double(MonotonicClock.nanoseconds() - started) / 1e9)
-        summary.faceAnalyses = statistics.faceAnalyses
-        summary.faceFramesLate = statistics.faceFramesLate
-        summary.framesUnchanged = statistics.framesUnchanged
-        summary.framesNotDecoded = session.statistics.framesNotDecoded
-        summary.framesDecodedAtHalfSize = session.statistics.framesDecodedAtHalfSize
-        summary.timings = [("decode", session.statistics.decodeTimes), ("codes", statistics.codeTimes),
-                           ("faces", statistics.faceTimes), ("code_latency", printer.queue.sync { printer.codeLatency })]
+        if case .failed(let error) = outcome { throw fail(error) }
+        let summary = pipeline.statistics
         if output.stats {
-            printer.queue.sync { printer.writeLine(summary.jsonLine()) }
+            standardOutput.write([summary.jsonLine()])
         } else if !output.quiet {
             printDiagnostic(summary.text)
         }
     }
 
-    /// The event router, when events are wanted on standard output, over MQTT or by hooks.
-    private func makeEventRouter(source: String) throws -> EventRouter? {
+    /// Adds the camera or file named by --input (the first camera by default); returns its name.
+    private func addInput(to session: CaptureSession) throws -> String {
+        if let input, !Self.isDevice(input) {
+            if input == "-", StandardDescriptors.standardInputWasClosed {
+                printDiagnostic("standard input is closed; pipe a stream into lookout or name a file with --input")
+                throw ExitCode(ExitStatus.noInput)
+            }
+            if camera.isCustomized { printDiagnostic("camera options are ignored for \(input == "-" ? "standard input" : input)") }
+            try session.addInput(try AssetReaderInput(path: input, pacing: realtime ? .realTime : .asFastAsPossible,
+                                                      frameRate: fps, pixelBudget: detection.pixelBudget))
+            return input
+        }
+        let device: CaptureDevice
+        if let input {
+            do { device = try CaptureDevice(path: input) } catch { throw CaptureError.device(error) }
+        } else {
+            guard let first = CaptureDevice.default(for: .video) else { throw CaptureError.device(.noCamera) }
+            device = first
+        }
+        let deviceInput = try camera.makeInput(device: device, frameRate: fps, pixelBudget: detection.pixelBudget)
+        if !output.quiet {
+            printDiagnostic("\(device.uniqueID) (\(device.localizedName)): streaming \(deviceInput.formatDescription)")
+        }
+        try session.addInput(deviceInput)
+        return input ?? device.uniqueID
+    }
+
+    /// MQTT, hooks and snapshots, as asked for.
+    private func addEventSinks(to pipeline: DetectionPipeline, source: String) throws {
         let diagnostics: @Sendable (String) -> Void = { printDiagnostic($0) }
         let runners: (code: HookRunner?, presence: HookRunner?)
         do {
@@ -182,13 +141,14 @@ struct RunCommand: ParsableCommand {
             printDiagnostic(error.message)
             throw ExitCode(ExitStatus.usage)
         }
-        var publisher: MQTTEventPublisher?
+        var mqttSink: MQTTEventSink?
         do throws(MQTTError) {
             if let configuration = try mqtt.configuration() {
                 if mqtt.passwordInURL {
                     printDiagnostic("warning: the MQTT password in --mqtt is visible to every user of this machine; use --mqtt-password-file or LOOKOUT_MQTT_PASSWORD")
                 }
-                publisher = try MQTTEventPublisher(configuration: configuration, diagnostics: diagnostics)
+                mqttSink = MQTTEventSink(publisher: try MQTTEventPublisher(configuration: configuration, diagnostics: diagnostics),
+                                         diagnostics: diagnostics)
             }
         } catch {
             printDiagnostic(error.description)
@@ -198,24 +158,14 @@ struct RunCommand: ParsableCommand {
             case .library, .libraryMissing: throw ExitCode(ExitStatus.failure)
             }
         }
-        guard events.events == .changes || publisher != nil || runners.code != nil || runners.presence != nil else { return nil }
-        return EventRouter(settings: events.settings, source: source, writesLines: events.events == .changes,
-                           mqtt: publisher, codeHook: runners.code, presenceHook: runners.presence)
-    }
-
-    /// Lets running hooks finish and delivers what MQTT still holds, before exit.
-    private func finishEvents(_ router: EventRouter?) {
-        guard let router else { return }
-        for hook in [router.codeHook, router.presenceHook].compactMap({ $0 }) {
-            if !hook.waitUntilIdle(timeout: hook.timeout + 2) {
-                printDiagnostic("hook \(hook.name): still running at exit")
-            }
+        if let mqttSink { pipeline.addSink(mqttSink) }
+        if runners.code != nil || runners.presence != nil {
+            pipeline.addSink(HookEventSink(codeHook: runners.code, presenceHook: runners.presence, source: source,
+                                           diagnostics: diagnostics))
         }
-        if let mqtt = router.mqtt {
-            let undelivered = mqtt.stop()
-            if undelivered > 0 {
-                printDiagnostic("MQTT: \(undelivered) event\(undelivered == 1 ? "" : "s") not delivered (the broker is unreachable)")
-            }
+        if let writer = snapshots.makeWriter(diagnostics: diagnostics) {
+            if let mqttSink { writer.setWrittenHandler { _, jpeg in mqttSink.publishSnapshot(jpeg) } }
+            pipeline.addSink(writer)
         }
     }
 }

@@ -79,8 +79,12 @@ struct JSONLineTests {
     @Test func statsLineParses() throws {
         var drops = DropCounts()
         drops.add(.corrupt, count: 2)
-        let summary = RunSummary(source: "-", framesRead: 10, framesAnalysed: 8, drops: drops,
-                                 detections: [.qr: 3], elapsedSeconds: 1.5)
+        var summary = StatisticsSnapshot(source: "-")
+        summary.framesRead = 10
+        summary.framesAnalysed = 8
+        summary.drops = drops
+        summary.detections = [.qr: 3]
+        summary.elapsedSeconds = 1.5
         let parsed = try parse(summary.jsonLine())
         #expect(parsed["kind"] as? String == "stats")
         #expect((parsed["dropped"] as? [String: Int])?["corrupt"] == 2)

@@ -53,6 +53,28 @@ int lk_image_decode_gray(const unsigned char *data, size_t length, size_t max_pi
                          unsigned char **pixels, int *width, int *height, char *err, size_t err_len);
 void lk_image_free(unsigned char *pixels);
 
+// Raw frame layouts lk_raw_to_rgb understands (PixelFormat's raw cases).
+enum {
+    LK_RAW_GRAY = 0, LK_RAW_YUYV = 1, LK_RAW_UYVY = 2, LK_RAW_NV12 = 3, LK_RAW_NV21 = 4,
+    LK_RAW_I420 = 5, LK_RAW_422P = 6, LK_RAW_444P = 7,
+};
+
+// Converts a raw frame to packed RGB (3 bytes a pixel, rows width*3 apart). `stride` is the
+// first plane's bytes per row; chroma planes follow the luma plane, their rows as far apart as
+// the layout implies (half the stride for 4:2:0 and 4:2:2 planar). Returns 0, or -1 when
+// `length` is too short for the layout.
+int lk_raw_to_rgb(int layout, const unsigned char *data, size_t length, int width, int height, int stride,
+                  unsigned char *rgb);
+
+// Draws a closed outline through `count` points (pixels) on a packed RGB image, and `label`
+// (UTF-8; what the font lacks shows as '?') on a filled band above it, in colour r, g, b.
+// Thickness and text size follow the image size.
+void lk_draw_outline(unsigned char *rgb, int width, int height, const double *xs, const double *ys, int count,
+                     const char *label, int r, int g, int b);
+
+// Resizes a packed RGB image by area averaging into dst (dst_width x dst_height, packed).
+void lk_resize_rgb(const unsigned char *src, int width, int height, unsigned char *dst, int dst_width, int dst_height);
+
 #ifdef __cplusplus
 }
 #endif

@@ -14,6 +14,9 @@ public struct AnalysedFrame: Sendable, Equatable {
     /// queues of their own, so one frame may be reported once for each.
     public var analysedCodes: Bool
     public var analysedFaces: Bool
+    /// The frame's picture, when the output attaches pictures (`MetadataOutput.attachesFramePictures`)
+    /// and a picture buffer was free: what snapshots of events decided on this frame show.
+    public var picture: FramePicture?
 
     public init(sequence: UInt64, presentationTime: MediaTime, wallClockTime: WallClockTime, width: Int, height: Int,
                 hostTime: Int64 = 0, analysedCodes: Bool = true, analysedFaces: Bool = true) {
@@ -29,7 +32,8 @@ public struct AnalysedFrame: Sendable, Equatable {
 
     init(_ frame: SampleBuffer, analysedCodes: Bool, analysedFaces: Bool) {
         self.init(sequence: frame.sequence, presentationTime: frame.presentationTime, wallClockTime: frame.wallClockTime,
-                  width: frame.imageBuffer.width, height: frame.imageBuffer.height, hostTime: frame.hostTime,
+                  width: frame.formatDescription.width, height: frame.formatDescription.height, hostTime: frame.hostTime,
                   analysedCodes: analysedCodes, analysedFaces: analysedFaces)
+        picture = frame.picture
     }
 }

@@ -36,6 +36,11 @@ public class CaptureOutput: @unchecked Sendable {
     /// average them away.
     func lumaReduction(forFrameWidth width: Int, height: Int, at time: MediaTime) -> Int { 1 }
 
+    /// Whether this output wants the reserved frame's picture (`SampleBuffer.picture`): the session
+    /// copies it only when some output taking the frame says yes, so pictures cost nothing while
+    /// nobody asks.
+    var wantsPicture: Bool { false }
+
     /// Hands over a reserved frame; must not block.
     func deliver(_ sampleBuffer: SampleBuffer, from connection: CaptureConnection) {}
 

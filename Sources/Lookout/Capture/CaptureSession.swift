@@ -45,6 +45,8 @@ public final class CaptureSession: @unchecked Sendable {
         public var framesNotDecoded = 0
         /// JPEG frames decoded at half size, every output taking them reading no more.
         public var framesDecodedAtHalfSize = 0
+        /// Frames an output wanted the picture of while every picture buffer was held.
+        public var picturesUnavailable = 0
     }
 
     /// The session's graph: what the capture loop reads for every frame.
@@ -83,6 +85,10 @@ public final class CaptureSession: @unchecked Sendable {
     /// Luma images in flight at once across all outputs. Small on purpose: holding frames longer
     /// than this makes frames drop rather than memory grow.
     public static let imageBufferCount = 4
+
+    /// Frame pictures (`SampleBuffer.picture`) in flight at once: a few frames being encoded or
+    /// written, and the newest kept for the web view. When all are held, frames come without one.
+    public static let pictureBufferCount = 6
 
     public init() {}
 
@@ -232,6 +238,8 @@ public final class CaptureSession: @unchecked Sendable {
             }
         }
         let pool = BufferPool(count: Self.imageBufferCount)
+        // Allocates nothing until a picture is asked for.
+        let picturePool = BufferPool(count: Self.pictureBufferCount)
         let converter = LumaConverter(pixelBudget: source.pixelBudget)
         let realTime = source.isRealTime
         var recipients = [CaptureConnection]()
@@ -356,12 +364,31 @@ public final class CaptureSession: @unchecked Sendable {
             var format = frame.format
             format.width = width
             format.height = height
+            var picture: FramePicture?
+            if recipients.contains(where: { $0.output.wantsPicture }) {
+                picture = Self.picture(of: frame, format: format, pool: picturePool)
+                if picture == nil { counters.withLock { $0.picturesUnavailable += 1 } }
+            }
             let sample = SampleBuffer(sequence: frame.sequence, presentationTime: frame.presentationTime,
                                       wallClockTime: frame.wallClockTime, formatDescription: format,
-                                      imageBuffer: image, hostTime: received)
+                                      imageBuffer: image, hostTime: received, picture: picture)
             counters.withLock { $0.framesDelivered += 1 }
             for connection in recipients { connection.output.deliver(sample, from: connection) }
         }
         return false
+    }
+
+    /// A copy of the frame as sent (JPEG bytes, or the raw planes), in a picture buffer.
+    private static func picture(of frame: SourceFrame, format: VideoFormatDescription, pool: BufferPool) -> FramePicture? {
+        switch frame.payload {
+        case .jpeg(let bytes):
+            return FramePicture.copy(bytes, width: format.width, height: format.height, pixelFormat: .mjpeg,
+                                     bytesPerRow: 0, into: pool)
+        case .raw(let bytes, let bytesPerRow):
+            return FramePicture.copy(bytes, width: format.width, height: format.height, pixelFormat: format.pixelFormat,
+                                     bytesPerRow: bytesPerRow, into: pool)
+        case .corrupt:
+            return nil
+        }
     }
 }

@@ -60,13 +60,8 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
         var deliversEmptyResults = false
         var faceAnalysisRate = 0.0
         var unchangedFrameThreshold = 0
+        var attachesFramePictures = false
         var generation = 0
-    }
-
-    /// What one detector queue last found, to restamp onto unchanged frames.
-    private struct LastResult {
-        var codes: [(type: MetadataObjectType, payload: [UInt8], corners: [Point])] = []
-        var faces: [Rect] = []
     }
 
     private let configuration = Locked(Configuration())
@@ -80,6 +75,8 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
     private let pendingResults = DispatchSemaphore(value: 16)
     private var faceReserved = false // capture thread only
     private var faceBusy = false // capture thread only
+    /// Told of every report, on the detector queues (photo outputs waiting for a frame's objects).
+    private let reportObservers = Locked<[ObjectIdentifier: @Sendable (AnalysedFrame, [MetadataObject]) -> Void]>([:])
 
     /// Settings of the face detector; nil leaves faces unavailable.
     public let faceDetectorConfiguration: FaceDetectorConfiguration?
@@ -89,24 +86,21 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
     public let codeScanResolution: CodeScanResolution
 
     // Code-queue state.
-    private var scanner: BarcodeScanner?
-    private var appliedGeneration = -1
+    private let codes: CodeAnalysis
     private var previousHadCodes = false
     private var motionGate: MotionGate?
-    private var lastCodes = LastResult()
-    private var lastFaceAnalysis: MediaTime?
-    // Face-queue state (also touched by `metadataObjects(in:)`, which runs on both queues).
-    private var faceDetector: FaceDetector?
+    private var faceSchedule = FaceSchedule() // code queue, or capture thread while the code queue is idle
+    // Face-queue state.
+    private var faces: FaceAnalysis?
     private var faceModelError: CaptureError?
-    private lazy var faceTracker = FaceTracker(retention: faceDetectorConfiguration?.trackRetention ?? .zero)
     private var previousHadFaces = false
-    private var lastFaces = LastResult()
 
     public init(faceDetector: FaceDetectorConfiguration? = nil, codeScanDensity: Int = 1,
                 codeScanResolution: CodeScanResolution = .full) {
         self.codeScanResolution = codeScanResolution
         self.faceDetectorConfiguration = faceDetector
         self.codeScanDensity = codeScanDensity
+        self.codes = CodeAnalysis(density: codeScanDensity, resolution: codeScanResolution)
     }
 
     public func setMetadataObjectsDelegate(_ delegate: (any MetadataOutputObjectsDelegate)?, queue: DispatchQueue?) {
@@ -179,6 +173,14 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
         set { configuration.withLock { $0.unchangedFrameThreshold = max(0, newValue) } }
     }
 
+    /// Attaches each analysed frame's picture (JPEG as sent, or raw planes) to the `AnalysedFrame`
+    /// the delegate gets, for snapshots of the frames events are decided on. Off by default: the
+    /// session then copies no pictures for this output.
+    public var attachesFramePictures: Bool {
+        get { configuration.withLock { $0.attachesFramePictures } }
+        set { configuration.withLock { $0.attachesFramePictures = newValue } }
+    }
+
     public var statistics: Statistics {
         var snapshot = counters.withLock { $0 }
         snapshot.drops = drops.counts
@@ -190,14 +192,14 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
     override func didJoin(_ session: CaptureSession) {
         var available = MetadataObjectType.allCodeTypes
         faceQueue.sync {
-            if let faceDetectorConfiguration, faceDetector == nil {
+            if let faceDetectorConfiguration, faces == nil {
                 do throws(CaptureError) {
-                    faceDetector = try FaceDetector(configuration: faceDetectorConfiguration)
+                    faces = try FaceAnalysis(configuration: faceDetectorConfiguration)
                 } catch {
                     faceModelError = error
                 }
             }
-            if faceDetector != nil { available.append(.face) }
+            if faces != nil { available.append(.face) }
         }
         configuration.withLock { $0.available = available }
     }
@@ -227,7 +229,7 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
         // Per frame: read the two settings under the lock rather than copy them all.
         let (wantsCodes, faceRate) = configuration.withLock { ($0.types.contains(where: \.isMachineReadableCode), $0.faceAnalysisRate) }
         if !acceptsHalfSizePlanes(wantsCodes: wantsCodes) { return 1 }
-        if faceReserved, facesDue(at: time, rate: faceRate) { return 1 }
+        if faceReserved, faceSchedule.isDue(at: time, rate: faceRate) { return 1 }
         return 2
     }
 
@@ -237,13 +239,7 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
         !wantsCodes || codeScanResolution == .half
     }
 
-    /// True when a face analysis is due for a frame at `time` (code queue, or capture thread while
-    /// the code queue is idle).
-    private func facesDue(at time: MediaTime, rate: Double) -> Bool {
-        let interval = rate > 0 ? 1 / rate : 0
-        // A little slack, so that 10 a second from 30 fps is every third frame, not fourth.
-        return lastFaceAnalysis.map { time < $0 || Double(time.nanoseconds - $0.nanoseconds) / 1e9 >= interval * 0.9 } ?? true
-    }
+    override var wantsPicture: Bool { configuration.withLock { $0.attachesFramePictures } }
 
     override func cancelReservation() {
         codesIdle.signal()
@@ -296,14 +292,14 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
         } else {
             motionGate = nil
         }
-        let facesDue = facesDue(at: frame.presentationTime, rate: settings.faceAnalysisRate)
+        let facesDue = faceSchedule.isDue(at: frame.presentationTime, rate: settings.faceAnalysisRate)
         if faceQueueBusy && facesDue {
             // Due, but the face queue is still on an earlier frame: the next free one takes over.
             counters.withLock { $0.faceFramesLate += 1 }
         }
         if withFaces {
             if facesDue {
-                lastFaceAnalysis = frame.presentationTime
+                faceSchedule.analysed(at: frame.presentationTime)
                 faceQueue.async { [self, changed] in
                     defer { facesIdle.signal() }
                     let faces = changed ? detectFaces(in: frame, settings: settings) : restampFaces(onto: frame)
@@ -314,9 +310,9 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
                 facesIdle.signal()
             }
         }
-        let codes = changed ? detectCodes(in: frame, settings: settings) : restampCodes(onto: frame)
+        let found = changed ? detectCodes(in: frame, settings: settings) : restampCodes(onto: frame)
         counters.withLock { $0.framesAnalysed += 1 }
-        report(codes, of: frame, codes: true, hadObjects: &previousHadCodes, settings: settings, from: connection)
+        report(found, of: frame, codes: true, hadObjects: &previousHadCodes, settings: settings, from: connection)
     }
 
     /// Hands one queue's results to the delegate (as `didOutput` when there is something to say,
@@ -326,8 +322,11 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
         let hasObjects = !objects.isEmpty
         let deliversObjects = hasObjects || hadObjects || settings.deliversEmptyResults
         hadObjects = hasObjects
+        var frameReport = AnalysedFrame(frame, analysedCodes: codes, analysedFaces: !codes)
+        if !settings.attachesFramePictures { frameReport.picture = nil }
+        let analysed = frameReport
+        for observer in reportObservers.withLock({ Array($0.values) }) { observer(analysed, objects) }
         guard let queue = settings.queue, let delegate = settings.delegate else { return }
-        let analysed = AnalysedFrame(frame, analysedCodes: codes, analysedFaces: !codes)
         pendingResults.wait()
         queue.async { [self] in
             if deliversObjects { delegate.metadataOutput(self, didOutput: objects, from: connection) }
@@ -336,89 +335,56 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
         }
     }
 
-    /// The search region in pixels, and the same as a rectangle.
-    private static func region(of image: PixelBuffer, _ roi: Rect) -> (pixels: (x: Int, y: Int, width: Int, height: Int), rect: Rect) {
-        let x = Int((roi.x * Double(image.width)).rounded(.down))
-        let y = Int((roi.y * Double(image.height)).rounded(.down))
-        let region = (x: x, y: y,
-                      width: max(1, min(image.width - x, Int((roi.width * Double(image.width)).rounded(.up)))),
-                      height: max(1, min(image.height - y, Int((roi.height * Double(image.height)).rounded(.up)))))
-        return (region, Rect(x: Double(region.x), y: Double(region.y), width: Double(region.width), height: Double(region.height)))
+    /// Tells `observer` of every report from now on (on the detector queues; it must not block):
+    /// how a photo output learns the objects found in the frame it took.
+    func addReportObserver(_ key: AnyObject, _ observer: @escaping @Sendable (AnalysedFrame, [MetadataObject]) -> Void) {
+        reportObservers.withLock { $0[ObjectIdentifier(key)] = observer }
+    }
+
+    func removeReportObserver(_ key: AnyObject) {
+        _ = reportObservers.withLock { $0.removeValue(forKey: ObjectIdentifier(key)) }
     }
 
     /// Code queue.
     private func detectCodes(in frame: SampleBuffer, settings: Configuration) -> [MetadataObject] {
-        if settings.generation != appliedGeneration {
-            let codeTypes = Set(settings.types.filter(\.isMachineReadableCode))
-            scanner = codeTypes.isEmpty ? nil : BarcodeScanner(types: codeTypes, density: codeScanDensity,
-                                                                         resolution: codeScanResolution)
-            appliedGeneration = settings.generation
-        }
-        guard let scanner else {
-            lastCodes.codes = []
-            return []
-        }
-        let image = frame.imageBuffer
-        let (region, pixelROI) = Self.region(of: image, settings.rectOfInterest)
         let start = MonotonicClock.nanoseconds()
-        let found = scanner.scan(image, region: region, planeIsHalfSize: frame.lumaReduction == 2)
+        guard let objects = codes.detect(in: frame, types: settings.types, generation: settings.generation,
+                                         rectOfInterest: settings.rectOfInterest) else { return [] }
         counters.withLock { $0.codeTimes.record(since: start) }
-        lastCodes.codes.removeAll(keepingCapacity: true)
-        var objects = [MetadataObject]()
-        let scale = frame.lumaScale
-        for code in found {
-            let box = Rect.enclosing(code.corners)
-            guard pixelROI.contains(Point(x: box.midX, y: box.midY)) else { continue }
-            // Plane pixels to frame pixels.
-            let corners = scale == (1, 1) ? code.corners : code.corners.map { Point(x: $0.x * scale.x, y: $0.y * scale.y) }
-            lastCodes.codes.append((code.type, code.payload, corners))
-            objects.append(MachineReadableCodeObject(type: code.type, frame: frame, payload: code.payload,
-                                                     pixelCorners: corners))
-        }
         count(objects)
         return objects
     }
 
     /// Code queue: the last frame's codes on an unchanged frame.
     private func restampCodes(onto frame: SampleBuffer) -> [MetadataObject] {
-        let objects: [MetadataObject] = lastCodes.codes.map {
-            MachineReadableCodeObject(type: $0.type, frame: frame, payload: $0.payload, pixelCorners: $0.corners)
-        }
+        let objects = codes.restamp(onto: frame)
         count(objects)
         return objects
     }
 
     /// Face queue.
     private func detectFaces(in frame: SampleBuffer, settings: Configuration) -> [MetadataObject] {
-        guard settings.types.contains(.face), let faceDetector else { return [] }
-        let image = frame.imageBuffer
-        let (region, _) = Self.region(of: image, settings.rectOfInterest)
+        guard settings.types.contains(.face), let faces else { return [] }
         let start = MonotonicClock.nanoseconds()
         do {
-            let boxes = try faceDetector.detect(image, region: region, scale: frame.lumaScale,
-                                                singleThreaded: settings.faceAnalysisRate > 0)
+            let objects = try faces.detect(in: frame, rectOfInterest: settings.rectOfInterest,
+                                           singleThreaded: settings.faceAnalysisRate > 0)
             counters.withLock {
                 $0.faceTimes.record(since: start)
                 $0.faceAnalyses += 1
             }
-            lastFaces.faces = boxes
-            return faceObjects(boxes, in: frame)
+            count(objects)
+            return objects
         } catch {
             session?.reportRuntimeError(error)
             return []
         }
     }
 
-    /// Face queue: the last analysis's faces on an unchanged frame. The tracker sees them again,
-    /// so a face sitting still keeps its ID however long the scene stays the same.
+    /// Face queue: the last analysis's faces on an unchanged frame.
     private func restampFaces(onto frame: SampleBuffer) -> [MetadataObject] {
         counters.withLock { $0.faceAnalyses += 1 }
-        return faceObjects(lastFaces.faces, in: frame)
-    }
-
-    private func faceObjects(_ boxes: [Rect], in frame: SampleBuffer) -> [MetadataObject] {
-        let ids = faceTracker.assignIDs(to: boxes, at: frame.presentationTime)
-        let objects: [MetadataObject] = zip(boxes, ids).map { FaceObject(frame: frame, pixelBounds: $0, faceID: $1) }
+        let objects = faces?.restamp(onto: frame) ?? []
         count(objects)
         return objects
     }

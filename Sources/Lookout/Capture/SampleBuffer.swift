@@ -21,16 +21,20 @@ public final class SampleBuffer: @unchecked Sendable {
     /// When Lookout received the frame, in MonotonicClock nanoseconds: the start of the
     /// capture-to-output latency that `--stats` reports.
     public let hostTime: Int64
+    /// The frame as the input sent it (JPEG bytes, or raw planes with chroma), present only when
+    /// an output taking the frame asked for pictures and a picture buffer was free.
+    public let picture: FramePicture?
 
     public init(sequence: UInt64, presentationTime: MediaTime, wallClockTime: WallClockTime,
                 formatDescription: VideoFormatDescription, imageBuffer: PixelBuffer,
-                hostTime: Int64 = MonotonicClock.nanoseconds()) {
+                hostTime: Int64 = MonotonicClock.nanoseconds(), picture: FramePicture? = nil) {
         self.sequence = sequence
         self.presentationTime = presentationTime
         self.wallClockTime = wallClockTime
         self.formatDescription = formatDescription
         self.imageBuffer = imageBuffer
         self.hostTime = hostTime
+        self.picture = picture
     }
 
     /// How much smaller than the frame `imageBuffer` is: 1, or 2 for a plane decoded at half size

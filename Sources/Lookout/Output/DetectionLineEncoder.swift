@@ -20,8 +20,8 @@ public struct DetectionLineEncoder {
     }
 
     /// The line for one object; with `eventKind`, as that event (`code`, `face_enter`): the kind
-    /// names the event and `type` the object's kind.
-    mutating func encode(_ object: MetadataObject, eventKind: String?) -> [UInt8] {
+    /// names the event and `type` the object's kind; `snapshot` names the event's snapshot file.
+    mutating func encode(_ object: MetadataObject, eventKind: String?, snapshot: String? = nil) -> [UInt8] {
         writer.reset()
         writer.beginObject()
         writer.key("version"); writer.integer(Self.schemaVersion)
@@ -51,6 +51,7 @@ public struct DetectionLineEncoder {
             writer.key("corners"); writer.points(code.corners, fractionDigits: 6)
             writer.key("pixel_corners"); writer.points(code.pixelCorners, fractionDigits: 1)
         }
+        if let snapshot { writer.key("snapshot"); writer.string(snapshot) }
         writer.endObject()
         var line = writer.bytes
         line.append(0x0A)

@@ -10,13 +10,14 @@ public struct EventLineEncoder {
         self.objects = DetectionLineEncoder(source: source)
     }
 
-    /// The line for one event, newline included.
-    public mutating func encode(_ event: DetectionEvent) -> [UInt8] {
+    /// The line for one event, newline included; `snapshot` names the file of the event's snapshot
+    /// (`--snapshots`).
+    public mutating func encode(_ event: DetectionEvent, snapshot: String? = nil) -> [UInt8] {
         switch event {
         case .code(let code):
-            return objects.encode(code, eventKind: event.kind)
+            return objects.encode(code, eventKind: event.kind, snapshot: snapshot)
         case .faceEnter(let face):
-            return objects.encode(face, eventKind: event.kind)
+            return objects.encode(face, eventKind: event.kind, snapshot: snapshot)
         case .faceLeave(let leave):
             var writer = begin(event)
             writer.key("face_id"); writer.integer(leave.faceID)
@@ -33,6 +34,7 @@ public struct EventLineEncoder {
             writer.key("faces"); writer.integer(change.faceCount)
             if let lastSeen = change.lastSeen { writer.key("last_seen_pts"); writer.number(lastSeen.seconds) }
             if let reason = change.reason { writer.key("reason"); writer.string(reason.rawValue) }
+            if let snapshot { writer.key("snapshot"); writer.string(snapshot) }
             return end(&writer)
         }
     }

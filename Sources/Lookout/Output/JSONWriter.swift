@@ -80,6 +80,12 @@ public struct JSONWriter {
         bytes.append(contentsOf: (value ? "true" : "false").utf8)
     }
 
+    /// Writes a complete JSON value made by another writer (a line, without its newline) as is.
+    public mutating func value(encoded: [UInt8]) {
+        separate()
+        bytes.append(contentsOf: encoded.last == 0x0A ? encoded.dropLast() : encoded[...])
+    }
+
     public mutating func null() {
         separate()
         bytes.append(contentsOf: "null".utf8)

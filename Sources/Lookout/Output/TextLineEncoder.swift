@@ -16,4 +16,14 @@ public struct TextLineEncoder {
         line.append("\n")
         return Array(line.utf8)
     }
+
+    /// An event: codes as zbarcam prints them, the rest as `Kind:detail`.
+    public func encode(_ event: DetectionEvent) -> [UInt8] {
+        switch event {
+        case .code(let code): return encode(code)
+        case .faceEnter(let face): return Array("Face-Enter:\(face.faceID)\n".utf8)
+        case .faceLeave(let leave): return Array("Face-Leave:\(leave.faceID)\n".utf8)
+        case .presence(let change): return Array("Presence:\(change.isPresent ? "on" : "off")\n".utf8)
+        }
+    }
 }

@@ -37,6 +37,8 @@ public struct MQTTTopics: Sendable, Equatable {
     public var lastCode: String { prefix + "/code" }
     /// Every event as JSON, QoS 1, not retained.
     public var events: String { prefix + "/events" }
+    /// Retained: the newest event snapshot as binary JPEG (`--snapshots`), as Frigate does.
+    public var snapshot: String { prefix + "/snapshot" }
 
     public static let online = "online"
     public static let offline = "offline"

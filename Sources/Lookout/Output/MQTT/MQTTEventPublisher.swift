@@ -19,6 +19,8 @@ public final class MQTTEventPublisher: @unchecked Sendable {
         public var dropped = 0
         /// Events and state not yet acknowledged.
         public var pending = 0
+        /// Whether the broker connection is up now.
+        public var connected = false
     }
 
     private struct Message {
@@ -99,10 +101,19 @@ public final class MQTTEventPublisher: @unchecked Sendable {
         }
     }
 
+    /// Publishes an event snapshot (binary JPEG) to `<prefix>/snapshot`, retained. Only the newest
+    /// waits while the broker is away, so snapshots never pile up in memory.
+    public func publishSnapshot(_ jpeg: [UInt8]) {
+        queue.async { [self] in
+            setState(topics.snapshot, jpeg)
+            drain()
+        }
+    }
+
     public var statistics: Statistics {
         queue.sync {
             Statistics(acknowledged: acknowledged, dropped: events.dropped,
-                       pending: events.count + stateToSend.count + unacknowledged)
+                       pending: events.count + stateToSend.count + unacknowledged, connected: connected)
         }
     }
 

@@ -1,0 +1,32 @@
+/// The face job of a metadata output: the Haar cascade over the rect of interest, face IDs from
+/// the tracker, and the last result restamped onto frames found unchanged. Used on one queue only.
+final class FaceAnalysis {
+    let detector: FaceDetector
+    private var tracker: FaceTracker
+    private var lastFaces: [Rect] = []
+
+    init(configuration: FaceDetectorConfiguration) throws(CaptureError) {
+        detector = try FaceDetector(configuration: configuration)
+        tracker = FaceTracker(retention: configuration.trackRetention)
+    }
+
+    /// The faces in `frame` whose region lies in `rectOfInterest`, in frame pixels, with IDs.
+    func detect(in frame: SampleBuffer, rectOfInterest: Rect, singleThreaded: Bool) throws(CaptureError) -> [MetadataObject] {
+        let region = SearchRegion(rectOfInterest, in: frame.imageBuffer)
+        let boxes = try detector.detect(frame.imageBuffer, region: region.pixels, scale: frame.lumaScale,
+                                        singleThreaded: singleThreaded)
+        lastFaces = boxes
+        return objects(boxes, in: frame)
+    }
+
+    /// The last analysis's faces on an unchanged frame. The tracker sees them again, so a face
+    /// sitting still keeps its ID however long the scene stays the same.
+    func restamp(onto frame: SampleBuffer) -> [MetadataObject] {
+        objects(lastFaces, in: frame)
+    }
+
+    private func objects(_ boxes: [Rect], in frame: SampleBuffer) -> [MetadataObject] {
+        let ids = tracker.assignIDs(to: boxes, at: frame.presentationTime)
+        return zip(boxes, ids).map { FaceObject(frame: frame, pixelBounds: $0, faceID: $1) }
+    }
+}

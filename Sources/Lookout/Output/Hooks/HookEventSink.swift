@@ -1,0 +1,47 @@
+/// Runs the hooks: the code hook for each `code` event, the presence hook for each `presence`
+/// change, each with the event's line on standard input and its fields in the environment.
+public final class HookEventSink: EventSink, @unchecked Sendable {
+    public let codeHook: HookRunner?
+    public let presenceHook: HookRunner?
+    private let source: String
+    private let diagnostics: @Sendable (String) -> Void
+
+    public init(codeHook: HookRunner?, presenceHook: HookRunner?, source: String,
+                diagnostics: @escaping @Sendable (String) -> Void) {
+        self.codeHook = codeHook
+        self.presenceHook = presenceHook
+        self.source = source
+        self.diagnostics = diagnostics
+    }
+
+    public func consume(_ output: PipelineOutput) {
+        for emitted in output.events {
+            let hook: HookRunner?
+            switch emitted.event {
+            case .code: hook = codeHook
+            case .presence: hook = presenceHook
+            default: hook = nil
+            }
+            hook?.run(input: emitted.line, environment: HookEnvironment.variables(for: emitted.event, source: source))
+        }
+    }
+
+    /// Lets running hooks finish, each within its timeout and two seconds more.
+    public func finish() {
+        for hook in [codeHook, presenceHook].compactMap({ $0 }) where !hook.waitUntilIdle(timeout: hook.timeout + 2) {
+            diagnostics("hook \(hook.name): still running at exit")
+        }
+    }
+
+    public func report(into snapshot: inout StatisticsSnapshot) {
+        for hook in [codeHook, presenceHook].compactMap({ $0 }) {
+            let statistics = hook.statistics
+            var entry = StatisticsSnapshot.HookStatistics(name: hook.name)
+            entry.runs = statistics.started
+            entry.failed = statistics.failed
+            entry.timedOut = statistics.timedOut
+            entry.dropped = statistics.dropped
+            snapshot.hooks.append(entry)
+        }
+    }
+}

@@ -1,0 +1,38 @@
+/// Publishes every event to the MQTT broker (`MQTTEventPublisher`), and each snapshot written as
+/// binary JPEG on `<prefix>/snapshot`, retained.
+public final class MQTTEventSink: EventSink, @unchecked Sendable {
+    public let publisher: MQTTEventPublisher
+    private let diagnostics: @Sendable (String) -> Void
+
+    public init(publisher: MQTTEventPublisher, diagnostics: @escaping @Sendable (String) -> Void) {
+        self.publisher = publisher
+        self.diagnostics = diagnostics
+        publisher.start()
+    }
+
+    public func consume(_ output: PipelineOutput) {
+        for emitted in output.events { publisher.publish(emitted.event, line: emitted.line) }
+    }
+
+    /// Publishes a snapshot's JPEG bytes (from `SnapshotWriter.onWritten`).
+    public func publishSnapshot(_ jpeg: [UInt8]) {
+        publisher.publishSnapshot(jpeg)
+    }
+
+    public func finish() {
+        let undelivered = publisher.stop()
+        if undelivered > 0 {
+            diagnostics("MQTT: \(undelivered) event\(undelivered == 1 ? "" : "s") not delivered (the broker is unreachable)")
+        }
+    }
+
+    public func report(into snapshot: inout StatisticsSnapshot) {
+        let statistics = publisher.statistics
+        var mqtt = StatisticsSnapshot.MQTTStatistics()
+        mqtt.acknowledged = statistics.acknowledged
+        mqtt.dropped = statistics.dropped
+        mqtt.queued = statistics.pending
+        mqtt.connected = statistics.connected
+        snapshot.mqtt = mqtt
+    }
+}

@@ -1,0 +1,317 @@
+import Dispatch
+
+/// One camera or recording, analysed end to end: a session with its input and metadata output,
+/// the event generator, and the sinks results go to (standard output, MQTT, hooks, snapshots, the
+/// HTTP event stream). The command line builds one from its options and runs it; several can run
+/// side by side.
+///
+/// Results are made once per analysed frame, on the pipeline's serial `queue`, as one
+/// `PipelineOutput` value that every sink receives in order. Every part reports into one
+/// `StatisticsSnapshot` (`statistics`), read by the end-of-run summary, `/api/status` and
+/// `/metrics` alike.
+public final class DetectionPipeline: MetadataOutputObjectsDelegate, @unchecked Sendable {
+    public struct Configuration: Sendable {
+        /// The input's name in lines ("sample.mjpeg", "-", "/dev/video0").
+        public var source: String
+        public var lineFormat = LineFormat.json
+        /// Standard-output lines are events (`--events changes`) rather than a line per object per frame.
+        public var linesAreEvents = false
+        public var eventSettings = EventSettings()
+
+        public init(source: String) {
+            self.source = source
+        }
+    }
+
+    /// How a run ended.
+    public enum Outcome: Sendable {
+        /// A recorded input reached its end; everything was analysed.
+        case inputEnded
+        /// `stop()` was called.
+        case stopped
+        case failed(CaptureError)
+    }
+
+    public let session: CaptureSession
+    public let metadataOutput: MetadataOutput
+    public let configuration: Configuration
+    /// Where results are made and handed to sinks, in order.
+    public let queue = DispatchQueue(label: "lookout.pipeline", qos: .userInitiated)
+    private let control = DispatchQueue(label: "lookout.pipeline.control")
+    /// Messages for a person (camera lost and back, damaged frames); the CLI prints them unless quiet.
+    private let notices: @Sendable (String) -> Void
+
+    private struct State {
+        var sinks: [any EventSink] = []
+        var snapshotNamer: (any SnapshotNaming)?
+        var reporters: [any StatisticsReporting] = []
+        var input = InputState.starting
+        var format: VideoFormatDescription?
+        var failure: CaptureError?
+        var endedByInput = false
+        var stopRequested = false
+        var startedAt: Int64?
+        var finishedAt: Int64?
+        var eventCounts: [String: Int] = [:]
+        var isPresent = false
+        var codeLatency = TimingHistogram()
+        /// (MonotonicClock nanoseconds, frames read) about a second apart, for the measured rate.
+        var rateSamples: [(time: Int64, frames: Int)] = []
+        var measuredRate = 0.0
+        var latestCodes: [MetadataObject] = []
+        var latestFaces: [MetadataObject] = []
+    }
+
+    private let state = Locked(State())
+    private let stopped = DispatchSemaphore(value: 0)
+
+    // Pipeline-queue state.
+    private var generator: EventGenerator
+    private var eventEncoder: EventLineEncoder
+    private var detectionEncoder: DetectionLineEncoder
+    private let textEncoder = TextLineEncoder()
+    private var pendingObjects: [MetadataObject] = []
+    private var sinks: [any EventSink] = [] // copied from `state` at `run()`
+    private var snapshotNamer: (any SnapshotNaming)?
+
+    public init(session: CaptureSession, metadataOutput: MetadataOutput, configuration: Configuration,
+                notices: @escaping @Sendable (String) -> Void = { _ in }) {
+        self.session = session
+        self.metadataOutput = metadataOutput
+        self.configuration = configuration
+        self.notices = notices
+        generator = EventGenerator(settings: configuration.eventSettings)
+        eventEncoder = EventLineEncoder(source: configuration.source)
+        detectionEncoder = DetectionLineEncoder(source: configuration.source)
+    }
+
+    /// Adds a place results go; before `run()`. A sink that names snapshots (`SnapshotNaming`) is
+    /// asked for a name for each event before the event's line is made.
+    public func addSink(_ sink: any EventSink) {
+        state.withLock {
+            $0.sinks.append(sink)
+            if let namer = sink as? any SnapshotNaming { $0.snapshotNamer = namer }
+        }
+    }
+
+    /// Adds a part whose counters belong in `statistics` (an HTTP server).
+    public func addReporter(_ reporter: any StatisticsReporting) {
+        state.withLock { $0.reporters.append(reporter) }
+    }
+
+    // MARK: Running
+
+    /// Runs until the input ends, `stop()` is called, or a fatal error; every frame captured is
+    /// analysed and handed to the sinks before this returns. Call `finishSinks()` afterwards.
+    public func run() -> Outcome {
+        let wantsPictures: Bool = state.withLock { state in
+            sinks = state.sinks
+            snapshotNamer = state.snapshotNamer
+            state.startedAt = MonotonicClock.nanoseconds()
+            return state.sinks.contains { ($0 as? any SnapshotNaming) != nil }
+        }
+        if wantsPictures { metadataOutput.attachesFramePictures = true }
+        state.withLock { $0.format = Self.format(of: session.inputs.first) }
+        metadataOutput.setMetadataObjectsDelegate(self, queue: queue)
+        session.setEventHandler(queue: control) { [self] event in handle(event) }
+        session.startRunning()
+        stopped.wait()
+        queue.sync {}
+        if case .device(.lost(_, let reason))? = state.withLock({ $0.failure }) {
+            // The camera went for good: say so, and end faces and presence, as for an interruption.
+            queue.sync { emitInterruption(lostReason: reason) }
+        }
+        return state.withLock { state in
+            state.finishedAt = MonotonicClock.nanoseconds()
+            if let failure = state.failure {
+                state.input = .stopped
+                return .failed(failure)
+            }
+            if state.endedByInput && !state.stopRequested {
+                state.input = .ended
+                return .inputEnded
+            }
+            state.input = .stopped
+            return .stopped
+        }
+    }
+
+    /// Stops the run from any thread, without waiting; `run()` then returns `.stopped`.
+    public func stop() {
+        state.withLock { $0.stopRequested = true }
+        DispatchQueue.global().async { [session] in session.stopRunning() }
+    }
+
+    /// Lets every sink deliver what it still holds (each within its own bound), in order.
+    public func finishSinks() {
+        for sink in state.withLock({ $0.sinks }) { sink.finish() }
+    }
+
+    /// Where the input stands now.
+    public var inputState: InputState { state.withLock { $0.input } }
+
+    /// The newest objects: the last code analysis's codes and the last face analysis's faces.
+    public var latestObjects: [MetadataObject] {
+        state.withLock { $0.latestCodes + $0.latestFaces }
+    }
+
+    /// Everything counted so far by the session, the metadata output, the pipeline and its sinks.
+    public var statistics: StatisticsSnapshot {
+        var snapshot = StatisticsSnapshot(source: configuration.source)
+        let capture = session.statistics
+        let analysis = metadataOutput.statistics
+        snapshot.framesRead = capture.framesRead
+        snapshot.framesCorrupt = capture.framesCorrupt
+        snapshot.framesNotDecoded = capture.framesNotDecoded
+        snapshot.framesDecodedAtHalfSize = capture.framesDecodedAtHalfSize
+        snapshot.picturesUnavailable = capture.picturesUnavailable
+        snapshot.framesAnalysed = analysis.framesAnalysed
+        snapshot.drops = analysis.drops
+        snapshot.detections = analysis.objectsByType
+        snapshot.faceAnalyses = analysis.faceAnalyses
+        snapshot.faceFramesLate = analysis.faceFramesLate
+        snapshot.framesUnchanged = analysis.framesUnchanged
+        let (reporters, sinks, latency): ([any StatisticsReporting], [any EventSink], TimingHistogram) = state.withLock { state in
+            snapshot.input = state.input
+            snapshot.format = state.format
+            snapshot.measuredFrameRate = state.input == .streaming ? state.measuredRate : 0
+            snapshot.events = state.eventCounts
+            snapshot.isPresent = state.isPresent
+            if let start = state.startedAt {
+                snapshot.elapsedSeconds = Double((state.finishedAt ?? MonotonicClock.nanoseconds()) - start) / 1e9
+            }
+            return (state.reporters, state.sinks, state.codeLatency)
+        }
+        snapshot.timings = [.init(name: "decode", histogram: capture.decodeTimes),
+                            .init(name: "codes", histogram: analysis.codeTimes),
+                            .init(name: "faces", histogram: analysis.faceTimes),
+                            .init(name: "code_latency", histogram: latency)]
+        for sink in sinks { sink.report(into: &snapshot) }
+        for reporter in reporters { reporter.report(into: &snapshot) }
+        return snapshot
+    }
+
+    // MARK: Session events (control queue)
+
+    private func handle(_ event: CaptureSession.Event) {
+        let source = configuration.source
+        switch event {
+        case .runtimeError(let error):
+            state.withLock { if $0.failure == nil { $0.failure = error } }
+            DispatchQueue.global().async { [session] in session.stopRunning() }
+        case .inputDidEnd:
+            state.withLock { $0.endedByInput = true }
+        case .wasInterrupted(let reason):
+            state.withLock { $0.input = .lost }
+            queue.async { [self] in emitInterruption(lostReason: reason) }
+            notices("\(source): camera lost (\(reason)); reconnecting")
+        case .interruptionEnded(let format):
+            state.withLock {
+                $0.input = .streaming
+                $0.format = format
+                $0.rateSamples.removeAll()
+            }
+            queue.async { [self] in
+                let lines = configuration.lineFormat == .json ? [InterruptionLineEncoder.found(source: source, format: format)] : []
+                deliver(PipelineOutput(lines: lines))
+            }
+            notices("\(source): camera back, streaming \(format)")
+        case .framesDamaged(let count, let reason):
+            notices("\(source): \(count) damaged frames in a row (the last: \(reason)); still reading")
+        case .didStopRunning:
+            stopped.signal()
+        }
+    }
+
+    /// Pipeline queue: the camera lost line, and faces leaving and presence ending now.
+    private func emitInterruption(lostReason reason: String) {
+        var output = PipelineOutput()
+        if configuration.lineFormat == .json {
+            output.lines.append(InterruptionLineEncoder.lost(source: configuration.source, reason: reason))
+        }
+        state.withLock {
+            $0.latestCodes = []
+            $0.latestFaces = []
+        }
+        emit(generator.interrupt(), frame: nil, into: &output)
+        deliver(output)
+    }
+
+    // MARK: Results (pipeline queue)
+
+    public func metadataOutput(_ output: MetadataOutput, didOutput metadataObjects: [MetadataObject],
+                               from connection: CaptureConnection) {
+        pendingObjects = metadataObjects
+    }
+
+    public func metadataOutput(_ output: MetadataOutput, didFinishAnalysing frame: AnalysedFrame,
+                               from connection: CaptureConnection) {
+        let objects = pendingObjects
+        pendingObjects = []
+        var result = PipelineOutput(frame: frame, objects: objects)
+        if !configuration.linesAreEvents {
+            for object in objects {
+                result.lines.append(configuration.lineFormat == .json ? detectionEncoder.encode(object) : textEncoder.encode(object))
+            }
+        }
+        emit(generator.process(objects, in: frame), frame: frame, into: &result)
+        let now = MonotonicClock.nanoseconds()
+        let framesRead = session.statistics.framesRead
+        state.withLock { state in
+            if state.input == .starting { state.input = .streaming }
+            if state.format?.width == 0 { state.format?.width = frame.width; state.format?.height = frame.height }
+            if frame.analysedCodes { state.latestCodes = objects }
+            if frame.analysedFaces { state.latestFaces = objects }
+            state.isPresent = generator.isPresent
+            Self.sampleRate(&state, now: now, framesRead: framesRead)
+        }
+        deliver(result)
+        if frame.analysedCodes, objects.contains(where: { $0.type.isMachineReadableCode }) {
+            state.withLock { $0.codeLatency.record(since: frame.hostTime) }
+        }
+    }
+
+    /// Encodes events (naming their snapshots first) into `output`.
+    private func emit(_ events: [DetectionEvent], frame: AnalysedFrame?, into output: inout PipelineOutput) {
+        guard !events.isEmpty else { return }
+        for event in events {
+            let snapshot = frame.flatMap { snapshotNamer?.snapshotName(for: event, frame: $0) }
+            let line = eventEncoder.encode(event, snapshot: snapshot)
+            output.events.append(EmittedEvent(event: event, line: line, snapshot: snapshot))
+            if configuration.linesAreEvents {
+                output.lines.append(configuration.lineFormat == .json ? line : textEncoder.encode(event))
+            }
+        }
+        state.withLock { state in
+            for event in events { state.eventCounts[event.kind, default: 0] += 1 }
+        }
+    }
+
+    private func deliver(_ output: PipelineOutput) {
+        guard !output.lines.isEmpty || !output.events.isEmpty || output.frame != nil else { return }
+        for sink in sinks { sink.consume(output) }
+    }
+
+    /// Frames read per second, over samples about a second apart, the last three seconds.
+    private static func sampleRate(_ state: inout State, now: Int64, framesRead: Int) {
+        if let last = state.rateSamples.last, now - last.time < 1_000_000_000 { return }
+        state.rateSamples.append((now, framesRead))
+        if state.rateSamples.count > 4 { state.rateSamples.removeFirst() }
+        if let first = state.rateSamples.first, let last = state.rateSamples.last, last.time > first.time {
+            state.measuredRate = Double(last.frames - first.frames) / (Double(last.time - first.time) / 1e9)
+        }
+    }
+
+    private static func format(of input: CaptureInput?) -> VideoFormatDescription? {
+        if let input = input as? AssetReaderInput { return input.formatDescription }
+        if let input = input as? CaptureDeviceInput { return input.formatDescription }
+        return nil
+    }
+}
+
+/// A sink that writes a snapshot for some events: the pipeline asks it for the file name before
+/// making the event's line, so the line can name the file (`snapshot`).
+public protocol SnapshotNaming: AnyObject, Sendable {
+    /// The file name for `event`'s snapshot, decided on `frame`; nil for no snapshot.
+    func snapshotName(for event: DetectionEvent, frame: AnalysedFrame) -> String?
+}

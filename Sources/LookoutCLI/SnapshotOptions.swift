@@ -1,0 +1,36 @@
+import ArgumentParser
+import Lookout
+
+/// Snapshots of the frames events are decided on (`--snapshots DIR`).
+struct SnapshotOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp(
+        "Write a JPEG of the frame for each code, face_enter and presence-on event into this directory (made if missing); the event line names it in \"snapshot\".",
+        valueName: "dir"))
+    var snapshots: String?
+
+    @Flag(name: .customLong("snapshot-boxes"), inversion: .prefixedNo,
+          help: "Draw the event's objects (outline and label) on snapshots.")
+    var boxes = true
+
+    @Flag(name: .customLong("snapshot-clean"), help: "Also write each snapshot without boxes, as <name>.clean.jpg.")
+    var clean = false
+
+    @Option(name: .customLong("snapshot-keep"), help: ArgumentHelp(
+        "Keep the newest n snapshots in the directory; older ones are deleted.", valueName: "n"))
+    var keep = 1000
+
+    mutating func validate() throws {
+        guard (1...10_000_000).contains(keep) else { throw ValidationError("--snapshot-keep must be between 1 and 10000000.") }
+        if let snapshots, snapshots.isEmpty { throw ValidationError("--snapshots needs a directory.") }
+    }
+
+    /// The writer, when snapshots are asked for.
+    func makeWriter(diagnostics: @escaping @Sendable (String) -> Void) -> SnapshotWriter? {
+        guard let snapshots else { return nil }
+        var options = SnapshotWriter.Options()
+        options.drawsBoxes = boxes
+        options.writesCleanCopy = clean
+        options.keep = keep
+        return SnapshotWriter(directory: snapshots, options: options, diagnostics: diagnostics)
+    }
+}

@@ -1,0 +1,42 @@
+import Foundation
+import Hummingbird
+
+/// Lets a request through when it carries the token: as `Authorization: Bearer <token>`, or as
+/// the password of HTTP basic authentication (any user name), so that a browser can log in.
+/// Otherwise 401, with a basic-auth challenge. `/healthz` stays open for health checkers.
+struct TokenAuthentication<Context: RequestContext>: RouterMiddleware {
+    let token: [UInt8]
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        if request.uri.path == "/healthz" || isAuthorized(request) {
+            return try await next(request, context)
+        }
+        var headers = HTTPFields()
+        headers[.wwwAuthenticate] = "Basic realm=\"Lookout\", charset=\"UTF-8\""
+        headers[.contentType] = "text/plain; charset=utf-8"
+        return Response(status: .unauthorized, headers: headers,
+                        body: ResponseBody(byteBuffer: ByteBuffer(string: "a token is needed (Authorization: Bearer, or the basic-auth password)\n")))
+    }
+
+    private func isAuthorized(_ request: Request) -> Bool {
+        guard let value = request.headers[.authorization] else { return false }
+        if value.lowercased().hasPrefix("bearer ") {
+            return Self.equal(Array(value.utf8.dropFirst(7)), token)
+        }
+        if value.lowercased().hasPrefix("basic "), let decoded = Data(base64Encoded: String(value.dropFirst(6))) {
+            let bytes = Array(decoded)
+            guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return false }
+            return Self.equal(Array(bytes[(colon + 1)...]), token)
+        }
+        return false
+    }
+
+    /// Compares in time that does not depend on where the first difference is.
+    static func equal(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        var difference = UInt8(a.count == b.count ? 0 : 1)
+        for index in 0..<max(a.count, b.count) {
+            difference |= (index < a.count ? a[index] : 0) ^ (index < b.count ? b[index] : 0)
+        }
+        return difference == 0
+    }
+}
