@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dispatch
 import Lookout
+import LookoutHTTP
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -37,6 +38,7 @@ struct RunCommand: ParsableCommand {
     @OptionGroup(title: "MQTT") var mqtt: MQTTOptions
     @OptionGroup(title: "Hooks") var hooks: HookOptions
     @OptionGroup(title: "Snapshots") var snapshots: SnapshotOptions
+    @OptionGroup(title: "Web view and API") var web: HTTPOptions
 
     mutating func validate() throws {
         if let fps, !FrameRate.validRange.contains(fps) { throw ValidationError("--fps must be between 0.001 and 1000.") }
@@ -80,13 +82,36 @@ struct RunCommand: ParsableCommand {
         }
         pipeline.addSink(standardOutput)
         try addEventSinks(to: pipeline, source: path)
+        let server = try web.makeServer(pipeline: pipeline, snapshotDirectory: snapshots.snapshots)
+        if let server {
+            do {
+                try server.start()
+            } catch {
+                printDiagnostic(error.description)
+                throw ExitCode(ExitStatus.failure)
+            }
+            if !output.quiet { printDiagnostic("web view at http://\(WebServerAddress(host: server.configuration.address.host, port: server.port ?? 0))/") }
+        }
 
         let control = DispatchQueue(label: "lookout.control")
-        let signals = StopSignals(queue: control) { pipeline.stop() }
+        let stopAsked = DispatchSemaphore(value: 0)
+        let signals = StopSignals(queue: control) {
+            pipeline.stop()
+            stopAsked.signal()
+        }
         let outcome = pipeline.run()
-        signals.cancel()
+        defer { server?.stop() }
         defer { pipeline.finishSinks() }
         defer { signals.outputFinished() } // runs first: the hooks' wait has its own bound
+        if let server, case .inputEnded = outcome, !outputClosed.load(ordering: .relaxed) {
+            // A person may still be looking: serve the last picture and the totals until stopped.
+            writeSummary(pipeline.statistics, to: standardOutput)
+            if !output.quiet { printDiagnostic("input ended; the web view stays up until SIGINT or SIGTERM") }
+            stopAsked.wait()
+            signals.cancel()
+            return
+        }
+        signals.cancel()
 
         if outputClosed.load(ordering: .relaxed) {
             if let failure = standardOutput.failure {
@@ -96,7 +121,11 @@ struct RunCommand: ParsableCommand {
             return
         }
         if case .failed(let error) = outcome { throw fail(error) }
-        let summary = pipeline.statistics
+        writeSummary(pipeline.statistics, to: standardOutput)
+    }
+
+    /// The end-of-run summary: a `stats` line on standard output, or a sentence on standard error.
+    private func writeSummary(_ summary: StatisticsSnapshot, to standardOutput: StandardOutputSink) {
         if output.stats {
             standardOutput.write([summary.jsonLine()])
         } else if !output.quiet {

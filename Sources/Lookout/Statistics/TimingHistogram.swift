@@ -26,6 +26,17 @@ public struct TimingHistogram: Sendable, Equatable {
         record(nanoseconds: MonotonicClock.nanoseconds() - start)
     }
 
+    /// Each non-empty bucket: its lower edge in nanoseconds and how many samples fell in it (for
+    /// exporters that keep their own buckets, such as Prometheus histograms).
+    public func forEachBucket(_ body: (_ lowerNanoseconds: Int64, _ count: Int) -> Void) {
+        for (index, n) in buckets.enumerated() where n > 0 {
+            body(Int64(index) * Self.bucketNanoseconds, Int(n))
+        }
+    }
+
+    /// The bucket width: samples are known to this precision.
+    public static var resolutionNanoseconds: Int64 { bucketNanoseconds }
+
     public var meanMilliseconds: Double { count == 0 ? 0 : Double(totalNanoseconds) / Double(count) / 1e6 }
     public var maximumMilliseconds: Double { Double(maximumNanoseconds) / 1e6 }
 

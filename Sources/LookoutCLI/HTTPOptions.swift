@@ -1,0 +1,79 @@
+import ArgumentParser
+import Lookout
+import LookoutHTTP
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The web view and HTTP API (`--http`).
+struct HTTPOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp(
+        "Serve the web view, JSON API, event stream and metrics on this port; the address is 127.0.0.1 unless given ([::1]:8080 for IPv6). With a file, serving goes on after its end until SIGINT or SIGTERM.",
+        valueName: "[addr:]port"))
+    var http: String?
+
+    @Option(name: .customLong("http-token-file"), help: ArgumentHelp(
+        "Require the token in this file (first line) of every request but /healthz: as a bearer token, or as the basic-auth password in a browser.",
+        valueName: "file"))
+    var tokenFile: String?
+
+    @Flag(name: .customLong("http-insecure"), help: "Allow a non-loopback --http address without a token: anyone who reaches it sees the camera.")
+    var insecure = false
+
+    @Option(name: .customLong("preview-fps"), help: ArgumentHelp(
+        "Pictures a second per viewer of the live stream, at most (0.1-30).", valueName: "fps"))
+    var previewRate = 5.0
+
+    mutating func validate() throws {
+        guard (0.1...30).contains(previewRate) else { throw ValidationError("--preview-fps must be between 0.1 and 30.") }
+        guard let http else {
+            if tokenFile != nil || insecure { throw ValidationError("--http-token-file and --http-insecure go with --http.") }
+            return
+        }
+        guard let address = WebServerAddress(parsing: http) else {
+            throw ValidationError("--http takes [ADDR:]PORT (8080, 0.0.0.0:8080, [::1]:8080), not '\(http)'.")
+        }
+        if !address.isLoopback, tokenFile == nil, !insecure {
+            throw ValidationError("--http \(address) is reachable from other machines: give --http-token-file FILE, or --http-insecure to serve the camera to anyone.")
+        }
+    }
+
+    /// The server for `pipeline`, when --http is given; the token file is read here.
+    func makeServer(pipeline: DetectionPipeline, snapshotDirectory: String?) throws -> WebServer? {
+        guard let http, let address = WebServerAddress(parsing: http) else { return nil }
+        var configuration = WebServer.Configuration(address: address)
+        configuration.previewRate = previewRate
+        configuration.snapshotDirectory = snapshotDirectory
+        if let tokenFile {
+            configuration.token = try readToken(tokenFile)
+        }
+        do {
+            return try WebServer(pipeline: pipeline, configuration: configuration)
+        } catch {
+            throw fail(error)
+        }
+    }
+
+    /// The first line of the file, without surrounding spaces; refused when empty or unreadable.
+    private func readToken(_ path: String) throws -> [UInt8] {
+        let fd = path.withPlatformPath { open($0, O_RDONLY | O_CLOEXEC) }
+        guard fd >= 0 else {
+            printDiagnostic("cannot read the HTTP token file \(path): \(Errno.current)")
+            throw ExitCode(ExitStatus.noInput)
+        }
+        defer { close(fd) }
+        var bytes = [UInt8](repeating: 0, count: 4096)
+        let count = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        guard count >= 0 else {
+            printDiagnostic("cannot read the HTTP token file \(path): \(Errno.current)")
+            throw ExitCode(ExitStatus.noInput)
+        }
+        let line = bytes[0..<count].prefix { $0 != 0x0A && $0 != 0x0D }
+        let token = Array(line.drop { $0 == 0x20 || $0 == 0x09 }.reversed().drop { $0 == 0x20 || $0 == 0x09 }.reversed())
+        guard !token.isEmpty else {
+            printDiagnostic("the HTTP token file \(path) is empty; put a token on its first line")
+            throw ExitCode(ExitStatus.usage)
+        }
+        return token
+    }
+}

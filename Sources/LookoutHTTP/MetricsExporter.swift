@@ -1,0 +1,93 @@
+import Lookout
+import Prometheus
+
+/// `/metrics`: the pipeline's statistics snapshot in Prometheus text exposition, through
+/// swift-prometheus. Counters move by what changed since the previous scrape, so they equal the
+/// snapshot's totals (and the `--stats` line); timings become histograms in seconds.
+final class MetricsExporter: @unchecked Sendable {
+    private let registry = PrometheusCollectorRegistry()
+    private let lock = Locked(Exported())
+
+    /// Stage-time buckets, seconds: from a fast ZBar pass to a slow cascade.
+    static let timingBuckets: [Double] = [0.001, 0.0025, 0.005, 0.01, 0.02, 0.035, 0.05, 0.1, 0.25, 0.5, 1]
+
+    /// What earlier scrapes already counted, by metric and label.
+    private struct Exported {
+        var counters: [String: Int] = [:]
+        var buckets: [String: [Int64: Int]] = [:]
+    }
+
+    /// The exposition text for `snapshot`.
+    func render(_ snapshot: StatisticsSnapshot) -> [UInt8] {
+        lock.withLock { exported in
+            func count(_ name: String, _ help: String, _ labels: [(String, String)] = [], _ total: Int) {
+                let key = name + labels.map { "|\($0.0)=\($0.1)" }.joined()
+                let delta = total - exported.counters[key, default: 0]
+                let counter = registry.makeCounter(name: name, labels: labels, help: help)
+                if delta > 0 { counter.increment(by: Int64(delta)) }
+                exported.counters[key] = max(total, exported.counters[key, default: 0])
+            }
+            func gauge(_ name: String, _ help: String, _ labels: [(String, String)] = [], _ value: Double) {
+                registry.makeGauge(name: name, labels: labels, help: help).set(value)
+            }
+
+            count("lookout_frames_read_total", "Frames the input produced, damaged ones included.", [], snapshot.framesRead)
+            count("lookout_frames_analysed_total", "Frames analysed for codes.", [], snapshot.framesAnalysed)
+            count("lookout_face_analyses_total", "Frames analysed for faces.", [], snapshot.faceAnalyses)
+            for reason in DropReason.allCases {
+                count("lookout_frames_dropped_total", "Frames not analysed, by reason.", [("reason", reason.rawValue)],
+                      snapshot.drops[reason])
+            }
+            for type in MetadataObjectType.allCodeTypes + [.face] where snapshot.detections[type] != nil || type == .qr || type == .ean13 || type == .face {
+                count("lookout_detections_total", "Objects found, by type (one per object per analysed frame).",
+                      [("type", type.rawValue)], snapshot.detections[type] ?? 0)
+            }
+            for kind in ["code", "face_enter", "face_leave", "presence"] {
+                count("lookout_events_total", "Events decided, by kind.", [("kind", kind)], snapshot.events[kind] ?? 0)
+            }
+            gauge("lookout_camera_up", "1 while frames arrive or may (streaming, starting, a file read), 0 while the camera is lost or the run stopped.",
+                  [], snapshot.input.isHealthy ? 1 : 0)
+            gauge("lookout_presence", "1 while presence is on.", [], snapshot.isPresent ? 1 : 0)
+            gauge("lookout_input_fps", "Frames read per second, measured over the last seconds.", [], snapshot.measuredFrameRate)
+            if let mqtt = snapshot.mqtt {
+                gauge("lookout_mqtt_queue_depth", "MQTT messages waiting for the broker.", [], Double(mqtt.queued))
+                gauge("lookout_mqtt_connected", "1 while connected to the MQTT broker.", [], mqtt.connected ? 1 : 0)
+                count("lookout_mqtt_dropped_total", "Events dropped from the full MQTT queue.", [], mqtt.dropped)
+            }
+            for hook in snapshot.hooks {
+                count("lookout_hook_runs_total", "Hook runs started.", [("hook", hook.name)], hook.runs)
+                count("lookout_hook_failures_total", "Hook runs that failed or timed out.", [("hook", hook.name)], hook.failed + hook.timedOut)
+                count("lookout_hook_dropped_total", "Hook runs dropped from the full queue.", [("hook", hook.name)], hook.dropped)
+            }
+            if let snapshots = snapshot.snapshots {
+                count("lookout_snapshots_written_total", "Snapshots written.", [], snapshots.written)
+                count("lookout_snapshots_failed_total", "Snapshots not written (unwritable directory, full disk, busy).", [], snapshots.failed)
+            }
+            if let http = snapshot.http {
+                gauge("lookout_http_stream_clients", "Clients on /api/stream.mjpeg.", [], Double(http.streamClients))
+                gauge("lookout_http_event_clients", "Clients on /api/events.", [], Double(http.eventClients))
+                count("lookout_http_preview_frames_total", "Pictures sent to viewers.", [], http.previewFrames)
+                count("lookout_http_preview_frames_skipped_total", "Pictures a slow viewer missed.", [], http.previewFramesSkipped)
+            }
+            for timing in snapshot.timings {
+                let key = timing.name
+                let histogram = registry.makeValueHistogram(
+                    name: "lookout_stage_seconds", labels: [("stage", timing.name)], buckets: Self.timingBuckets,
+                    help: "Time per frame of each stage: decode, codes (ZBar), faces (cascade, per analysis), code_latency (frame received to line written).")
+                var seen = exported.buckets[key, default: [:]]
+                timing.histogram.forEachBucket { lower, total in
+                    let delta = total - seen[lower, default: 0]
+                    guard delta > 0 else { return }
+                    // Samples are known to a bucket of TimingHistogram: record each at its middle.
+                    let value = (Double(lower) + Double(TimingHistogram.resolutionNanoseconds) / 2) / 1e9
+                    for _ in 0..<delta { histogram.record(value) }
+                    seen[lower] = total
+                }
+                exported.buckets[key] = seen
+            }
+            var text: [UInt8] = []
+            registry.emit(into: &text)
+            return text
+        }
+    }
+}
