@@ -84,7 +84,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LookoutTests",
-            dependencies: ["Lookout"],
+            dependencies: ["Lookout", "LookoutHTTP"],
             path: "Tests/LookoutTests"
         ),
     ],

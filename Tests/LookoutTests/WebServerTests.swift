@@ -1,0 +1,206 @@
+import Foundation
+import Lookout
+import LookoutHTTP
+import Testing
+
+/// An HTTP answer, from curl.
+struct HTTPAnswer {
+    var status: Int
+    var contentType: String
+    var body: Data
+    var text: String { String(decoding: body, as: UTF8.self) }
+    var json: [String: Any]? { try? JSONSerialization.jsonObject(with: body) as? [String: Any] }
+}
+
+/// GET with curl, a real HTTP client: status, content type and body.
+func httpGet(_ url: String, _ options: [String] = []) throws -> HTTPAnswer {
+    let bodyFile = FileManager.default.temporaryDirectory.appendingPathComponent("lookout-http-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: bodyFile) }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+    process.arguments = ["-s", "-g", "--max-time", "10", "-o", bodyFile.path, "-w", "%{http_code} %{content_type}"] + options + [url]
+    let out = Pipe()
+    process.standardOutput = out
+    try process.run()
+    let written = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    let parts = written.split(separator: " ", maxSplits: 1)
+    return HTTPAnswer(status: Int(parts.first ?? "") ?? 0, contentType: parts.count > 1 ? String(parts[1]) : "",
+                      body: (try? Data(contentsOf: bodyFile)) ?? Data())
+}
+
+/// The size a JPEG image declares.
+func jpegSize(_ data: Data) throws -> (width: Int, height: Int) {
+    try Array(data).withUnsafeBytes { try JPEGDecoder().size(of: $0) }
+}
+
+/// Starts `lookout run ARGS --http 127.0.0.1:0` and returns it with the server's base URL; with
+/// `outputFile`, standard output goes there rather than to `output`.
+func startLookoutWithHTTP(_ arguments: [String], withInput: Bool = false, outputFile: String? = nil) throws -> (BackgroundProcess, String) {
+    let command = ["run"] + arguments + ["--http", "127.0.0.1:0"]
+    let process = try outputFile.map {
+        try BackgroundProcess("/bin/sh", ["-c", #"exec "$0" "$@" > "$LOOKOUT_OUTPUT_FILE""#, lookoutBinary] + command,
+                              environment: ["LOOKOUT_OUTPUT_FILE": $0], withInput: withInput)
+    } ?? BackgroundProcess(lookoutBinary, command, withInput: withInput)
+    var base: String?
+    _ = process.errors.wait(timeout: 30) { lines in
+        base = lines.lazy.compactMap { line -> String? in
+            guard let range = line.range(of: "web view at ") else { return nil }
+            return String(line[range.upperBound...].dropLast()) // without the final slash
+        }.first
+        return base != nil
+    }
+    let url = try #require(base, "no 'web view at' line: \(process.errors.lines)")
+    return (process, url)
+}
+
+@Suite("Web view and API", .serialized)
+struct WebServerTests {
+    @Test func everyRouteAnswersAndTheEventStreamCarriesTheStandardOutputLines() throws {
+        let snapshots = FileManager.default.temporaryDirectory.appendingPathComponent("lookout-snapshots-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: snapshots) }
+        // Two seconds of empty frames, then the sample, paced: the event stream connects before
+        // the first event, so it sees every line.
+        let blank = try PictureRenderer().jpeg(of: FramePicture(copying: [UInt8](repeating: 200, count: 1280 * 720),
+                                                                width: 1280, height: 720, pixelFormat: .gray))
+        let clip = FileManager.default.temporaryDirectory.appendingPathComponent("lookout-clip-\(UUID().uuidString).mjpeg")
+        try Data(Array([[UInt8]](repeating: blank, count: 60).joined()) + Fixtures.bytes("sample.mjpeg")).write(to: clip)
+        defer { try? FileManager.default.removeItem(at: clip) }
+        let (lookout, base) = try startLookoutWithHTTP(
+            ["--input", clip.path, "--realtime", "--events", "changes", "--stats", "--snapshots", snapshots])
+        let events = try BackgroundProcess("/usr/bin/curl", ["-sN", base + "/api/events"])
+        #expect(events.output.wait(timeout: 10) { $0.contains(": lookout events") })
+        #expect(lookout.output.wait(timeout: 60) { $0.contains { $0.contains(#""kind":"stats""#) } }, "the input never ended")
+        let stdoutLines = lookout.output.lines.filter { !$0.contains(#""kind":"stats""#) }
+        #expect(stdoutLines.count >= 4, "code, code, face_enter and presence: \(stdoutLines)")
+        _ = events.output.wait(timeout: 10) { $0.filter { $0.hasPrefix("data: ") }.count >= stdoutLines.count }
+        #expect(events.output.lines.filter { $0.hasPrefix("data: ") }.map { String($0.dropFirst(6)) } == stdoutLines,
+                "SSE data lines equal standard output's")
+        events.signal(SIGTERM)
+
+        let page = try httpGet(base + "/")
+        #expect(page.status == 200 && page.contentType.hasPrefix("text/html"))
+        #expect(page.text.contains(#"<svg id="boxes""#))
+        for external in [#"src="http"#, #"href="http"#, "url(http", "@import", "fetch(\"http"] {
+            #expect(!page.text.contains(external), "self-contained: nothing fetched from elsewhere (\(external))")
+        }
+
+        let status = try #require(try httpGet(base + "/api/status").json)
+        #expect(status["kind"] as? String == "status" && status["input"] as? String == "ended")
+        #expect(status["frames_read"] as? Int == 120)
+        #expect((status["objects"] as? [[String: Any]])?.isEmpty == false)
+        #expect((status["recent_events"] as? [[String: Any]])?.count == stdoutLines.count)
+
+        let latest = try httpGet(base + "/api/latest.jpg")
+        #expect(latest.status == 200 && latest.contentType == "image/jpeg")
+        #expect(try jpegSize(latest.body) == (1280, 720))
+        let small = try httpGet(base + "/api/latest.jpg?boxes=1&h=360")
+        #expect(try jpegSize(small.body) == (640, 360))
+        #expect(try httpGet(base + "/api/latest.jpg?h=0").status == 400)
+
+        let stream = try httpGet(base + "/api/stream.mjpeg?boxes=1", ["--max-time", "3"])
+        #expect(stream.contentType.hasPrefix("multipart/x-mixed-replace"))
+        #expect(stream.text.contains("--lookout-frame") && stream.text.contains("Content-Type: image/jpeg"))
+
+        let health = try httpGet(base + "/healthz")
+        #expect(health.status == 200 && health.json?["input"] as? String == "ended")
+
+        // Metrics: accepted by Prometheus's own checker, and equal to the stats line.
+        let metrics = try httpGet(base + "/metrics")
+        #expect(metrics.status == 200)
+        let check = Process()
+        check.executableURL = URL(fileURLWithPath: "/usr/bin/promtool")
+        check.arguments = ["check", "metrics"]
+        let input = Pipe(), output = Pipe()
+        check.standardInput = input
+        check.standardOutput = output
+        check.standardError = output
+        try check.run()
+        try input.fileHandleForWriting.write(contentsOf: metrics.body)
+        try input.fileHandleForWriting.close()
+        let complaints = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        check.waitUntilExit()
+        #expect(check.terminationStatus == 0, "promtool: \(complaints)")
+        let stats = try #require(lookout.output.lines.first { $0.contains(#""kind":"stats""#) })
+        let summary = try #require(try JSONSerialization.jsonObject(with: Data(stats.utf8)) as? [String: Any])
+        func metric(_ name: String) -> Int? {
+            metrics.text.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap { Int($0.split(separator: " ")[1]) }
+        }
+        #expect(metric("lookout_frames_read_total") == summary["frames_read"] as? Int)
+        #expect(metric("lookout_frames_analysed_total") == summary["frames_analysed"] as? Int)
+        for (reason, count) in try #require(summary["dropped"] as? [String: Int]) {
+            #expect(metric(#"lookout_frames_dropped_total{reason="\#(reason)"}"#) == count)
+        }
+        for (type, count) in try #require(summary["detections"] as? [String: Int]) {
+            #expect(metric(#"lookout_detections_total{type="\#(type)"}"#) == count)
+        }
+
+        // Snapshots: named in the event lines, on disk, served by exact name only.
+        let named = stdoutLines.compactMap { line -> String? in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["snapshot"] as? String
+        }
+        #expect(named.count == 4)
+        for name in named {
+            let file = try Data(contentsOf: URL(fileURLWithPath: snapshots + "/" + name))
+            #expect(try jpegSize(file) == (1280, 720))
+            let served = try httpGet(base + "/snapshots/" + name)
+            #expect(served.status == 200 && served.body == file)
+        }
+        for hostile in ["/snapshots/..%2F..%2Fetc%2Fpasswd", "/snapshots/../../etc/passwd", "/snapshots/%2Fetc%2Fpasswd",
+                        "/snapshots/20991231T000000.000Z-f000000-code.jpg"] {
+            #expect(try httpGet(base + hostile, ["--path-as-is"]).status == 404, "\(hostile)")
+        }
+        lookout.signal(SIGINT)
+        #expect(lookout.waitForExit(timeout: 15) == 0)
+    }
+
+    @Test func aNonLoopbackAddressNeedsATokenAndTheTokenIsChecked() throws {
+        let refused = try BackgroundProcess(lookoutBinary, ["run", "--input", Fixtures.path("sample.mjpeg"), "--http", "0.0.0.0:0"])
+        #expect(refused.waitForExit() == 64)
+        #expect(refused.errors.lines.contains { $0.contains("--http-token-file") })
+
+        let tokenFile = FileManager.default.temporaryDirectory.appendingPathComponent("lookout-token-\(UUID().uuidString)").path
+        try "s3cret token\n".write(toFile: tokenFile, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: tokenFile) }
+        let process = try BackgroundProcess(lookoutBinary, ["run", "--input", Fixtures.path("sample.mjpeg"),
+                                                            "--http", "0.0.0.0:0", "--http-token-file", tokenFile])
+        var port: String?
+        _ = process.errors.wait(timeout: 30) { lines in
+            guard let line = lines.first(where: { $0.contains("web view at http://0.0.0.0:") }),
+                  let range = line.range(of: "0.0.0.0:") else { return false }
+            port = String(line[range.upperBound...].prefix { $0.isNumber })
+            return true
+        }
+        // The line is "web view at http://0.0.0.0:PORT/"; ask on loopback.
+        let base = "http://127.0.0.1:" + (try #require(port))
+        #expect(try httpGet(base + "/api/status").status == 401)
+        #expect(try httpGet(base + "/api/status", ["-H", "Authorization: Bearer wrong"]).status == 401)
+        #expect(try httpGet(base + "/api/status", ["-H", "Authorization: Bearer s3cret token"]).status == 200)
+        #expect(try httpGet(base + "/api/status", ["-u", "anyone:s3cret token"]).status == 200)
+        #expect(try httpGet(base + "/healthz").status == 200, "health checks need no token")
+        process.signal(SIGTERM)
+        #expect(process.waitForExit(timeout: 15) == 0)
+    }
+
+    @Test func theWebPageDrawsTheBoxesWhereTheDetectionsAre() throws {
+        // The clip, paced, three times over, so the page sees it live; then its end.
+        let clip = FileManager.default.temporaryDirectory.appendingPathComponent("lookout-clip-\(UUID().uuidString).mjpeg")
+        let sample = try Fixtures.bytes("sample.mjpeg")
+        try Data(sample + sample + sample).write(to: clip)
+        defer { try? FileManager.default.removeItem(at: clip) }
+        let detections = FileManager.default.temporaryDirectory.appendingPathComponent("lookout-detections-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: detections) }
+        let (lookout, base) = try startLookoutWithHTTP(["--input", clip.path, "--realtime"], outputFile: detections.path)
+        let check = Process()
+        check.executableURL = URL(fileURLWithPath: Fixtures.packageRoot + "/Tests/Browser/check-web-view.py")
+        check.arguments = [base + "/", detections.path, "qr", "ean13", "face", "--timeout", "20"]
+        let out = Pipe()
+        check.standardOutput = out
+        try check.run()
+        let report = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        check.waitUntilExit()
+        #expect(check.terminationStatus == 0, "\(report)")
+        lookout.signal(SIGTERM)
+        #expect(lookout.waitForExit(timeout: 15) == 0)
+    }
+}
