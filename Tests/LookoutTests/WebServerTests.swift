@@ -147,7 +147,7 @@ struct WebServerTests {
             #expect(served.status == 200 && served.body == file)
         }
         for hostile in ["/snapshots/..%2F..%2Fetc%2Fpasswd", "/snapshots/../../etc/passwd", "/snapshots/%2Fetc%2Fpasswd",
-                        "/snapshots/20991231T000000.000Z-f000000-code.jpg"] {
+                        "/snapshots/20991231T000000.000Z-f000000-1-code.jpg"] {
             #expect(try httpGet(base + hostile, ["--path-as-is"]).status == 404, "\(hostile)")
         }
         lookout.signal(SIGINT)

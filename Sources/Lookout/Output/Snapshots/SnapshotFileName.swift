@@ -1,14 +1,14 @@
-/// Snapshot file names: `20261124T010203.456Z-f000123-code.jpg`. The UTC time of the frame first
-/// (so names sort by time, and `ls` lists them in order), then the frame's sequence number and the
-/// event's kind; `-2`, `-3`, ... when one frame gives several events of a kind. Only characters
-/// safe in a URL and on any file system.
+/// Snapshot file names: `20261124T010203.456Z-f000123-1-code.jpg`. The UTC time of the frame first
+/// (so names sort by time, and `ls` lists them in order), then the frame's sequence number, the
+/// event's place among the frame's events (1, 2, ...: names sort as events came) and its kind.
+/// Only characters safe in a URL and on any file system.
 public enum SnapshotFileName {
-    public static func make(time: WallClockTime, sequence: UInt64, kind: String) -> String {
+    public static func make(time: WallClockTime, sequence: UInt64, index: Int, kind: String) -> String {
         // 2026-11-24T01:02:03.456Z -> 20261124T010203.456Z
         let stamp = time.rfc3339.filter { $0 != "-" && $0 != ":" }
         var frame = String(sequence)
         if frame.count < 6 { frame = String(repeating: "0", count: 6 - frame.count) + frame }
-        return "\(stamp)-f\(frame)-\(kind)"
+        return "\(stamp)-f\(frame)-\(index)-\(kind).jpg"
     }
 
     /// The clean copy's name (`--snapshot-clean`): `<name>.clean.jpg`.

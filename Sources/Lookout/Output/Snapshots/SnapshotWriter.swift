@@ -35,7 +35,9 @@ public final class SnapshotWriter: EventSink, SnapshotNaming, @unchecked Sendabl
     private struct State {
         var pending = 0
         var statistics = StatisticsSnapshot.SnapshotStatistics()
-        var namesInFrame: (sequence: UInt64, names: Set<String>)?
+        var namesInFrame: (sequence: UInt64, count: Int)?
+        /// The cause last warned about: a failure with the same cause is counted, not said again.
+        var warnedCause: String?
         var onWritten: (@Sendable (String, [UInt8]) -> Void)?
     }
     private let state = Locked(State())
@@ -50,7 +52,8 @@ public final class SnapshotWriter: EventSink, SnapshotNaming, @unchecked Sendabl
         self.diagnostics = diagnostics
         queue.async { [self] in
             if directory.withPlatformPath({ mkdir($0, 0o755) }) != 0, Errno.current.rawValue != EEXIST {
-                fail("cannot make \(directory): \(Errno.current)")
+                let cause = Errno.current
+                warnOnce("cannot make \(directory): \(cause)", cause: cause.description)
                 return
             }
             kept = existingSnapshots()
@@ -68,20 +71,15 @@ public final class SnapshotWriter: EventSink, SnapshotNaming, @unchecked Sendabl
     public func snapshotName(for event: DetectionEvent, frame: AnalysedFrame) -> String? {
         guard Self.takesSnapshot(of: event) else { return nil }
         guard frame.picture != nil else {
-            countFailure("no picture buffer was free for frame \(frame.sequence)", warn: false)
+            countFailure("no picture buffer was free for frame \(frame.sequence)", cause: nil)
             return nil
         }
         return state.withLock { state in
-            if state.namesInFrame?.sequence != frame.sequence { state.namesInFrame = (frame.sequence, []) }
-            let base = SnapshotFileName.make(time: frame.wallClockTime, sequence: frame.sequence, kind: event.kind)
-            var name = base + ".jpg"
-            var index = 2
-            while state.namesInFrame!.names.contains(name) {
-                name = base + "-\(index).jpg"
-                index += 1
-            }
-            state.namesInFrame!.names.insert(name)
-            return name
+            // Events of one frame are numbered in the order they were decided, so names sort as events came.
+            if state.namesInFrame?.sequence != frame.sequence { state.namesInFrame = (frame.sequence, 0) }
+            state.namesInFrame!.count += 1
+            return SnapshotFileName.make(time: frame.wallClockTime, sequence: frame.sequence,
+                                         index: state.namesInFrame!.count, kind: event.kind)
         }
     }
 
@@ -105,7 +103,7 @@ public final class SnapshotWriter: EventSink, SnapshotNaming, @unchecked Sendabl
                 return true
             }
             guard admitted else {
-                countFailure("\(Self.maximumPending) snapshots still being written; \(name) skipped", warn: false)
+                countFailure("\(Self.maximumPending) snapshots still being written; \(name) skipped", cause: nil)
                 continue
             }
             let overlays = options.drawsBoxes ? Self.overlays(for: emitted.event, in: output.objects) : []
@@ -145,22 +143,26 @@ public final class SnapshotWriter: EventSink, SnapshotNaming, @unchecked Sendabl
             }
             kept.append(name)
             prune()
-            let handler: (@Sendable (String, [UInt8]) -> Void)? = state.withLock { state in
-                if state.statistics.lastError != nil { diagnostics("snapshots: writing to \(directory) again") }
+            let (handler, recovered): ((@Sendable (String, [UInt8]) -> Void)?, Bool) = state.withLock { state in
+                let recovered = state.warnedCause != nil
+                state.warnedCause = nil
                 state.statistics.written += 1
                 state.statistics.lastError = nil
-                return state.onWritten
+                return (state.onWritten, recovered)
             }
+            if recovered { diagnostics("snapshots: writing to \(directory) again") }
             handler?(name, jpeg)
         } catch let error as SnapshotError {
-            countFailure(error.description, warn: true)
+            countFailure(error.description, cause: error.cause)
         } catch {
-            countFailure("cannot encode a snapshot: \(error)", warn: true)
+            countFailure("cannot encode a snapshot: \(error)", cause: "\(error)")
         }
     }
 
     private struct SnapshotError: Error, CustomStringConvertible {
         var description: String
+        /// What went wrong, without where (errno's text): repeated causes are said once.
+        var cause: String
     }
 
     /// Writes `bytes` to `.name.tmp`, then renames it to `name`.
@@ -168,7 +170,10 @@ public final class SnapshotWriter: EventSink, SnapshotNaming, @unchecked Sendabl
         let path = directory + "/" + name
         let temporary = directory + "/." + name + ".tmp"
         let fd = temporary.withPlatformPath { open($0, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) }
-        guard fd >= 0 else { throw SnapshotError(description: "cannot write to \(directory): \(Errno.current)") }
+        guard fd >= 0 else {
+            let error = Errno.current
+            throw SnapshotError(description: "cannot write to \(directory): \(error)", cause: error.description)
+        }
         var written = 0
         var failure: Errno?
         while written < bytes.count {
@@ -181,13 +186,13 @@ public final class SnapshotWriter: EventSink, SnapshotNaming, @unchecked Sendabl
         if close(fd) != 0, failure == nil { failure = Errno.current }
         if let failure {
             _ = temporary.withPlatformPath { unlink($0) }
-            throw SnapshotError(description: "cannot write to \(directory): \(failure)")
+            throw SnapshotError(description: "cannot write to \(directory): \(failure)", cause: failure.description)
         }
         let renamed = temporary.withPlatformPath { from in path.withPlatformPath { to in rename(from, to) } }
         guard renamed == 0 else {
             let error = Errno.current
             _ = temporary.withPlatformPath { unlink($0) }
-            throw SnapshotError(description: "cannot rename snapshots in \(directory): \(error)")
+            throw SnapshotError(description: "cannot rename snapshots in \(directory): \(error)", cause: error.description)
         }
     }
 
@@ -216,18 +221,21 @@ public final class SnapshotWriter: EventSink, SnapshotNaming, @unchecked Sendabl
         kept.removeFirst(kept.count - options.keep)
     }
 
-    /// Counts a snapshot not written; warns when the reason is new (not on every frame of a full disk).
-    private func countFailure(_ reason: String, warn: Bool) {
-        let isNew = state.withLock { state -> Bool in
+    /// Counts a snapshot not written. With a `cause`, warns unless that cause was the last one
+    /// warned about (a full disk is said once, not on every event).
+    private func countFailure(_ reason: String, cause: String?) {
+        state.withLock { state in
             state.statistics.failed += 1
-            let isNew = state.statistics.lastError != reason
             state.statistics.lastError = reason
-            return isNew
         }
-        if warn && isNew { diagnostics("warning: snapshot not written: \(reason)") }
+        if let cause { warnOnce(reason, cause: cause) }
     }
 
-    private func fail(_ reason: String) {
-        countFailure(reason, warn: true)
+    private func warnOnce(_ reason: String, cause: String) {
+        let isNew = state.withLock { state -> Bool in
+            defer { state.warnedCause = cause }
+            return state.warnedCause != cause
+        }
+        if isNew { diagnostics("warning: snapshot not written: \(reason)") }
     }
 }
