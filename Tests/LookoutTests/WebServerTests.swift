@@ -1,5 +1,5 @@
 import Foundation
-import Lookout
+@testable import Lookout
 import LookoutHTTP
 import Testing
 
@@ -202,5 +202,52 @@ struct WebServerTests {
         #expect(check.terminationStatus == 0, "\(report)")
         lookout.signal(SIGTERM)
         #expect(lookout.waitForExit(timeout: 15) == 0)
+    }
+}
+
+/// `/healthz` from a pipeline on a scripted camera that is unplugged and comes back (in process:
+/// the real kernel drivers' loss is covered by the VM tests).
+@Suite("Health while the camera comes and goes")
+struct HealthTests {
+    @Test func healthzAnswers503WhileTheCameraIsLostAnd200WhenItIsBack() throws {
+        var script: [ScriptedV4L2Driver.Step] = []
+        for n in 0..<40 { script += [.pause(milliseconds: 50), .frame(sequence: UInt32(n), timestampNs: Int64(n + 1) * 33_000_000)] }
+        script.append(.unplug(opensFailing: 4)) // about 3.75 s of backoff before it opens again
+        for n in 0..<400 { script += [.pause(milliseconds: 30), .frame(sequence: UInt32(n), timestampNs: Int64(n + 1) * 33_000_000)] }
+        let driver = ScriptedV4L2Driver(script: script)
+        let device = try CaptureDevice(path: "/dev/scripted0", driver: driver)
+        let session = CaptureSession()
+        try session.addInput(try CaptureDeviceInput(device: device, watchdogTimeout: 2))
+        let metadata = MetadataOutput()
+        try session.addOutput(metadata)
+        try metadata.setMetadataObjectTypes([.qr])
+        let pipeline = DetectionPipeline(session: session, metadataOutput: metadata,
+                                         configuration: DetectionPipeline.Configuration(source: device.uniqueID))
+        let server = try WebServer(pipeline: pipeline, configuration: WebServer.Configuration(address: WebServerAddress(port: 0)))
+        try server.start()
+        defer { server.stop() }
+        let base = "http://127.0.0.1:\(try #require(server.port))"
+        let finished = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            _ = pipeline.run()
+            finished.signal()
+        }
+        func waitForHealth(_ status: Int, input: String, within seconds: Double) throws -> Bool {
+            let deadline = Date().addingTimeInterval(seconds)
+            while Date() < deadline {
+                let answer = try httpGet(base + "/healthz")
+                if answer.status == status, answer.json?["input"] as? String == input { return true }
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+            return false
+        }
+        #expect(try waitForHealth(200, input: "streaming", within: 10))
+        #expect(try waitForHealth(503, input: "lost", within: 10))
+        let metrics = try httpGet(base + "/metrics").text
+        #expect(metrics.contains("lookout_camera_up 0.0"), "the gauge follows: \(metrics.split(separator: "\n").filter { $0.contains("camera_up") })")
+        #expect(try waitForHealth(200, input: "streaming", within: 15))
+        pipeline.stop()
+        #expect(finished.wait(timeout: .now() + 10) == .success)
+        #expect(try httpGet(base + "/healthz").status == 503, "a stopped run is not healthy")
     }
 }
