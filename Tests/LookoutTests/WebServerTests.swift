@@ -182,6 +182,74 @@ struct WebServerTests {
         #expect(process.waitForExit(timeout: 15) == 0)
     }
 
+    /// Connects, asks for `path` and never reads: a receive buffer of 4 KB fills at once.
+    static func connectWithoutReading(port: Int, path: String) throws -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(fd >= 0)
+        var size: Int32 = 4096
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        try #require(connected == 0)
+        let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)
+        try #require(send(fd, request, request.count, 0) == request.count)
+        return fd
+    }
+
+    static func residentKilobytes(_ pid: pid_t) -> Int {
+        let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+        return status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") }
+            .flatMap { Int($0.split(separator: " ").dropFirst().first ?? "") } ?? 0
+    }
+
+    @Test func aViewerThatNeverReadsIsDisconnectedAndNeitherStallsCaptureNorGrowsMemory() throws {
+        let clip = FileManager.default.temporaryDirectory.appendingPathComponent("lookout-clip-\(UUID().uuidString).mjpeg")
+        let sample = try Fixtures.bytes("sample.mjpeg")
+        try Data(Array([[UInt8]](repeating: sample, count: 12).joined())).write(to: clip) // 24 s at 30 fps
+        defer { try? FileManager.default.removeItem(at: clip) }
+        let (lookout, base) = try startLookoutWithHTTP(["--input", clip.path, "--realtime", "--types", "qr", "--preview-fps", "15"])
+        let port = try #require(Int(base.split(separator: ":").last ?? ""))
+        func status() throws -> [String: Any] { try #require(try httpGet(base + "/api/status").json) }
+        Thread.sleep(forTimeInterval: 1)
+        let stalled = try Self.connectWithoutReading(port: port, path: "/api/stream.mjpeg?boxes=1")
+        defer { close(stalled) }
+        let before = try status()
+        let baseline = Self.residentKilobytes(lookout.pid)
+        var peak = baseline
+        var disconnected = 0
+        let start = Date()
+        while Date().timeIntervalSince(start) < 16 {
+            Thread.sleep(forTimeInterval: 0.5)
+            peak = max(peak, Self.residentKilobytes(lookout.pid))
+            disconnected = (try status()["http"] as? [String: Any])?["slow_clients_disconnected"] as? Int ?? 0
+            if disconnected > 0 && Date().timeIntervalSince(start) > 12 { break }
+        }
+        let after = try status()
+        let seconds = Date().timeIntervalSince(start)
+        let rate = Double((after["frames_read"] as! Int) - (before["frames_read"] as! Int)) / seconds
+        #expect(rate > 25, "capture kept its 30 fps while the viewer stalled: \(rate)")
+        #expect(disconnected >= 1, "the stalled viewer was disconnected")
+        #expect(peak - baseline < 40_000, "resident memory grew by \(peak - baseline) KB")
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        // The server closed its side: after what was buffered, the socket reads end of file.
+        let deadline = Date().addingTimeInterval(5)
+        var closed = false
+        while Date() < deadline {
+            let n = recv(stalled, &chunk, chunk.count, Int32(MSG_DONTWAIT))
+            if n == 0 { closed = true; break }
+            if n < 0 && errno != EAGAIN { closed = true; break }
+            if n < 0 { Thread.sleep(forTimeInterval: 0.05) }
+        }
+        #expect(closed, "the server closed the stalled connection")
+        lookout.signal(SIGTERM)
+        #expect(lookout.waitForExit(timeout: 15) == 0)
+    }
+
     @Test func theWebPageDrawsTheBoxesWhereTheDetectionsAre() throws {
         // The clip, paced, three times over, so the page sees it live; then its end.
         let clip = FileManager.default.temporaryDirectory.appendingPathComponent("lookout-clip-\(UUID().uuidString).mjpeg")
