@@ -47,6 +47,8 @@ public final class CaptureSession: @unchecked Sendable {
         public var framesDecodedAtHalfSize = 0
         /// Frames an output wanted the picture of while every picture buffer was held.
         public var picturesUnavailable = 0
+        /// Frame pictures copied for outputs that asked (`SampleBuffer.picture`).
+        public var picturesCopied = 0
     }
 
     /// The session's graph: what the capture loop reads for every frame.
@@ -367,7 +369,7 @@ public final class CaptureSession: @unchecked Sendable {
             var picture: FramePicture?
             if recipients.contains(where: { $0.output.wantsPicture }) {
                 picture = Self.picture(of: frame, format: format, pool: picturePool)
-                if picture == nil { counters.withLock { $0.picturesUnavailable += 1 } }
+                counters.withLock { if picture == nil { $0.picturesUnavailable += 1 } else { $0.picturesCopied += 1 } }
             }
             let sample = SampleBuffer(sequence: frame.sequence, presentationTime: frame.presentationTime,
                                       wallClockTime: frame.wallClockTime, formatDescription: format,

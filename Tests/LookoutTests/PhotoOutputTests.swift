@@ -1,0 +1,79 @@
+import Foundation
+import Testing
+@testable import Lookout
+
+@Suite("Photo output")
+struct PhotoOutputTests {
+    final class Photos: PhotoCaptureDelegate, @unchecked Sendable {
+        let received = Locked<[(photo: CapturePhoto?, error: CaptureError?)]>([])
+        let arrived = DispatchSemaphore(value: 0)
+        func photoOutput(_ output: PhotoOutput, didFinishProcessingPhoto photo: CapturePhoto?, error: CaptureError?) {
+            received.withLock { $0.append((photo, error)) }
+            arrived.signal()
+        }
+    }
+
+    /// A running session on `clip` (paced like a camera) with a metadata output and a photo output.
+    static func running(_ clip: String) throws -> (CaptureSession, PhotoOutput) {
+        let (session, _) = try Fixtures.metadataOutput()
+        try session.addInput(try AssetReaderInput(path: Fixtures.path(clip), pacing: .realTime))
+        let photos = PhotoOutput()
+        try session.addOutput(photos)
+        session.startRunning()
+        return (session, photos)
+    }
+
+    @Test func aPhotoIsTheNextFrameAsJPEGWithTheObjectsFoundInIt() throws {
+        let (session, output) = try Self.running("sample.mjpeg")
+        defer { session.stopRunning() }
+        Thread.sleep(forTimeInterval: 0.5)
+        let delegate = Photos()
+        output.capturePhoto(with: PhotoSettings(), delegate: delegate)
+        output.capturePhoto(with: PhotoSettings(drawsMetadataObjects: true, maximumHeight: 360), delegate: delegate)
+        for _ in 0..<2 { #expect(delegate.arrived.wait(timeout: .now() + 5) == .success) }
+        let photos = delegate.received.withLock { $0 }.compactMap(\.photo)
+        try #require(photos.count == 2)
+        let plain = photos.first { !$0.resolvedSettings.drawsMetadataObjects }!
+        let drawn = photos.first { $0.resolvedSettings.drawsMetadataObjects }!
+        #expect(plain.sequence == drawn.sequence, "both requests are served by the same frame")
+        // An MJPEG frame taken as it is: the camera's own bytes.
+        let bytes = plain.fileDataRepresentation()
+        #expect(bytes.starts(with: [0xFF, 0xD8]) && bytes.suffix(2) == [0xFF, 0xD9])
+        #expect(try bytes.withUnsafeBytes { try JPEGDecoder().size(of: $0) } == (1280, 720))
+        #expect(try drawn.fileDataRepresentation().withUnsafeBytes { try JPEGDecoder().size(of: $0) } == (640, 360))
+        let types = Set(plain.metadataObjects.map(\.type))
+        #expect(types == [.qr, .ean13, .face], "\(types)")
+        #expect(plain.metadataObjects.allSatisfy { $0.frameSequence <= plain.sequence })
+        #expect(plain.metadataObjects.filter(\.type.isMachineReadableCode).allSatisfy { $0.frameSequence == plain.sequence },
+                "codes are those of the photo's frame")
+    }
+
+    @Test func aRawFrameBecomesAColourJPEGOfItsSize() throws {
+        let (session, output) = try Self.running("qr-420.y4m")
+        defer { session.stopRunning() }
+        let delegate = Photos()
+        output.capturePhoto(with: PhotoSettings(drawsMetadataObjects: true), delegate: delegate)
+        #expect(delegate.arrived.wait(timeout: .now() + 5) == .success)
+        let photo = try #require(delegate.received.withLock { $0.first?.photo })
+        let size = try photo.fileDataRepresentation().withUnsafeBytes { try JPEGDecoder().size(of: $0) }
+        #expect(size == (photo.width, photo.height))
+        #expect(photo.metadataObjects.contains { $0.type == .qr })
+    }
+
+    @Test func withoutARunningSessionTheDelegateHearsWhy() throws {
+        let output = PhotoOutput()
+        let delegate = Photos()
+        output.capturePhoto(with: PhotoSettings(), delegate: delegate)
+        #expect(delegate.arrived.wait(timeout: .now() + 5) == .success)
+        #expect(delegate.received.withLock { $0.first?.error } != nil)
+    }
+
+    @Test func nobodyAskingCostsNoPictures() throws {
+        let (session, output) = try Self.running("sample.mjpeg")
+        Thread.sleep(forTimeInterval: 0.5)
+        session.stopRunning()
+        #expect(output.droppedFrames.total > 0, "without a request the photo output takes no frame")
+        #expect(session.statistics.picturesCopied == 0, "no picture copied while nobody asks")
+        #expect(session.statistics.framesRead > 5)
+    }
+}
