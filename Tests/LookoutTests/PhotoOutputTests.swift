@@ -16,7 +16,7 @@ struct PhotoOutputTests {
     /// A running session on `clip` (paced like a camera) with a metadata output and a photo output.
     static func running(_ clip: String) throws -> (CaptureSession, PhotoOutput) {
         let (session, _) = try Fixtures.metadataOutput()
-        try session.addInput(try AssetReaderInput(path: Fixtures.path(clip), pacing: .realTime))
+        try session.addInput(try AssetReaderInput(path: clip.hasPrefix("/") ? clip : Fixtures.path(clip), pacing: .realTime))
         let photos = PhotoOutput()
         try session.addOutput(photos)
         session.startRunning()
@@ -49,8 +49,15 @@ struct PhotoOutputTests {
     }
 
     @Test func aRawFrameBecomesAColourJPEGOfItsSize() throws {
-        let (session, output) = try Self.running("qr-420.y4m")
+        // The fixture's two frames, fifteen times over: three seconds at 10 fps.
+        let y4m = try Fixtures.bytes("qr-420.y4m")
+        let header = y4m.prefix { $0 != 0x0A } + [0x0A]
+        let clip = FileManager.default.temporaryDirectory.appendingPathComponent("lookout-\(UUID().uuidString).y4m")
+        try Data(header + Array([[UInt8]](repeating: Array(y4m.dropFirst(header.count)), count: 15).joined())).write(to: clip)
+        defer { try? FileManager.default.removeItem(at: clip) }
+        let (session, output) = try Self.running(clip.path)
         defer { session.stopRunning() }
+        Thread.sleep(forTimeInterval: 0.3)
         let delegate = Photos()
         output.capturePhoto(with: PhotoSettings(drawsMetadataObjects: true), delegate: delegate)
         #expect(delegate.arrived.wait(timeout: .now() + 5) == .success)

@@ -59,7 +59,9 @@ public protocol PhotoCaptureDelegate: AnyObject, Sendable {
 ///
 /// Costs nothing between requests: the output takes no frame and the session copies no picture.
 /// A request waits for the metadata output's analysis of its frame (at most `analysisWait`);
-/// when that output skips the frame, the next one it analyses is taken instead.
+/// when that output skips the frame for codes, the next frame is taken instead (up to
+/// `maximumRetakes` times, then the objects last found before the frame are given). Faces are
+/// those of the frame when the face queue analysed it, else the last ones found before it.
 public final class PhotoOutput: CaptureOutput, @unchecked Sendable {
     private struct Request {
         var settings: PhotoSettings
@@ -73,14 +75,21 @@ public final class PhotoOutput: CaptureOutput, @unchecked Sendable {
         var codes: [MetadataObject]?
         var faces: [MetadataObject]?
         var earlierFaces: [MetadataObject] = []
+        var earlierCodes: [MetadataObject] = []
     }
 
     private struct State {
         var requests: [Request] = []
         var held: Held?
         var latestFaces: (sequence: UInt64, objects: [MetadataObject])?
+        var latestCodes: (sequence: UInt64, objects: [MetadataObject])?
         var observing: MetadataOutput?
+        /// Frames taken for the current requests that the metadata output then skipped.
+        var retakes = 0
     }
+
+    /// Frames skipped by the metadata output before a photo settles for the objects last known.
+    static let maximumRetakes = 8
 
     /// How long a photo waits for the metadata output's results for its frame.
     public static let analysisWait = 2.0
@@ -124,6 +133,7 @@ public final class PhotoOutput: CaptureOutput, @unchecked Sendable {
             state.requests.removeAll()
             hasRequests.store(false, ordering: .relaxed)
             if let latest = state.latestFaces, latest.sequence <= sampleBuffer.sequence { held.earlierFaces = latest.objects }
+            if let latest = state.latestCodes, latest.sequence <= sampleBuffer.sequence { held.earlierCodes = latest.objects }
             guard let metadata else { return held } // nothing looks for objects: deliver now
             if state.observing !== metadata {
                 state.observing?.removeReportObserver(self)
@@ -145,6 +155,7 @@ public final class PhotoOutput: CaptureOutput, @unchecked Sendable {
                 let late: Held? = state.withLock { state in
                     guard let held = state.held, held.frame.sequence == sequence else { return nil }
                     state.held = nil
+                    state.retakes = 0
                     return held
                 }
                 if let late { finish(late) }
@@ -157,10 +168,22 @@ public final class PhotoOutput: CaptureOutput, @unchecked Sendable {
     private func observe(_ frame: AnalysedFrame, _ objects: [MetadataObject]) {
         let complete: Held? = state.withLock { state in
             if frame.analysedFaces { state.latestFaces = (frame.sequence, objects) }
+            if frame.analysedCodes { state.latestCodes = (frame.sequence, objects) }
             guard var held = state.held else { return nil }
             let sequence = held.frame.sequence
             if frame.analysedCodes, held.codes == nil, frame.sequence >= sequence {
-                held.codes = frame.sequence == sequence ? objects : []
+                if frame.sequence == sequence {
+                    held.codes = objects
+                } else if state.retakes < Self.maximumRetakes {
+                    // The metadata output skipped the frame: take the next one instead.
+                    state.retakes += 1
+                    state.requests = held.requests + state.requests
+                    hasRequests.store(true, ordering: .relaxed)
+                    state.held = nil
+                    return nil
+                } else {
+                    held.codes = held.earlierCodes
+                }
             }
             if frame.analysedFaces, held.faces == nil {
                 if frame.sequence == sequence { held.faces = objects }
@@ -172,6 +195,7 @@ public final class PhotoOutput: CaptureOutput, @unchecked Sendable {
                 return nil
             }
             state.held = nil
+            state.retakes = 0
             return held
         }
         if let complete { finish(complete) }
@@ -179,8 +203,8 @@ public final class PhotoOutput: CaptureOutput, @unchecked Sendable {
 
     /// Renders and delivers the held frame's photos.
     private func finish(_ held: Held) {
-        // Faces not reported in time are the last ones known at the frame.
-        let objects = (held.codes ?? []) + (held.faces ?? held.earlierFaces)
+        // Objects not reported in time are the last ones known at the frame.
+        let objects = (held.codes ?? held.earlierCodes) + (held.faces ?? held.earlierFaces)
         queue.async { [self] in
             guard let picture = held.frame.picture else { return }
             let overlays = objects.map(PictureRenderer.Overlay.init)
