@@ -5,6 +5,7 @@ import HummingbirdCore
 import Logging
 import Lookout
 import NIOCore
+import ServiceLifecycle
 import Synchronization
 
 /// Why the web server could not start.
@@ -55,7 +56,7 @@ public final class WebServer: StatisticsReporting, @unchecked Sendable {
     private let preview: PreviewBroadcaster
     private let metrics = MetricsExporter()
     private let requestCount = Atomic<Int>(0)
-    private let running = Locked<(task: Task<Void, Never>?, port: Int?, failure: String?)>((nil, nil, nil))
+    private let running = Locked<(task: Task<Void, Never>?, group: ServiceGroup?, port: Int?, failure: String?)>((nil, nil, nil, nil))
 
     /// Joins `pipeline` (a photo output in its session, an event sink, a statistics reporter).
     /// Call before the pipeline runs.
@@ -91,15 +92,21 @@ public final class WebServer: StatisticsReporting, @unchecked Sendable {
                 bound.signal()
             },
             logger: logger)
+        // Run in a service group of its own, so that stopping is a graceful shutdown: cancelling
+        // the server's task instead leaves NIO writers unfinished, which NIO traps on.
+        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
         let task = Task { [running] in
             do {
-                try await app.run()
+                try await group.run()
             } catch {
                 running.withLock { if $0.port == nil { $0.failure = "\(error)" } }
             }
             bound.signal()
         }
-        running.withLock { $0.task = task }
+        running.withLock {
+            $0.task = task
+            $0.group = group
+        }
         bound.wait()
         if let failure = running.withLock({ $0.failure }) {
             throw .cannotListen(address: address, reason: Self.shortReason(failure))
@@ -113,14 +120,18 @@ public final class WebServer: StatisticsReporting, @unchecked Sendable {
         return error
     }
 
-    /// Closes every connection and stops listening (within two seconds).
+    /// Ends the streams, closes every connection and stops listening (waiting two seconds at most).
     public func stop() {
         preview.stop()
         events.finishAll()
-        guard let task = running.withLock({ $0.task }) else { return }
-        task.cancel()
+        guard let (task, group) = running.withLock({ state in state.task.flatMap { task in state.group.map { (task, $0) } } })
+        else { return }
         let done = DispatchSemaphore(value: 0)
-        Task { _ = await task.value; done.signal() }
+        Task {
+            await group.triggerGracefulShutdown()
+            _ = await task.value
+            done.signal()
+        }
         _ = done.wait(timeout: .fromNow(seconds: 2))
     }
 
