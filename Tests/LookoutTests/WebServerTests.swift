@@ -294,9 +294,11 @@ struct WebServerTests {
 struct HealthTests {
     @Test func healthzAnswers503WhileTheCameraIsLostAnd200WhenItIsBack() async throws {
         var script: [ScriptedV4L2Driver.Step] = []
-        for n in 0..<40 { script += [.pause(milliseconds: 50), .frame(sequence: UInt32(n), timestampNs: Int64(n + 1) * 33_000_000)] }
-        script.append(.unplug(opensFailing: 4)) // about 3.75 s of backoff before it opens again
-        for n in 0..<400 { script += [.pause(milliseconds: 30), .frame(sequence: UInt32(n), timestampNs: Int64(n + 1) * 33_000_000)] }
+        // Streaming for 6 s, unplugged for about 3.75 s (four failed opens with backoff), then
+        // streaming for a minute: long enough phases for a loaded machine; the test stops the run.
+        for n in 0..<120 { script += [.pause(milliseconds: 50), .frame(sequence: UInt32(n), timestampNs: Int64(n + 1) * 33_000_000)] }
+        script.append(.unplug(opensFailing: 4))
+        for n in 0..<2000 { script += [.pause(milliseconds: 30), .frame(sequence: UInt32(n), timestampNs: Int64(n + 1) * 33_000_000)] }
         let driver = ScriptedV4L2Driver(script: script)
         let device = try CaptureDevice(path: "/dev/scripted0", driver: driver)
         let session = CaptureSession()
@@ -325,10 +327,10 @@ struct HealthTests {
             return false
         }
         #expect(try await waitForHealth(200, input: "streaming", within: 10))
-        #expect(try await waitForHealth(503, input: "lost", within: 10))
+        #expect(try await waitForHealth(503, input: "lost", within: 20))
         let metrics = try await httpGetAsync(base + "/metrics").text
         #expect(metrics.contains("lookout_camera_up 0.0"), "the gauge follows: \(metrics.split(separator: "\n").filter { $0.contains("camera_up") })")
-        #expect(try await waitForHealth(200, input: "streaming", within: 15))
+        #expect(try await waitForHealth(200, input: "streaming", within: 30))
         pipeline.stop()
         #expect(try await offPool { finished.wait(timeout: .now() + 10) } == .success)
         #expect(try await httpGetAsync(base + "/healthz").status == 503, "a stopped run is not healthy")

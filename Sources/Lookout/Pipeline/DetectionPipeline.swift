@@ -256,14 +256,17 @@ public final class DetectionPipeline: MetadataOutputObjectsDelegate, @unchecked 
         }
         emit(generator.process(objects, in: frame), frame: frame, into: &result)
         let now = MonotonicClock.nanoseconds()
-        let framesRead = session.statistics.framesRead
-        state.withLock { state in
+        let sampleDue: Bool = state.withLock { state in
             if state.input == .starting { state.input = .streaming }
             if state.format?.width == 0 { state.format?.width = frame.width; state.format?.height = frame.height }
             if frame.analysedCodes { state.latestCodes = objects }
             if frame.analysedFaces { state.latestFaces = objects }
             state.isPresent = generator.isPresent
-            Self.sampleRate(&state, now: now, framesRead: framesRead)
+            return state.rateSamples.last.map { now - $0.time >= 1_000_000_000 } ?? true
+        }
+        if sampleDue {
+            let framesRead = session.statistics.framesRead
+            state.withLock { Self.sampleRate(&$0, now: now, framesRead: framesRead) }
         }
         deliver(result)
         if frame.analysedCodes, objects.contains(where: { $0.type.isMachineReadableCode }) {
@@ -294,7 +297,6 @@ public final class DetectionPipeline: MetadataOutputObjectsDelegate, @unchecked 
 
     /// Frames read per second, over samples about a second apart, the last three seconds.
     private static func sampleRate(_ state: inout State, now: Int64, framesRead: Int) {
-        if let last = state.rateSamples.last, now - last.time < 1_000_000_000 { return }
         state.rateSamples.append((now, framesRead))
         if state.rateSamples.count > 4 { state.rateSamples.removeFirst() }
         if let first = state.rateSamples.first, let last = state.rateSamples.last, last.time > first.time {
