@@ -20,7 +20,7 @@ enum WebPage {
   #presence.on { background: #2a7; color: #000; }
   #input.lost, #input.stopped { color: #f66; }
   main { display: flex; flex-wrap: wrap; gap: 1em; padding: 1em; }
-  #view { position: relative; flex: 1 1 640px; max-width: 1280px; background: #000; }
+  #view { position: relative; flex: 1 1 640px; max-width: 1280px; align-self: flex-start; background: #000; }
   #view img { display: block; width: 100%; height: auto; }
   #view svg { position: absolute; inset: 0; width: 100%; height: 100%; pointer-events: none; }
   .box polygon { fill: none; stroke-width: 3; vector-effect: non-scaling-stroke; }

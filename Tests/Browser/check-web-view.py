@@ -86,8 +86,10 @@ READ_PAGE = """(() => {
     return {kind: g.dataset.type, label: g.dataset.label, frame: Number(g.dataset.frame), left: r.left, top: r.top, width: r.width, height: r.height};
   });
   const picture = document.getElementById("picture");
+  const overlay = svg.getBoundingClientRect();
   return JSON.stringify({picture: {left: img.left, top: img.top, width: img.width, height: img.height,
-                                   loaded: picture.complete && picture.naturalWidth > 0},
+                                   loaded: picture.naturalWidth > 0},
+                         overlay: {left: overlay.left, top: overlay.top, width: overlay.width, height: overlay.height},
                          viewBox: svg.getAttribute("viewBox"), boxes});
 })()"""
 
@@ -134,6 +136,11 @@ def main():
             time.sleep(0.25)
         report = {"url": url, "page": page, "checks": {}}
         ok = page is not None and page["picture"]["loaded"]
+        if page:
+            # The boxes' layer lies exactly on the picture, whatever the rest of the page does.
+            misfit = max(abs(page["overlay"][k] - page["picture"][k]) for k in ("left", "top", "width", "height"))
+            report["checks"]["overlay_px"] = round(misfit, 2)
+            ok = ok and misfit <= 1
         for kind in kinds:
             boxes = [b for b in (page or {}).get("boxes", []) if b["kind"] == kind]
             if not boxes:

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """P6: what the web view costs. Runs `lookout run` on the paced 720p clip (30 fps, the P1
-options) three ways, alternately, REPEATS times: without --http, with --http and nobody connected,
-and with one client reading /api/stream.mjpeg (5 pictures a second). CPU is Lookout's own (the
+options) four ways, alternately, REPEATS times: without --http, with --http and nobody connected, with
+one client reading /api/stream.mjpeg (5 pictures a second, the camera's own JPEG frames), and
+with one reading /api/stream.mjpeg?boxes=1 (each picture decoded, drawn on and encoded). CPU is Lookout's own (the
 client is another process), from 3 s after start to the end of the clip, as % of one core and in
 ms per frame. Usage: http_cost.py LOOKOUT CLIP720 REPEATS OUT_DIR [P1 options...]
 Writes OUT_DIR/http.json; prints a markdown list."""
@@ -38,9 +39,10 @@ def run(variant, warmup=3.0):
         argv += ["--http", f"127.0.0.1:{port}"]
     process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     client = None
-    if variant == "one viewer":
+    if variant.startswith("one viewer"):
         time.sleep(1.0)
-        client = subprocess.Popen(["curl", "-sN", "-o", "/dev/null", f"http://127.0.0.1:{port}/api/stream.mjpeg"])
+        query = "?boxes=1" if "boxes" in variant else ""
+        client = subprocess.Popen(["curl", "-sN", "-o", "/dev/null", f"http://127.0.0.1:{port}/api/stream.mjpeg{query}"])
     lines = []
     ended = threading.Event()
 
@@ -71,7 +73,7 @@ def run(variant, warmup=3.0):
             "late_drops": stats["dropped"]["late"], "frames_read": stats["frames_read"]}
 
 
-variants = ["without --http", "--http, nobody connected", "one viewer"]
+variants = ["without --http", "--http, nobody connected", "one viewer", "one viewer with boxes"]
 samples = {v: [] for v in variants}
 for round_number in range(repeats):
     for variant in variants:
