@@ -187,14 +187,15 @@ struct RunCommand: ParsableCommand {
             case .library, .libraryMissing: throw ExitCode(ExitStatus.failure)
             }
         }
+        // The snapshot writer feeds MQTT, so it goes first: sinks finish in the order they were added.
+        if let writer = snapshots.makeWriter(diagnostics: diagnostics) {
+            if let mqttSink { writer.setWrittenHandler { _, jpeg in mqttSink.publishSnapshot(jpeg) } }
+            pipeline.addSink(writer)
+        }
         if let mqttSink { pipeline.addSink(mqttSink) }
         if runners.code != nil || runners.presence != nil {
             pipeline.addSink(HookEventSink(codeHook: runners.code, presenceHook: runners.presence, source: source,
                                            diagnostics: diagnostics))
-        }
-        if let writer = snapshots.makeWriter(diagnostics: diagnostics) {
-            if let mqttSink { writer.setWrittenHandler { _, jpeg in mqttSink.publishSnapshot(jpeg) } }
-            pipeline.addSink(writer)
         }
     }
 }

@@ -55,6 +55,7 @@ public final class WebServer: StatisticsReporting, @unchecked Sendable {
     private let events = EventStream()
     private let preview: PreviewBroadcaster
     private let metrics = MetricsExporter()
+    private let executor = DispatchTaskExecutor()
     private let requestCount = Atomic<Int>(0)
     private let running = Locked<(task: Task<Void, Never>?, group: ServiceGroup?, port: Int?, failure: String?)>((nil, nil, nil, nil))
 
@@ -95,7 +96,8 @@ public final class WebServer: StatisticsReporting, @unchecked Sendable {
         // Run in a service group of its own, so that stopping is a graceful shutdown: cancelling
         // the server's task instead leaves NIO writers unfinished, which NIO traps on.
         let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
-        let task = Task { [running] in
+        // Child tasks (a connection each) inherit the executor preference.
+        let task = Task(executorPreference: executor) { [running] in
             do {
                 try await group.run()
             } catch {

@@ -22,6 +22,29 @@ struct MQTTTests {
                                 + options + ["--mqtt", "\(broker.url)/\(prefix)"], withInput: true)
     }
 
+    @Test func eachSnapshotIsPublishedAsBinaryJPEGAndTheNewestIsRetained() throws {
+        let broker = try MQTTBroker()
+        try broker.start()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lookout-snapshots-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let result = try lookout(["run", "--input", Fixtures.path("sample.mjpeg"), "--events", "changes", "-q",
+                                  "--snapshots", directory, "--mqtt", "\(broker.url)/\(Self.prefix)"])
+        #expect(result.status == 0, "\(result.stderr)")
+        // A subscriber arriving afterwards gets the retained snapshot: the newest file's bytes.
+        let subscriber = Process()
+        subscriber.executableURL = URL(fileURLWithPath: "/usr/bin/mosquitto_sub")
+        subscriber.arguments = ["-p", String(broker.port), "-t", Self.prefix + "/snapshot", "-C", "1", "-N", "-W", "5"]
+        let out = Pipe()
+        subscriber.standardOutput = out
+        try subscriber.run()
+        let payload = out.fileHandleForReading.readDataToEndOfFile()
+        subscriber.waitUntilExit()
+        let newest = try #require(try FileManager.default.contentsOfDirectory(atPath: directory).filter(SnapshotFileName.isSnapshot).max())
+        let file = try Data(contentsOf: URL(fileURLWithPath: directory + "/" + newest))
+        #expect(payload.count == file.count && payload == file, "the retained snapshot is \(payload.count) bytes, \(newest) \(file.count)")
+        #expect(Array(payload.prefix(2)) == [0xFF, 0xD8])
+    }
+
     @Test func availabilityStateDiscoveryAndOneEventPerCode() throws {
         let broker = try MQTTBroker()
         try broker.start()

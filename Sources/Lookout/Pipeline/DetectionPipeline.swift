@@ -86,7 +86,9 @@ public final class DetectionPipeline: MetadataOutputObjectsDelegate, @unchecked 
     }
 
     /// Adds a place results go; before `run()`. A sink that names snapshots (`SnapshotNaming`) is
-    /// asked for a name for each event before the event's line is made.
+    /// asked for a name for each event before the event's line is made. Sinks get results and
+    /// finish in the order they were added: add a sink that feeds another (snapshots feeding
+    /// MQTT) before it.
     public func addSink(_ sink: any EventSink) {
         state.withLock {
             $0.sinks.append(sink)
