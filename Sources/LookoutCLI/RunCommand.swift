@@ -103,7 +103,7 @@ struct RunCommand: ParsableCommand {
         defer { server?.stop() }
         defer { pipeline.finishSinks() }
         defer { signals.outputFinished() } // runs first: the hooks' wait has its own bound
-        if let server, case .inputEnded = outcome, !outputClosed.load(ordering: .relaxed) {
+        if server != nil, case .inputEnded = outcome, !outputClosed.load(ordering: .relaxed) {
             // A person may still be looking: serve the last picture and the totals until stopped.
             writeSummary(pipeline.statistics, to: standardOutput)
             if !output.quiet { printDiagnostic("input ended; the web view stays up until SIGINT or SIGTERM") }

@@ -116,10 +116,14 @@ public final class WebServer: StatisticsReporting, @unchecked Sendable {
         preview.start()
     }
 
-    /// NIO's bind errors name the call and errno: keep the errno's text.
-    private static func shortReason(_ error: String) -> String {
-        if let range = error.range(of: "errno: ") ?? error.range(of: "): ") { return String(error[range.upperBound...]).trimmingCharacters(in: CharacterSet(charactersIn: ")")) }
-        return error
+    /// NIO's bind errors name the call and errno around the system's words
+    /// ("... bind(descriptor:ptr:bytes:): Address already in use)"): keep the words.
+    static func shortReason(_ error: String) -> String {
+        var reason = Substring(error)
+        if let call = reason.range(of: "): ", options: .backwards) { reason = reason[call.upperBound...] }
+        if let number = reason.range(of: " (errno:") { reason = reason[..<number.lowerBound] }
+        while reason.last == ")" || reason.last == " " { reason = reason.dropLast() }
+        return reason.isEmpty ? error : String(reason)
     }
 
     /// Ends the streams, closes every connection and stops listening (waiting two seconds at most).

@@ -250,6 +250,23 @@ struct WebServerTests {
         #expect(lookout.waitForExit(timeout: 15) == 0)
     }
 
+    @Test func aPortInUseIsOneSentenceAndExitStatus1() throws {
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) == 0 && getsockname(listener, $0, &length) == 0 }
+        }
+        try #require(bound && listen(listener, 1) == 0)
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        let result = try lookout(["run", "--input", Fixtures.path("sample.mjpeg"), "--http", "127.0.0.1:\(port)"])
+        #expect(result.status == 1)
+        #expect(result.stderr == "lookout: cannot listen on 127.0.0.1:\(port): Address already in use\n", "\(result.stderr)")
+    }
+
     @Test func theWebPageDrawsTheBoxesWhereTheDetectionsAre() throws {
         // The clip, paced, three times over, so the page sees it live; then its end.
         let clip = FileManager.default.temporaryDirectory.appendingPathComponent("lookout-clip-\(UUID().uuidString).mjpeg")
