@@ -155,7 +155,9 @@ final class PreviewBroadcaster: PhotoCaptureDelegate, @unchecked Sendable {
         continuation.onTermination = { [weak self] _ in self?.removeViewer(id) }
         // The newest picture at once, so the view is not blank until the next photo.
         if let latest = latestPhoto {
-            queue.async { [self] in send(latest, to: [id: state.withLock { $0.viewers[id] }].compactMapValues { $0 }) }
+            queue.async { [self] in
+                if let viewer = state.withLock({ $0.viewers[id] }) { send(latest, to: [id: viewer]) }
+            }
         }
         return (id, stream)
     }

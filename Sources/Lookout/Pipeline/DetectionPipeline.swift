@@ -106,13 +106,13 @@ public final class DetectionPipeline: MetadataOutputObjectsDelegate, @unchecked 
     /// Runs until the input ends, `stop()` is called, or a fatal error; every frame captured is
     /// analysed and handed to the sinks before this returns. Call `finishSinks()` afterwards.
     public func run() -> Outcome {
-        let wantsPictures: Bool = state.withLock { state in
+        state.withLock { state in
             sinks = state.sinks
             snapshotNamer = state.snapshotNamer
             state.startedAt = MonotonicClock.nanoseconds()
-            return state.sinks.contains { ($0 as? any SnapshotNaming) != nil }
         }
-        if wantsPictures { metadataOutput.attachesFramePictures = true }
+        // Snapshots show the frame an event was decided on: only then are pictures attached.
+        if snapshotNamer != nil { metadataOutput.attachesFramePictures = true }
         state.withLock { $0.format = Self.format(of: session.inputs.first) }
         metadataOutput.setMetadataObjectsDelegate(self, queue: queue)
         session.setEventHandler(queue: control) { [self] event in handle(event) }
