@@ -1,9 +1,6 @@
 import ArgumentParser
 import Lookout
 import LookoutHTTP
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// The web view and HTTP API (`--http`).
 struct HTTPOptions: ParsableArguments {
@@ -56,20 +53,15 @@ struct HTTPOptions: ParsableArguments {
 
     /// The first line of the file, without surrounding spaces; refused when empty or unreadable.
     private func readToken(_ path: String) throws -> [UInt8] {
-        let fd = path.withPlatformPath { open($0, O_RDONLY | O_CLOEXEC) }
-        guard fd >= 0 else {
-            printDiagnostic("cannot read the HTTP token file \(path): \(Errno.current)")
+        let line: [UInt8]
+        do throws(Errno) {
+            line = try firstLineOfSecretFile(path)
+        } catch {
+            printDiagnostic("cannot read the HTTP token file \(path): \(error)")
             throw ExitCode(ExitStatus.noInput)
         }
-        defer { close(fd) }
-        var bytes = [UInt8](repeating: 0, count: 4096)
-        let count = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        guard count >= 0 else {
-            printDiagnostic("cannot read the HTTP token file \(path): \(Errno.current)")
-            throw ExitCode(ExitStatus.noInput)
-        }
-        let line = bytes[0..<count].prefix { $0 != 0x0A && $0 != 0x0D }
-        let token = Array(line.drop { $0 == 0x20 || $0 == 0x09 }.reversed().drop { $0 == 0x20 || $0 == 0x09 }.reversed())
+        let isSpace: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 }
+        let token = Array(line.drop(while: isSpace).reversed().drop(while: isSpace).reversed())
         guard !token.isEmpty else {
             printDiagnostic("the HTTP token file \(path) is empty; put a token on its first line")
             throw ExitCode(ExitStatus.usage)

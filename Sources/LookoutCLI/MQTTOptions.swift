@@ -71,7 +71,11 @@ struct MQTTOptions: ParsableArguments {
         var configuration = MQTTConfiguration(broker: broker, clientID: clientID ?? Self.defaultClientID())
         configuration.username = user
         if let passwordFile {
-            configuration.password = try Self.firstLine(of: passwordFile)
+            do throws(Errno) {
+                configuration.password = String(decoding: try firstLineOfSecretFile(passwordFile), as: UTF8.self)
+            } catch {
+                throw .unreadableFile(path: passwordFile, error)
+            }
         } else if let value = getenv("LOOKOUT_MQTT_PASSWORD") {
             configuration.password = String(cString: value)
         }
@@ -95,23 +99,5 @@ struct MQTTOptions: ParsableArguments {
         let bytes = name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
         let host = String(decoding: bytes, as: UTF8.self).prefix(40)
         return "lookout-\(host.isEmpty ? "host" : String(host))-\(getpid())"
-    }
-
-    static func firstLine(of path: String) throws(MQTTError) -> String {
-        let fd = path.withPlatformPath { open($0, O_RDONLY | O_CLOEXEC) }
-        guard fd >= 0 else { throw .unreadableFile(path: path, .current) }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while bytes.count < 65536 {
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 { throw .unreadableFile(path: path, .current) }
-            if n == 0 { break }
-            bytes += chunk[..<n]
-            if chunk[..<n].contains(0x0A) { break }
-        }
-        let line = bytes.split(separator: 0x0A, maxSplits: 1, omittingEmptySubsequences: false).first ?? []
-        return String(decoding: line.last == 0x0D ? line.dropLast() : line, as: UTF8.self)
     }
 }
