@@ -101,7 +101,9 @@ public final class WebServer: StatisticsReporting, @unchecked Sendable {
             do {
                 try await group.run()
             } catch {
-                running.withLock { if $0.port == nil { $0.failure = "\(error)" } }
+                // A bind failure is NIO's IOError: say it in the system's words.
+                let reason = (error as? IOError).map { Errno(rawValue: $0.errnoCode).description } ?? "\(error)"
+                running.withLock { if $0.port == nil { $0.failure = reason } }
             }
             bound.signal()
         }
@@ -111,19 +113,9 @@ public final class WebServer: StatisticsReporting, @unchecked Sendable {
         }
         bound.wait()
         if let failure = running.withLock({ $0.failure }) {
-            throw .cannotListen(address: address, reason: Self.shortReason(failure))
+            throw .cannotListen(address: address, reason: failure)
         }
         preview.start()
-    }
-
-    /// NIO's bind errors name the call and errno around the system's words
-    /// ("... bind(descriptor:ptr:bytes:): Address already in use)"): keep the words.
-    static func shortReason(_ error: String) -> String {
-        var reason = Substring(error)
-        if let call = reason.range(of: "): ", options: .backwards) { reason = reason[call.upperBound...] }
-        if let number = reason.range(of: " (errno:") { reason = reason[..<number.lowerBound] }
-        while reason.last == ")" || reason.last == " " { reason = reason.dropLast() }
-        return reason.isEmpty ? error : String(reason)
     }
 
     /// Ends the streams, closes every connection and stops listening (waiting two seconds at most).
@@ -168,12 +160,12 @@ public final class WebServer: StatisticsReporting, @unchecked Sendable {
             var height: Int?
             if let text = request.uri.queryParameters.get("h") {
                 guard let value = Int(text), (16...8192).contains(value) else {
-                    return counted(Self.response(.badRequest, type: "text/plain; charset=utf-8", Array("h must be a height from 16 to 8192\n".utf8)))
+                    return counted(Self.message(.badRequest, "h must be a height from 16 to 8192"))
                 }
                 height = value
             }
             guard let jpeg = await preview.latestPicture(drawsBoxes: boxes, height: height) else {
-                return counted(Self.response(.serviceUnavailable, type: "text/plain; charset=utf-8", Array("no frame yet\n".utf8)))
+                return counted(Self.message(.serviceUnavailable, "no frame yet"))
             }
             return counted(Self.response(.ok, type: "image/jpeg", jpeg))
         }
@@ -193,11 +185,21 @@ public final class WebServer: StatisticsReporting, @unchecked Sendable {
         return response
     }
 
-    private static func response(_ status: HTTPResponse.Status, type: String, _ bytes: [UInt8]) -> Response {
+    /// Every answer: its type, and never cached (the picture and the numbers are live).
+    private static func headers(type: String) -> HTTPFields {
         var headers = HTTPFields()
         headers[.contentType] = type
         headers[.cacheControl] = "no-store"
-        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+        return headers
+    }
+
+    private static func response(_ status: HTTPResponse.Status, type: String, _ bytes: [UInt8]) -> Response {
+        Response(status: status, headers: headers(type: type), body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+
+    /// A short answer in words: a refusal, or why there is nothing.
+    private static func message(_ status: HTTPResponse.Status, _ text: String) -> Response {
+        response(status, type: "text/plain; charset=utf-8", Array((text + "\n").utf8))
     }
 
     private func status() -> Response {
@@ -230,14 +232,11 @@ public final class WebServer: StatisticsReporting, @unchecked Sendable {
 
     private func stream(drawsBoxes: Bool, channel: any Channel) -> Response {
         guard let (id, pictures) = preview.addViewer(drawsBoxes: drawsBoxes, channel: channel) else {
-            return Self.response(.serviceUnavailable, type: "text/plain; charset=utf-8",
-                                 Array("\(PreviewBroadcaster.maximumViewers) viewers already watch\n".utf8))
+            return Self.message(.serviceUnavailable, "\(PreviewBroadcaster.maximumViewers) viewers already watch")
         }
-        var headers = HTTPFields()
-        headers[.contentType] = "multipart/x-mixed-replace; boundary=\(Self.boundary)"
-        headers[.cacheControl] = "no-store"
         let preview = self.preview
-        return Response(status: .ok, headers: headers, body: ResponseBody { writer in
+        return Response(status: .ok, headers: Self.headers(type: "multipart/x-mixed-replace; boundary=\(Self.boundary)"),
+                        body: ResponseBody { writer in
             defer { preview.removeViewer(id) }
             // Each part ends with the next boundary, so a browser shows a picture as soon as it is
             // whole, not when the next one starts.
@@ -256,14 +255,10 @@ public final class WebServer: StatisticsReporting, @unchecked Sendable {
 
     private func eventStream(channel: any Channel) -> Response {
         guard let (id, lines) = events.subscribe(channel: channel) else {
-            return Self.response(.serviceUnavailable, type: "text/plain; charset=utf-8",
-                                 Array("\(EventStream.maximumClients) event clients already connected\n".utf8))
+            return Self.message(.serviceUnavailable, "\(EventStream.maximumClients) event clients already connected")
         }
-        var headers = HTTPFields()
-        headers[.contentType] = "text/event-stream"
-        headers[.cacheControl] = "no-store"
         let events = self.events
-        return Response(status: .ok, headers: headers, body: ResponseBody { writer in
+        return Response(status: .ok, headers: Self.headers(type: "text/event-stream"), body: ResponseBody { writer in
             defer { events.unsubscribe(id) }
             try await writer.write(ByteBuffer(string: ": lookout events\n\n"))
             for await line in lines {
@@ -295,7 +290,7 @@ public final class WebServer: StatisticsReporting, @unchecked Sendable {
     }
 
     private func snapshot(named name: String) -> Response {
-        let notFound = Self.response(.notFound, type: "text/plain; charset=utf-8", Array("no such snapshot\n".utf8))
+        let notFound = Self.message(.notFound, "no such snapshot")
         // Only names the writer makes: no slash, no dot-dot, nothing but what it writes.
         guard let directory = configuration.snapshotDirectory, SnapshotFileName.isServable(name),
               let data = FileManager.default.contents(atPath: directory + "/" + name) else { return notFound }

@@ -76,7 +76,8 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
     private var faceReserved = false // capture thread only
     private var faceBusy = false // capture thread only
     /// Told of every report, on the detector queues (photo outputs waiting for a frame's objects).
-    private let reportObservers = Locked<[ObjectIdentifier: @Sendable (AnalysedFrame, [MetadataObject]) -> Void]>([:])
+    /// An array, not a dictionary: reading it on every report copies a reference, not the values.
+    private let reportObservers = Locked<[(key: ObjectIdentifier, observe: @Sendable (AnalysedFrame, [MetadataObject]) -> Void)]>([])
 
     /// Settings of the face detector; nil leaves faces unavailable.
     public let faceDetectorConfiguration: FaceDetectorConfiguration?
@@ -325,7 +326,7 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
         var frameReport = AnalysedFrame(frame, analysedCodes: codes, analysedFaces: !codes)
         if !settings.attachesFramePictures { frameReport.picture = nil }
         let analysed = frameReport
-        for observer in reportObservers.withLock({ Array($0.values) }) { observer(analysed, objects) }
+        for observer in reportObservers.withLock({ $0 }) { observer.observe(analysed, objects) }
         guard let queue = settings.queue, let delegate = settings.delegate else { return }
         pendingResults.wait()
         queue.async { [self] in
@@ -338,11 +339,14 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
     /// Tells `observer` of every report from now on (on the detector queues; it must not block):
     /// how a photo output learns the objects found in the frame it took.
     func addReportObserver(_ key: AnyObject, _ observer: @escaping @Sendable (AnalysedFrame, [MetadataObject]) -> Void) {
-        reportObservers.withLock { $0[ObjectIdentifier(key)] = observer }
+        reportObservers.withLock { observers in
+            observers.removeAll { $0.key == ObjectIdentifier(key) }
+            observers.append((ObjectIdentifier(key), observer))
+        }
     }
 
     func removeReportObserver(_ key: AnyObject) {
-        _ = reportObservers.withLock { $0.removeValue(forKey: ObjectIdentifier(key)) }
+        reportObservers.withLock { $0.removeAll { $0.key == ObjectIdentifier(key) } }
     }
 
     /// Code queue.
