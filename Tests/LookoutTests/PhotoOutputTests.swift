@@ -75,6 +75,23 @@ struct PhotoOutputTests {
         #expect(delegate.received.withLock { $0.first?.error } != nil)
     }
 
+    @Test func aRequestNoFrameServesHearsWhyWhenTheSessionStops() throws {
+        // A camera that sends nothing: the request can only end with the session.
+        let driver = ScriptedV4L2Driver(script: Array(repeating: .silence, count: 100))
+        let session = CaptureSession()
+        try session.addInput(try CaptureDeviceInput(device: try CaptureDevice(path: "/dev/scripted0", driver: driver),
+                                                    watchdogTimeout: 5))
+        let output = PhotoOutput()
+        try session.addOutput(output)
+        session.startRunning()
+        let delegate = Photos()
+        output.capturePhoto(with: PhotoSettings(), delegate: delegate)
+        session.stopRunning()
+        #expect(delegate.arrived.wait(timeout: .now() + 5) == .success, "the delegate is told, not left waiting")
+        let answer = delegate.received.withLock { $0.first }
+        #expect(answer?.photo == nil && answer?.error != nil)
+    }
+
     @Test func nobodyAskingCostsNoPictures() throws {
         let (session, output) = try Self.running("sample.mjpeg")
         Thread.sleep(forTimeInterval: 0.5)

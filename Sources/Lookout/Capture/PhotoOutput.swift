@@ -71,6 +71,8 @@ public final class PhotoOutput: CaptureOutput, @unchecked Sendable {
     /// A frame taken for requests, waiting for its objects.
     private struct Held {
         var frame: SampleBuffer
+        /// The frame's picture: a frame is held only when it came with one.
+        var picture: FramePicture
         var requests: [Request]
         var codes: [MetadataObject]?
         var faces: [MetadataObject]?
@@ -125,11 +127,11 @@ public final class PhotoOutput: CaptureOutput, @unchecked Sendable {
     override var wantsPicture: Bool { true }
 
     override func deliver(_ sampleBuffer: SampleBuffer, from connection: CaptureConnection) {
-        guard sampleBuffer.picture != nil else { return } // no picture buffer free: the next frame serves
+        guard let picture = sampleBuffer.picture else { return } // no picture buffer free: the next frame serves
         let metadata = session?.outputs.lazy.compactMap { $0 as? MetadataOutput }.first { !$0.metadataObjectTypes.isEmpty }
         let ready: Held? = state.withLock { state in
             guard state.held == nil, !state.requests.isEmpty else { return nil }
-            var held = Held(frame: sampleBuffer, requests: state.requests)
+            var held = Held(frame: sampleBuffer, picture: picture, requests: state.requests)
             state.requests.removeAll()
             hasRequests.store(false, ordering: .relaxed)
             if let latest = state.latestFaces, latest.sequence <= sampleBuffer.sequence { held.earlierFaces = latest.objects }
@@ -206,7 +208,7 @@ public final class PhotoOutput: CaptureOutput, @unchecked Sendable {
         // Objects not reported in time are the last ones known at the frame.
         let objects = (held.codes ?? held.earlierCodes) + (held.faces ?? held.earlierFaces)
         queue.async { [self] in
-            guard let picture = held.frame.picture else { return }
+            let picture = held.picture
             let overlays = objects.map(PictureRenderer.Overlay.init)
             for request in held.requests {
                 do throws(MediaError) {
@@ -221,7 +223,27 @@ public final class PhotoOutput: CaptureOutput, @unchecked Sendable {
         }
     }
 
+    /// The session stopped: a held frame is delivered with the objects known, and requests no
+    /// frame will serve now hear so, rather than waiting for ever.
     override func drain() {
+        let (held, unserved): (Held?, [Request]) = state.withLock { state in
+            defer {
+                state.held = nil
+                state.requests.removeAll()
+                state.retakes = 0
+                hasRequests.store(false, ordering: .relaxed)
+            }
+            return (state.held, state.requests)
+        }
+        if let held { finish(held) }
+        if !unserved.isEmpty {
+            queue.async { [self] in
+                for request in unserved {
+                    request.delegate.photoOutput(self, didFinishProcessingPhoto: nil,
+                                                 error: .cannotAdd("the session stopped before a frame came for the photo"))
+                }
+            }
+        }
         queue.sync {}
     }
 }
