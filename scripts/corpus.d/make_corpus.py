@@ -1,0 +1,292 @@
+"""Builds Lookout's development corpus (see scripts/make-corpus). Deterministic: fixed seeds."""
+import base64
+import io
+import json
+import os
+import random
+import subprocess
+import sys
+
+import numpy as np
+from PIL import Image, ImageDraw, ImageEnhance, ImageFilter, ImageOps
+from scipy import ndimage
+
+SOURCES, OUT = sys.argv[1], sys.argv[2]
+SKIMAGE = "/usr/lib/python3/dist-packages/skimage/data"
+OPENCV = os.path.join(SOURCES, "opencv")
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# Photographs codes are placed into, and that serve as code-free pictures. None holds a code.
+BACKGROUNDS = [f"{SKIMAGE}/{n}" for n in ("astronaut.png", "coffee.png", "chelsea.png", "rocket.jpg", "motorcycle_left.png",
+                                          "brick.png", "grass.png", "gravel.png", "page.png", "text.png", "camera.png")] \
+    + [f"{OPENCV}/{n}" for n in ("building.jpg", "fruits.jpg", "home.jpg", "baboon.jpg", "board.jpg", "sudoku.png",
+                                 "left01.jpg", "notes.png", "starry_night.jpg", "box_in_scene.png", "stuff.jpg")]
+
+# Person-free pictures for faces: animals, textures, checkerboards, paintings, objects, drawings.
+PERSON_FREE = [f"{SKIMAGE}/{n}" for n in ("chelsea.png", "coffee.png", "rocket.jpg", "horse.png", "brick.png", "grass.png",
+                                          "gravel.png", "coins.png", "cell.png", "clock_motion.png", "motorcycle_left.png",
+                                          "page.png", "text.png", "retina.jpg", "hubble_deep_field.jpg", "logo.png", "color.png",
+                                          "moon.png", "phantom.png")] \
+    + [f"{OPENCV}/{n}" for n in ("baboon.jpg", "building.jpg", "HappyFish.jpg", "fruits.jpg", "home.jpg", "apple.jpg",
+                                 "chicky_512.png", "graf1.png", "graf3.png", "ml.png", "starry_night.jpg", "left01.jpg",
+                                 "left05.jpg", "left11.jpg", "right01.jpg", "right12.jpg", "licenseplate_motion.jpg",
+                                 "sudoku.png", "orange.jpg", "butterfly.jpg", "board.jpg", "box_in_scene.png", "aero1.jpg",
+                                 "pic1.png", "detect_blob.png", "stuff.jpg", "squirrel_cls.jpg", "blox.jpg", "smarties.png",
+                                 "notes.png", "LinuxLogo.jpg", "Blender_Suzanne1.jpg", "leuvenA.jpg", "aloeL.jpg",
+                                 "rubberwhale1.png", "ela_original.jpg", "text_defocus.jpg", "WindowsLogo.jpg")]
+ENLARGED_PERSON_FREE = ["left01.jpg", "coins.png", "graf3.png", "starry_night.jpg", "chicky_512.png", "baboon.jpg",
+                        "building.jpg", "fruits.jpg"]
+
+
+def qr_payloads(rng):
+    """(kind, bytes, expected text, qrencode mode flags) for the QR codes."""
+    words = ["lookout", "kiosk", "camera", "shelf", "order", "ticket", "guest", "room", "door", "parcel"]
+    texts = []
+    for i in range(40):
+        texts.append(("url", f"https://example.com/{rng.choice(words)}/{rng.randrange(10**6)}?ref=qr{i}".encode(), "utf-8", []))
+    for i in range(14):
+        texts.append(("ascii", " ".join(rng.choice(words) for _ in range(rng.randrange(3, 40))).encode(), "utf-8", []))
+    utf8 = ["Grüße aus Köln – été ✓", "東京タワー 2026年", "Ελληνικά και русский текст", "naïve café crème brûlée ✓",
+            "価格: 500円 (税込)", "🙂 emoji and text", "Zürich Hauptbahnhof Gleis 7", "Ünïcödé ïs fïné"]
+    for i in range(16):
+        texts.append(("utf-8", utf8[i % len(utf8)].encode("utf-8"), "utf-8", []))
+    # ECI-free Shift-JIS in byte segments: half-width katakana (single bytes), and 0x5C / 0x7E
+    # meant as the ASCII backslash and tilde, which Japanese encoders write.
+    sjis = ["ｶﾀｶﾅ ﾃｽﾄ 123", "ﾗｰﾒﾝ 500ｴﾝ", "ｱｲｳｴｵ", "C:\\Users\\ﾃｽﾄ\\ﾌｧｲﾙ.txt", "ｺｰﾄﾞ~ﾊﾞｰｺｰﾄﾞ", "ﾄｳｷｮｳ ｴｷ",
+            "漢字\\テスト", "東京~大阪 ﾋｶﾘ", "ﾓｰﾄﾞ:ﾃｽﾄ", "ｻｸﾗ"]
+    for i in range(20):
+        text = sjis[i % len(sjis)]
+        texts.append(("shift_jis", text.encode("cp932"), "cp932", []))
+    kanji = ["漢字テスト", "日本語の文章です", "東京都千代田区", "品質管理"]
+    for i in range(8):
+        text = kanji[i % len(kanji)]
+        texts.append(("kanji", text.encode("cp932"), "cp932", ["-k"]))
+    latin1 = ["café crème brûlée", "Müller Straße 5", "Señor Niño, año 2026", "Ærøskøbing", "déjà vu à Paris"]
+    for i in range(10):
+        text = latin1[i % len(latin1)]
+        texts.append(("iso-8859-1", text.encode("latin-1"), "latin-1", []))
+    for i in range(6):
+        body = "".join(rng.choice("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789 ") for _ in range(rng.randrange(200, 500)))
+        texts.append(("long", body.encode(), "utf-8", []))
+    return texts
+
+
+def qr_matrix(payload, flags, level):
+    """The QR symbol as a 0/1 module array (1 = dark), without a quiet zone."""
+    mode = flags if flags else ["-8"]
+    png = subprocess.run(["qrencode", *mode, "-l", level, "-s", "1", "-m", "0", "-o", "-"], input=payload,
+                         capture_output=True, check=True).stdout
+    return (np.asarray(Image.open(io.BytesIO(png)).convert("L")) < 128).astype(np.uint8)
+
+
+EAN_L = ["0001101", "0011001", "0010011", "0111101", "0100011", "0110001", "0101111", "0111011", "0110111", "0001011"]
+EAN_G = ["0100111", "0110011", "0011011", "0100001", "0011101", "0111001", "0000101", "0010001", "0001001", "0010111"]
+EAN_R = ["1110010", "1100110", "1101100", "1000010", "1011100", "1001110", "1010000", "1000100", "1001000", "1110100"]
+EAN_PARITY = ["LLLLLL", "LLGLGG", "LLGGLG", "LLGGGL", "LGLLGG", "LGGLLG", "LGGGLL", "LGLGLG", "LGLGGL", "LGGLGL"]
+
+
+def ean13(rng):
+    digits = [rng.randrange(10) for _ in range(12)]
+    check = (10 - sum(d * (3 if i % 2 else 1) for i, d in enumerate(digits)) % 10) % 10
+    digits.append(check)
+    bits = "101"
+    for i, d in enumerate(digits[1:7]):
+        bits += (EAN_L if EAN_PARITY[digits[0]][i] == "L" else EAN_G)[d]
+    bits += "01010"
+    for d in digits[7:]:
+        bits += EAN_R[d]
+    bits += "101"
+    # Bars 60 modules tall; guard bars 5 modules longer, as printed.
+    height = 60
+    matrix = np.zeros((height + 5, len(bits)), np.uint8)
+    guards = set(range(0, 3)) | set(range(45, 50)) | set(range(92, 95))
+    for x, bit in enumerate(bits):
+        if bit == "1":
+            matrix[: height + (5 if x in guards else 0), x] = 1
+    return "".join(map(str, digits)), matrix
+
+
+def render_symbol(matrix, module, quiet, inverted=False):
+    """The symbol at `module` pixels per module with a quiet zone, as an L image (dark = 0)."""
+    h, w = matrix.shape
+    canvas = np.zeros((h + 2 * quiet, w + 2 * quiet), np.uint8)
+    canvas[quiet:quiet + h, quiet:quiet + w] = matrix
+    light, dark = (30, 235) if inverted else (235, 30)
+    image = Image.fromarray(np.where(canvas == 1, dark, light).astype(np.uint8))
+    size = (max(1, round(canvas.shape[1] * module)), max(1, round(canvas.shape[0] * module)))
+    return image.resize(size, Image.NEAREST)
+
+
+def perspective_coefficients(source, target):
+    """PIL's PERSPECTIVE coefficients mapping target corners back to source corners."""
+    rows = []
+    for (x, y), (u, v) in zip(target, source):
+        rows.append([x, y, 1, 0, 0, 0, -u * x, -u * y])
+        rows.append([0, 0, 0, x, y, 1, -v * x, -v * y])
+    a = np.array(rows, float)
+    b = np.array([c for point in source for c in point], float)
+    return np.linalg.solve(a, b)
+
+
+def place(background, symbol, rng, angle, skew):
+    """Pastes the symbol onto the background, rotated by `angle` degrees and with corners moved by
+    up to `skew` of its size (perspective). Returns the picture and the symbol's corners."""
+    bw, bh = background.size
+    sw, sh = symbol.size
+    cx = rng.uniform(0.25, 0.75) * bw
+    cy = rng.uniform(0.25, 0.75) * bh
+    corners = [(-sw / 2, -sh / 2), (sw / 2, -sh / 2), (sw / 2, sh / 2), (-sw / 2, sh / 2)]
+    theta = np.radians(angle)
+    target = []
+    for x, y in corners:
+        x += rng.uniform(-skew, skew) * sw
+        y += rng.uniform(-skew, skew) * sh
+        target.append((cx + x * np.cos(theta) - y * np.sin(theta), cy + x * np.sin(theta) + y * np.cos(theta)))
+    coefficients = perspective_coefficients([(0, 0), (sw, 0), (sw, sh), (0, sh)], target)
+    warped = symbol.convert("RGB").transform((bw, bh), Image.PERSPECTIVE, tuple(coefficients), Image.BILINEAR)
+    mask = Image.new("L", symbol.size, 255).transform((bw, bh), Image.PERSPECTIVE, tuple(coefficients), Image.BILINEAR)
+    picture = background.copy()
+    picture.paste(warped, (0, 0), mask)
+    return picture, target
+
+
+def degrade(picture, rng, effects):
+    """Applies the named effects; returns the picture and the JPEG quality to save at."""
+    quality = 90
+    if "low_contrast" in effects:
+        picture = ImageEnhance.Contrast(picture).enhance(rng.uniform(0.25, 0.45))
+    if "dark" in effects:
+        picture = ImageEnhance.Brightness(picture).enhance(rng.uniform(0.3, 0.5))
+    if "glare" in effects:
+        w, h = picture.size
+        y, x = np.mgrid[0:h, 0:w]
+        gx, gy, radius = rng.uniform(0.3, 0.7) * w, rng.uniform(0.3, 0.7) * h, rng.uniform(0.1, 0.25) * w
+        glow = np.exp(-((x - gx) ** 2 + (y - gy) ** 2) / (2 * radius ** 2)) * rng.uniform(120, 200)
+        picture = Image.fromarray(np.clip(np.asarray(picture, float) + glow[..., None], 0, 255).astype(np.uint8))
+    if "blur" in effects:
+        picture = picture.filter(ImageFilter.GaussianBlur(rng.uniform(0.8, 2.0)))
+    if "motion" in effects:
+        length = rng.randrange(3, 9)
+        array = np.asarray(picture, float)
+        array = ndimage.uniform_filter1d(array, length, axis=rng.choice([0, 1]))
+        picture = Image.fromarray(np.clip(array, 0, 255).astype(np.uint8))
+    if "noise" in effects:
+        array = np.asarray(picture, float)
+        array = array + np.random.default_rng(rng.randrange(2**32)).normal(0, rng.uniform(6, 18), array.shape)
+        picture = Image.fromarray(np.clip(array, 0, 255).astype(np.uint8))
+    if "jpeg" in effects:
+        quality = rng.randrange(12, 35)
+    return picture, quality
+
+
+def background(path, width, rng):
+    image = Image.open(path).convert("RGB")
+    height = round(width * 3 / 4)
+    # Cover the frame, cropped at random.
+    scale = max(width / image.width, height / image.height)
+    image = image.resize((round(image.width * scale) + 1, round(image.height * scale) + 1), Image.BICUBIC)
+    x, y = rng.randrange(image.width - width + 1), rng.randrange(image.height - height + 1)
+    return image.crop((x, y, x + width, y + height))
+
+
+def save(picture, name, quality):
+    path = os.path.join(OUT, name)
+    picture.save(path, "JPEG", quality=quality)
+    return name
+
+
+def make_codes(rng, entries):
+    effects_pool = ["low_contrast", "dark", "glare", "blur", "motion", "noise", "jpeg"]
+    jobs = [("qr",) + p for p in qr_payloads(rng)]
+    for _ in range(100):
+        digits, matrix = ean13(rng)
+        jobs.append(("ean13", "ean13", digits.encode(), "ascii", matrix))
+    for index, job in enumerate(jobs):
+        kind = job[0]
+        width = rng.choice([1024, 1600, 2400, 3200])
+        scene = background(rng.choice(BACKGROUNDS), width, rng)
+        effects = rng.sample(effects_pool, rng.choice([0, 1, 1, 2, 2, 3]))
+        inverted = False
+        if kind == "qr":
+            _, payload, charset, flags = job[1:]
+            matrix = qr_matrix(payload, flags, rng.choice("LMQH"))
+            inverted = rng.random() < 0.08
+            module = rng.choice([1.6, 2, 2.5, 3, 4, 5, 6, 8]) * width / 1600
+            module = max(1.4, module)
+            symbol = render_symbol(matrix, module, 4, inverted)
+        else:
+            _, _, payload, charset, matrix = job
+            module = max(1.3, rng.choice([1.5, 2, 2.5, 3, 4, 5]) * width / 1600)
+            symbol = render_symbol(matrix, module, 10)
+        angle = rng.choice([0, 0, rng.uniform(-25, 25), rng.uniform(-60, 60), 90, 180])
+        skew = rng.choice([0, 0.05, 0.12, 0.2])
+        picture, corners = place(scene, symbol, rng, angle, skew)
+        picture, quality = degrade(picture, rng, effects + (["inverted"] if inverted else []))
+        text = payload.decode(charset)
+        name = save(picture, f"code-{index:03d}-{kind}.jpg", quality)
+        entries.append({"file": name, "set": "codes", "codes": [{"type": kind, "text": text,
+                        "raw_base64": base64.b64encode(payload).decode(), "charset": job[1] if kind == "qr" else "ascii"}],
+                        "effects": effects + (["inverted"] if inverted else []), "angle": round(angle, 1),
+                        "skew": skew, "module": round(module, 2), "width": width})
+
+
+def make_code_free(rng, entries):
+    for index, path in enumerate(BACKGROUNDS + BACKGROUNDS[:19]):
+        width = rng.choice([1024, 1600, 2400])
+        picture, quality = degrade(background(path, width, rng), rng,
+                                   rng.sample(["blur", "noise", "jpeg", "low_contrast"], rng.choice([0, 1, 2])))
+        name = save(picture, f"nocode-{index:02d}.jpg", quality)
+        entries.append({"file": name, "set": "code_free", "codes": []})
+
+
+def make_faces(rng, entries):
+    truth = json.load(open(os.path.join(HERE, "faces.json")))
+    files = {"astronaut.png": f"{SKIMAGE}/astronaut.png", "messi5.jpg": f"{OPENCV}/messi5.jpg",
+             "Tom_Hanks_54745.png": f"{SOURCES}/Tom_Hanks_54745.png", "t1.jpg": f"{SOURCES}/t1.jpg"}
+    nprng = np.random.default_rng(1)
+    for source, boxes in truth.items():
+        if source.startswith("_"):
+            continue
+        image = Image.open(files[source]).convert("RGB")
+        w, h = image.size
+        base = os.path.splitext(source)[0]
+        variants = [("", image, boxes, 92),
+                    ("-mirrored", ImageOps.mirror(image), [[w - x - bw, y, bw, bh] for x, y, bw, bh in boxes], 92),
+                    ("-dark", ImageEnhance.Brightness(ImageEnhance.Contrast(image).enhance(0.6)).enhance(0.5), boxes, 92),
+                    ("-noisy", Image.fromarray(np.clip(np.asarray(image, float) + nprng.normal(0, 12, (h, w, 3)), 0, 255).astype(np.uint8)), boxes, 92),
+                    ("-q20", image, boxes, 20)]
+        for factor in (0.6, 1.8):
+            if min(w, h) * factor >= 100:
+                variants.append((f"-x{factor}", image.resize((round(w * factor), round(h * factor)), Image.LANCZOS),
+                                 [[v * factor for v in b] for b in boxes], 92))
+        # As a phone photograph: several megapixels, the faces as large a share of the picture.
+        factor = max(2, round(3000 / w))
+        variants.append(("-phone", image.resize((w * factor, h * factor), Image.BICUBIC), [[v * factor for v in b] for b in boxes], 90))
+        for suffix, picture, faces, quality in variants:
+            name = save(picture, f"face-{base}{suffix}.jpg", quality)
+            entries.append({"file": name, "set": "faces", "faces": [[round(v) for v in b] for b in faces]})
+    for path in PERSON_FREE:
+        image = Image.open(path).convert("RGB")
+        name = save(image, "noface-" + os.path.splitext(os.path.basename(path))[0] + ".jpg", 92)
+        entries.append({"file": name, "set": "person_free", "faces": []})
+        if os.path.basename(path) in ENLARGED_PERSON_FREE:
+            big = image.resize((image.width * 3, image.height * 3), Image.BICUBIC)
+            name = save(big, "noface-" + os.path.splitext(os.path.basename(path))[0] + "-x3.jpg", 90)
+            entries.append({"file": name, "set": "person_free", "faces": []})
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    rng = random.Random(18)
+    entries = []
+    make_codes(rng, entries)
+    make_code_free(rng, entries)
+    make_faces(rng, entries)
+    json.dump(entries, open(os.path.join(OUT, "truth.json"), "w"), ensure_ascii=False, indent=1)
+    sets = {}
+    for entry in entries:
+        sets[entry["set"]] = sets.get(entry["set"], 0) + 1
+    print("corpus:", ", ".join(f"{n} {k}" for k, n in sets.items()), "in", OUT)
+
+
+main()
