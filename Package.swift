@@ -42,9 +42,16 @@ let package = Package(
                 .linkedLibrary("stdc++"),
             ]
         ),
+        // zxing-cpp, the second code decoder, is C++ too: one extern "C" call.
+        .target(
+            name: "CZXing",
+            path: "Sources/CZXing",
+            cxxSettings: [.unsafeFlags(["-O2"])],
+            linkerSettings: [.linkedLibrary("ZXing"), .linkedLibrary("stdc++")]
+        ),
         .target(
             name: "Lookout",
-            dependencies: ["CV4L2", "CZBar", "CTurboJPEG", "COpenCV", "CMosquitto"],
+            dependencies: ["CV4L2", "CZBar", "CTurboJPEG", "COpenCV", "CZXing", "CMosquitto"],
             path: "Sources/Lookout",
             // The JSON Schema of output lines lives beside the encoder that writes them.
             exclude: ["Output/lookout-line.schema.json"]

@@ -13,6 +13,9 @@
 
 struct lk_cascade {
     cv::CascadeClassifier classifier;
+    // A second cascade each candidate must also pass (a face's second look); empty when none.
+    cv::CascadeClassifier verifier;
+    std::vector<cv::Rect> verified;
     cv::Mat scaled;
     std::vector<cv::Rect> found;
 };
@@ -47,6 +50,44 @@ extern "C" lk_cascade *lk_cascade_open(const char *path, char *err, size_t err_l
     return cascade;
 }
 
+extern "C" int lk_cascade_set_verifier(lk_cascade *cascade, const char *path, char *err, size_t err_len) {
+    try {
+        cv::CascadeClassifier verifier;
+        if (!verifier.load(path) || verifier.empty()) {
+            write_error(err, err_len, "");
+            return -1;
+        }
+        cascade->verifier = verifier;
+        return 0;
+    } catch (const cv::Exception &e) {
+        write_error(err, err_len, e.what());
+    } catch (const std::exception &e) {
+        write_error(err, err_len, e.what());
+    }
+    return -1;
+}
+
+// True when the verifier finds, in the candidate's neighbourhood (a quarter of its size around it)
+// and at 0.6-1.4 times its size, a face overlapping it by more than 0.3 (intersection over union)
+// with at least `min_neighbors` raw hits. Its false faces are not the first cascade's: textures,
+// checkerboards and animals that pass one seldom pass both.
+static bool verified(lk_cascade *cascade, const cv::Mat &image, const cv::Rect &candidate, int min_neighbors) {
+    int margin = candidate.width / 4;
+    cv::Rect area = cv::Rect(candidate.x - margin, candidate.y - margin, candidate.width + 2 * margin,
+                             candidate.height + 2 * margin) & cv::Rect(0, 0, image.cols, image.rows);
+    int smallest = candidate.width * 6 / 10, largest = candidate.width * 14 / 10 + 1;
+    cascade->verified.clear();
+    cascade->verifier.detectMultiScale(image(area), cascade->verified, 1.05, min_neighbors, 0,
+                                       cv::Size(smallest, smallest), cv::Size(largest, largest));
+    for (cv::Rect found : cascade->verified) {
+        found.x += area.x;
+        found.y += area.y;
+        double overlap = (found & candidate).area();
+        if (overlap / (found.area() + candidate.area() - overlap) > 0.3) return true;
+    }
+    return false;
+}
+
 extern "C" void lk_cascade_close(lk_cascade *cascade) { delete cascade; }
 
 extern "C" int lk_cascade_detect(lk_cascade *cascade, const unsigned char *gray, int width, int height,
@@ -77,6 +118,12 @@ extern "C" int lk_cascade_detect(lk_cascade *cascade, const unsigned char *gray,
         cascade->found.clear();
         cascade->classifier.detectMultiScale(*input, cascade->found, params->scale_factor, params->min_neighbors, 0,
                                              cv::Size(min_w, min_h), cv::Size(max_w, max_h));
+        if (params->verify_min_neighbors > 0 && !cascade->verifier.empty()) {
+            std::vector<cv::Rect> &found = cascade->found;
+            found.erase(std::remove_if(found.begin(), found.end(), [&](const cv::Rect &r) {
+                            return !verified(cascade, *input, r, params->verify_min_neighbors);
+                        }), found.end());
+        }
         int n = (int)cascade->found.size();
         for (int i = 0; i < n && i < capacity; i++) {
             const cv::Rect &r = cascade->found[i];

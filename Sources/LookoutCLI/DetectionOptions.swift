@@ -19,6 +19,21 @@ struct DetectionOptions: ParsableArguments {
         valueName: "n"))
     var density: Int = 1
 
+    @Option(name: .customLong("code-budget"), help: ArgumentHelp(
+        "Milliseconds a frame or image ZBar read no code in may spend on a second look: ZBar on prepared copies (contrast stretched, halved, inverted) and zxing-cpp (0 = off; default 1000 for scan, 15 for run).",
+        valueName: "ms"))
+    var codeBudget: Double?
+
+    @Option(name: .customLong("code-budget-rate"), help: ArgumentHelp(
+        "Second looks per second of video at most (0 = on every frame ZBar read nothing in; default 4). Bounds what a camera showing no code costs.",
+        valueName: "n"))
+    var codeBudgetRate: Double = 4
+
+    @Option(name: .long, help: ArgumentHelp(
+        "Read code payloads in this charset when their bytes are valid in it: auto (guess, the default), " + TextEncoding.allCases.map(\.rawValue).joined(separator: ", ") + ". raw_base64 always holds the exact bytes.",
+        valueName: "name"))
+    var charset: String = "auto"
+
     @Option(name: .customLong("code-resolution"), help: ArgumentHelp(
         "Image ZBar reads: full, or half (a quarter of the work; for codes whose bars and modules are at least 2 pixels wide). At half, MJPEG frames not due for faces are decoded at half size.",
         valueName: "full|half"))
@@ -75,6 +90,9 @@ struct DetectionOptions: ParsableArguments {
         }
         guard faceRate >= 0, faceRate <= 1000 else { throw ValidationError("--face-rate must be between 0 and 1000.") }
         guard (0...255).contains(motionThreshold) else { throw ValidationError("--motion-threshold must be between 0 and 255.") }
+        guard codeBudget.map({ (0...60_000).contains($0) }) ?? true else { throw ValidationError("--code-budget must be between 0 and 60000 ms.") }
+        guard (0...1000).contains(codeBudgetRate) else { throw ValidationError("--code-budget-rate must be between 0 and 1000.") }
+        _ = try parsedCharset()
     }
 
     func parsedTypes() throws -> [MetadataObjectType] {
@@ -100,6 +118,18 @@ struct DetectionOptions: ParsableArguments {
         return Rect(x: x, y: y, width: w, height: h)
     }
 
+    /// The forced charset, nil for auto.
+    func parsedCharset() throws -> TextEncoding? {
+        let name = charset.lowercased()
+        if name == "auto" { return nil }
+        let aliases: [String: TextEncoding] = ["utf8": .utf8, "latin1": .isoLatin1, "latin-1": .isoLatin1, "sjis": .shiftJIS,
+                                               "shift-jis": .shiftJIS, "cp932": .shiftJIS]
+        guard let encoding = TextEncoding(rawValue: name) ?? aliases[name] else {
+            throw ValidationError("Unknown --charset '\(charset)'; known: auto, " + TextEncoding.allCases.map(\.rawValue).joined(separator: ", ") + ".")
+        }
+        return encoding
+    }
+
     var pixelBudget: PixelBudget { PixelBudget(maximumPixels: maxPixels.pixels) }
 
     /// The face detector settings, when faces are asked for.
@@ -117,7 +147,8 @@ struct DetectionOptions: ParsableArguments {
 
     /// A metadata output in `session`, configured from these options. Throws CaptureError for what
     /// the output refuses (no face model), ValidationError for options validate() would refuse.
-    func makeMetadataOutput(in session: CaptureSession, faceTrackRetention: MediaTime = MediaTime(seconds: 1)) throws -> MetadataOutput {
+    func makeMetadataOutput(in session: CaptureSession, profile: DetectionProfile,
+                            faceTrackRetention: MediaTime = MediaTime(seconds: 1)) throws -> MetadataOutput {
         let output = MetadataOutput(faceDetector: try faceConfiguration(trackRetention: faceTrackRetention),
                                     codeScanDensity: density, codeScanResolution: codeResolution)
         try session.addOutput(output)
@@ -125,6 +156,9 @@ struct DetectionOptions: ParsableArguments {
         output.rectOfInterest = try parsedRectOfInterest()
         output.faceAnalysisRate = faceRate
         output.unchangedFrameThreshold = motionThreshold
+        output.codeSecondPassBudget = codeBudget ?? profile.codeBudget
+        output.codeSecondPassRate = profile == .stills ? 0 : codeBudgetRate
+        output.codeTextEncoding = try parsedCharset()
         return output
     }
 }

@@ -60,7 +60,7 @@ struct RunCommand: ParsableCommand {
         let path: String
         do {
             path = try addInput(to: session)
-            metadata = try detection.makeMetadataOutput(in: session, faceTrackRetention: events.faceLeave.time)
+            metadata = try detection.makeMetadataOutput(in: session, profile: .video, faceTrackRetention: events.faceLeave.time)
         } catch let error as CaptureError {
             throw fail(error)
         } catch let error as DeviceError {

@@ -25,7 +25,7 @@ struct ScanCommand: ParsableCommand {
         let session = CaptureSession()
         let metadata: MetadataOutput
         do {
-            metadata = try detection.makeMetadataOutput(in: session)
+            metadata = try detection.makeMetadataOutput(in: session, profile: .stills)
         } catch let error as CaptureError {
             throw fail(error)
         }

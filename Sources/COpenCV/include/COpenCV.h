@@ -20,11 +20,16 @@ typedef struct lk_cascade_params {
     int max_width, max_height;   // 0 = no limit
     int analysis_width;    // downscale to at most this width before detecting; 0 = never
     int threads;           // OpenCV worker threads for the detection; 0 = OpenCV's default
+    int verify_min_neighbors; // > 0: each candidate must pass the verifier with this many hits
 } lk_cascade_params;
 
 // Loads a Haar cascade XML. On failure returns NULL and writes a message into err.
 lk_cascade *lk_cascade_open(const char *path, char *err, size_t err_len);
 void lk_cascade_close(lk_cascade *cascade);
+
+// Loads a second cascade that candidates must also pass (lk_cascade_params.verify_min_neighbors).
+// Returns 0, or -1 with a message (possibly empty) in err.
+int lk_cascade_set_verifier(lk_cascade *cascade, const char *path, char *err, size_t err_len);
 
 // Detects objects in an 8-bit gray image (stride in bytes). Writes at most `capacity` rects
 // in the image's own pixel coordinates; returns how many were found (may exceed capacity),

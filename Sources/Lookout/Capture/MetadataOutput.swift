@@ -45,7 +45,9 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
         public var framesUnchanged = 0
         public var objectsByType: [MetadataObjectType: Int] = [:]
         public var drops = DropCounts()
-        /// Time ZBar took per frame, and the face detector per analysis.
+        /// Frames whose codes only the second pass read (`codeSecondPassBudget`).
+        public var secondPassReads = 0
+        /// Time ZBar (and the second pass) took per frame, and the face detector per analysis.
         public var codeTimes = TimingHistogram()
         public var faceTimes = TimingHistogram()
         public var objectCount: Int { objectsByType.values.reduce(0, +) }
@@ -61,6 +63,7 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
         var faceAnalysisRate = 0.0
         var unchangedFrameThreshold = 0
         var attachesFramePictures = false
+        var code = CodeAnalysis.Settings()
         var generation = 0
     }
 
@@ -90,7 +93,7 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
     private let codes: CodeAnalysis
     private var previousHadCodes = false
     private var motionGate: MotionGate?
-    private var faceSchedule = FaceSchedule() // code queue, or capture thread while the code queue is idle
+    private var faceSchedule = AnalysisSchedule() // code queue, or capture thread while the code queue is idle
     // Face-queue state.
     private var faces: FaceAnalysis?
     private var faceModelError: CaptureError?
@@ -172,6 +175,29 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
     public var unchangedFrameThreshold: Int {
         get { configuration.withLock { $0.unchangedFrameThreshold } }
         set { configuration.withLock { $0.unchangedFrameThreshold = max(0, newValue) } }
+    }
+
+    /// Milliseconds a frame ZBar read no code in may spend on a second look: ZBar on prepared
+    /// copies (contrast stretched, shrunk, inverted) and zxing-cpp, stopping at the first that
+    /// reads something. 0 (the default) turns it off. A still image can afford hundreds; live
+    /// video a few, with `codeSecondPassRate` bounding how often.
+    public var codeSecondPassBudget: Double {
+        get { configuration.withLock { $0.code.secondPassBudget } }
+        set { configuration.withLock { $0.code.secondPassBudget = max(0, newValue) } }
+    }
+
+    /// Second passes per second of stream time at most; 0 (the default) allows one on every
+    /// frame ZBar read nothing in.
+    public var codeSecondPassRate: Double {
+        get { configuration.withLock { $0.code.secondPassRate } }
+        set { configuration.withLock { $0.code.secondPassRate = max(0, newValue) } }
+    }
+
+    /// Reads code payloads in this encoding when their bytes are valid in it (nil, the default,
+    /// guesses: see `CodePayloadDecoder`). For users whose codes are known to use one.
+    public var codeTextEncoding: TextEncoding? {
+        get { configuration.withLock { $0.code.textEncoding } }
+        set { configuration.withLock { $0.code.textEncoding = newValue } }
     }
 
     /// Attaches each analysed frame's picture (JPEG as sent, or raw planes) to the `AnalysedFrame`
@@ -311,7 +337,7 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
                 facesIdle.signal()
             }
         }
-        let found = changed ? detectCodes(in: frame, settings: settings) : restampCodes(onto: frame)
+        let found = changed ? detectCodes(in: frame, settings: settings) : restampCodes(onto: frame, settings: settings)
         counters.withLock { $0.framesAnalysed += 1 }
         report(found, of: frame, codes: true, hadObjects: &previousHadCodes, settings: settings, from: connection)
     }
@@ -353,15 +379,19 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
     private func detectCodes(in frame: SampleBuffer, settings: Configuration) -> [MetadataObject] {
         let start = MonotonicClock.nanoseconds()
         guard let objects = codes.detect(in: frame, types: settings.types, generation: settings.generation,
-                                         rectOfInterest: settings.rectOfInterest) else { return [] }
-        counters.withLock { $0.codeTimes.record(since: start) }
+                                         rectOfInterest: settings.rectOfInterest, settings: settings.code) else { return [] }
+        let secondPassReads = codes.secondPassReads
+        counters.withLock {
+            $0.codeTimes.record(since: start)
+            $0.secondPassReads = secondPassReads
+        }
         count(objects)
         return objects
     }
 
     /// Code queue: the last frame's codes on an unchanged frame.
-    private func restampCodes(onto frame: SampleBuffer) -> [MetadataObject] {
-        let objects = codes.restamp(onto: frame)
+    private func restampCodes(onto frame: SampleBuffer, settings: Configuration) -> [MetadataObject] {
+        let objects = codes.restamp(onto: frame, settings: settings.code)
         count(objects)
         return objects
     }

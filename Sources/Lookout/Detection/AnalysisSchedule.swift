@@ -1,7 +1,7 @@
-/// When a metadata output's next face analysis is due: at most `rate` a second of stream time
+/// When a metadata output's next face analysis (or code second pass) is due: at most `rate` a second of stream time
 /// (every frame for 0). Read and moved on the code queue, or on the capture thread while the code
 /// queue is idle.
-struct FaceSchedule {
+struct AnalysisSchedule {
     private(set) var lastAnalysis: MediaTime?
 
     /// True when an analysis is due for a frame at `time`.

@@ -6,6 +6,16 @@ struct ScannedCode {
     var type: MetadataObjectType
     var payload: [UInt8]
     var corners: [Point]
+    var decoder: CodeDecoder = .zbar
+    /// For a linear code ZBar read, how many scan lines agreed on it (ZBar's quality); 0 otherwise.
+    var scanLines = 0
+
+    /// A linear code crossed by this few scan lines may be a misread: patterns in a texture, or a
+    /// blurred symbol, can pass EAN's check digit (seen on the development corpus at 6 lines,
+    /// while real codes read with as few as 4). Such reads are reported only when confirmed.
+    static let confidentScanLines = 10
+
+    var needsConfirmation: Bool { type != .qr && decoder == .zbar && scanLines < Self.confidentScanLines }
 }
 
 /// ZBar's image scanner, created once and reused for frame after frame (creating one per frame
@@ -96,7 +106,7 @@ final class BarcodeScanner {
     }
 
     /// Scans a tightly packed plane; corners are multiplied by `scale`.
-    private func scan(plane: UnsafeRawPointer, width: Int, height: Int,
+    func scan(plane: UnsafeRawPointer, width: Int, height: Int,
                       region: (x: Int, y: Int, width: Int, height: Int), scale: Int) -> [ScannedCode] {
         scansSinceRenewal += 1
         if scansSinceRenewal >= Self.renewalInterval {
@@ -145,7 +155,8 @@ final class BarcodeScanner {
                 corners = [Point(x: box.x, y: box.y), Point(x: box.x, y: box.maxY),
                            Point(x: box.maxX, y: box.maxY), Point(x: box.maxX, y: box.y)]
             }
-            codes.append(ScannedCode(type: type, payload: payload, corners: corners))
+            codes.append(ScannedCode(type: type, payload: payload, corners: corners,
+                                     scanLines: type == .qr ? 0 : Int(zbar_symbol_get_quality(current))))
         }
         // The frame's memory goes back to its pool; ZBar must not keep a pointer to it.
         zbar_image_set_data(image, nil, 0, nil)

@@ -1,49 +1,85 @@
-/// The code job of a metadata output: ZBar over the rect of interest of each frame, and the last
-/// result restamped onto frames found unchanged. Used on one queue only.
+/// The code job of a metadata output: ZBar over the rect of interest of each frame, the second
+/// pass (prepared copies, zxing-cpp) on frames ZBar read nothing in when its budget allows, and
+/// the last result restamped onto frames found unchanged. Used on one queue only.
 final class CodeAnalysis {
+    /// How codes are looked for beyond ZBar's first pass, and read as text.
+    struct Settings: Equatable {
+        /// Milliseconds the second pass may take on a frame; 0 turns it off.
+        var secondPassBudget = 0.0
+        /// Second passes per second of stream time at most; 0 allows one on every frame.
+        var secondPassRate = 0.0
+        /// Reads payloads in this encoding when they are valid in it; nil guesses.
+        var textEncoding: TextEncoding?
+    }
+
+    /// Milliseconds a weak linear read may take to be confirmed when the second pass is off or
+    /// has a smaller budget.
+    static let confirmationBudget = 20.0
+
     /// ZBar scan density (1 = every line) and the plane codes are read from.
     let density: Int
     let resolution: CodeScanResolution
 
     private var scanner: BarcodeScanner?
+    private var secondPass: CodeSecondPass?
+    private var secondPassSchedule = AnalysisSchedule()
     private var appliedGeneration = -1
-    private var lastCodes: [(type: MetadataObjectType, payload: [UInt8], corners: [Point])] = []
+    private var lastCodes: [ScannedCode] = []
+    private(set) var secondPassReads = 0
 
     init(density: Int, resolution: CodeScanResolution) {
         self.density = density
         self.resolution = resolution
     }
 
-    /// The codes in `frame` whose centre lies in `rectOfInterest`, in frame pixels. The scanner is
-    /// rebuilt when the wanted types changed (`generation`). Returns nil when no code type is wanted.
+    /// The codes in `frame` whose centre lies in `rectOfInterest`, in frame pixels. The scanners
+    /// are rebuilt when the wanted types changed (`generation`). Returns nil when no code type is
+    /// wanted.
     func detect(in frame: SampleBuffer, types: [MetadataObjectType], generation: Int,
-                rectOfInterest: Rect) -> [MetadataObject]? {
+                rectOfInterest: Rect, settings: Settings) -> [MetadataObject]? {
         if generation != appliedGeneration {
             let codeTypes = Set(types.filter(\.isMachineReadableCode))
             scanner = codeTypes.isEmpty ? nil : BarcodeScanner(types: codeTypes, density: density, resolution: resolution)
+            secondPass = codeTypes.isEmpty ? nil : CodeSecondPass(types: codeTypes)
             appliedGeneration = generation
         }
         lastCodes.removeAll(keepingCapacity: true)
         guard let scanner else { return nil }
+        let start = MonotonicClock.nanoseconds()
         let image = frame.imageBuffer
         let region = SearchRegion(rectOfInterest, in: image)
-        let found = scanner.scan(image, region: region.pixels, planeIsHalfSize: frame.lumaReduction == 2)
+        var found = scanner.scan(image, region: region.pixels, planeIsHalfSize: frame.lumaReduction == 2)
+        if found.contains(where: \.needsConfirmation), let secondPass {
+            // At least a short look, second pass or not: an unconfirmed weak read is not reported.
+            let deadline = start + Int64(max(settings.secondPassBudget, Self.confirmationBudget) * 1e6)
+            found.removeAll { $0.needsConfirmation && !secondPass.confirms($0, in: image, deadline: deadline) }
+        }
+        if found.isEmpty, settings.secondPassBudget > 0, let secondPass,
+           secondPassSchedule.isDue(at: frame.presentationTime, rate: settings.secondPassRate) {
+            secondPassSchedule.analysed(at: frame.presentationTime)
+            found = secondPass.scan(image, region: region.pixels, deadline: start + Int64(settings.secondPassBudget * 1e6))
+            if !found.isEmpty { secondPassReads += 1 }
+        }
         var objects = [MetadataObject]()
         let scale = frame.lumaScale
-        for code in found {
+        for var code in found {
             let box = Rect.enclosing(code.corners)
             guard region.rect.contains(Point(x: box.midX, y: box.midY)) else { continue }
             // Plane pixels to frame pixels.
-            let corners = scale == (1, 1) ? code.corners : code.corners.map { Point(x: $0.x * scale.x, y: $0.y * scale.y) }
-            lastCodes.append((code.type, code.payload, corners))
-            objects.append(MachineReadableCodeObject(type: code.type, frame: frame, payload: code.payload,
-                                                     pixelCorners: corners))
+            if scale != (1, 1) { code.corners = code.corners.map { Point(x: $0.x * scale.x, y: $0.y * scale.y) } }
+            lastCodes.append(code)
+            objects.append(object(code, in: frame, settings: settings))
         }
         return objects
     }
 
     /// The last frame's codes, on an unchanged frame.
-    func restamp(onto frame: SampleBuffer) -> [MetadataObject] {
-        lastCodes.map { MachineReadableCodeObject(type: $0.type, frame: frame, payload: $0.payload, pixelCorners: $0.corners) }
+    func restamp(onto frame: SampleBuffer, settings: Settings) -> [MetadataObject] {
+        lastCodes.map { object($0, in: frame, settings: settings) }
+    }
+
+    private func object(_ code: ScannedCode, in frame: SampleBuffer, settings: Settings) -> MachineReadableCodeObject {
+        MachineReadableCodeObject(type: code.type, frame: frame, payload: code.payload, pixelCorners: code.corners,
+                                  decoder: code.decoder, textEncoding: settings.textEncoding)
     }
 }

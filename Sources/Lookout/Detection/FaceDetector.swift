@@ -15,17 +15,21 @@ final class FaceDetector {
     init(configuration: FaceDetectorConfiguration) throws(CaptureError) {
         var message = [CChar](repeating: 0, count: 512)
         try Self.check(configuration)
-        // Checked here so the message names the cause in a few words; OpenCV's own text about a
-        // file it cannot parse is kept as the detail.
         let path = configuration.cascadePath
-        var info = stat()
-        guard path.withPlatformPath({ stat($0, &info) }) == 0, path.withPlatformPath({ access($0, R_OK) }) == 0 else {
-            throw .faceModelUnavailable(path: path, reason: Errno.current == .noSuchFileOrDirectory ? "no such file" : Errno.current.description)
-        }
-        guard (info.st_mode & S_IFMT) != S_IFDIR else { throw .faceModelUnavailable(path: path, reason: "it is a directory") }
-        guard info.st_size > 0 else { throw .faceModelUnavailable(path: path, reason: "it is an empty file") }
+        try Self.checkModelFile(path)
         guard let cascade = path.withPlatformPath({ lk_cascade_open($0, &message, message.count) }) else {
             throw .faceModelUnavailable(path: path, reason: "it is not a Haar cascade", detail: String(nulTerminated: message))
+        }
+        if let verifierPath = configuration.verificationCascadePath {
+            do throws(CaptureError) {
+                try Self.checkModelFile(verifierPath)
+                guard verifierPath.withPlatformPath({ lk_cascade_set_verifier(cascade, $0, &message, message.count) }) == 0 else {
+                    throw .faceModelUnavailable(path: verifierPath, reason: "it is not a Haar cascade", detail: String(nulTerminated: message))
+                }
+            } catch {
+                lk_cascade_close(cascade)
+                throw error
+            }
         }
         self.cascade = cascade
         self.configuration = configuration
@@ -33,6 +37,17 @@ final class FaceDetector {
     }
 
     deinit { lk_cascade_close(cascade) }
+
+    /// Checked before OpenCV reads the file, so the message names the cause in a few words;
+    /// OpenCV's own text about a file it cannot parse is kept as the detail.
+    private static func checkModelFile(_ path: String) throws(CaptureError) {
+        var info = stat()
+        guard path.withPlatformPath({ stat($0, &info) }) == 0, path.withPlatformPath({ access($0, R_OK) }) == 0 else {
+            throw .faceModelUnavailable(path: path, reason: Errno.current == .noSuchFileOrDirectory ? "no such file" : Errno.current.description)
+        }
+        guard (info.st_mode & S_IFMT) != S_IFDIR else { throw .faceModelUnavailable(path: path, reason: "it is a directory") }
+        guard info.st_size > 0 else { throw .faceModelUnavailable(path: path, reason: "it is an empty file") }
+    }
 
     /// The settings' ranges, checked before any of them reaches OpenCV (or a 32-bit integer).
     private static func check(_ configuration: FaceDetectorConfiguration) throws(CaptureError) {
@@ -48,6 +63,9 @@ final class FaceDetector {
         }
         guard (0...Self.maximumSide).contains(configuration.analysisWidth) else {
             throw refuse("an analysis width of \(configuration.analysisWidth) pixels is not between 0 and \(Self.maximumSide)")
+        }
+        guard (0...1000).contains(configuration.verificationMinNeighbors) else {
+            throw refuse("\(configuration.verificationMinNeighbors) verification neighbours is not between 0 and 1000")
         }
         guard configuration.maximumPyramidPixels >= 64 * 64 else {
             throw refuse("a pyramid of \(configuration.maximumPyramidPixels) pixels is too small to search")
@@ -89,7 +107,8 @@ final class FaceDetector {
             min_width: minSize, min_height: minSize,
             max_width: 0, max_height: 0,
             analysis_width: Int32(analysisWidth(forWidth: region.width, height: region.height)),
-            threads: singleThreaded ? 1 : 0)
+            threads: singleThreaded ? 1 : 0,
+            verify_min_neighbors: configuration.verificationCascadePath == nil ? 0 : Int32(max(1, configuration.verificationMinNeighbors)))
         let count = lk_cascade_detect(cascade, origin, Int32(region.width), Int32(region.height),
                                       Int32(pixels.bytesPerRow), &parameters, &found, Int32(found.count),
                                       &message, message.count)

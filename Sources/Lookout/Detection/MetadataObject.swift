@@ -38,13 +38,17 @@ public final class MachineReadableCodeObject: MetadataObject, @unchecked Sendabl
     public let stringValue: String
     /// How `payload` was turned into `stringValue`.
     public let textEncoding: TextEncoding
+    /// The library that read the code.
+    public let decoder: CodeDecoder
     /// The symbol's corners in normalized coordinates, in the order ZBar reports them.
     public let corners: [Point]
     public let pixelCorners: [Point]
 
-    init(type: MetadataObjectType, frame: SampleBuffer, payload: [UInt8], pixelCorners: [Point]) {
+    init(type: MetadataObjectType, frame: SampleBuffer, payload: [UInt8], pixelCorners: [Point],
+         decoder: CodeDecoder = .zbar, textEncoding forced: TextEncoding? = nil) {
         self.payload = payload
-        let decoded = CodePayloadDecoder.decode(payload)
+        self.decoder = decoder
+        let decoded = CodePayloadDecoder.decode(payload, forced: forced)
         self.stringValue = decoded.text
         self.textEncoding = decoded.encoding
         self.pixelCorners = pixelCorners

@@ -39,6 +39,7 @@ public struct DetectionLineEncoder {
                 writer.key("raw_base64"); writer.string(Base64.encode(code.payload))
             }
             writer.key("length"); writer.integer(code.payload.count)
+            writer.key("decoder"); writer.string(code.decoder.rawValue)
         }
         if let face = object as? FaceObject {
             writer.key("face_id"); writer.integer(face.faceID)

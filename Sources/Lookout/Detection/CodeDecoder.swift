@@ -1,0 +1,7 @@
+/// Which library read a code: the `decoder` field of its line.
+public enum CodeDecoder: String, Sendable, Equatable, CaseIterable {
+    /// ZBar, on the frame or on a prepared copy of it (the first decoder, on every frame).
+    case zbar
+    /// zxing-cpp, in the second pass over frames where ZBar found nothing.
+    case zxing
+}
