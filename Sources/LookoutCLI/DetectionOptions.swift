@@ -15,9 +15,9 @@ struct DetectionOptions: ParsableArguments {
     var rectOfInterest: String?
 
     @Option(name: .long, help: ArgumentHelp(
-        "ZBar scan density: 1 scans every line; 2-4 are faster and may miss thin or small codes.",
+        "ZBar scan density: 1 scans every line; 2-4 are faster and may miss thin or small codes (default 1 for scan, 2 for run).",
         valueName: "n"))
-    var density: Int = 1
+    var density: Int?
 
     @Option(name: .customLong("code-budget"), help: ArgumentHelp(
         "Milliseconds a frame or image ZBar read no code in may spend on a second look: ZBar on prepared copies (contrast stretched, halved, inverted) and zxing-cpp (0 = off; default 1000 for scan, 15 for run).",
@@ -35,39 +35,48 @@ struct DetectionOptions: ParsableArguments {
     var charset: String = "auto"
 
     @Option(name: .customLong("code-resolution"), help: ArgumentHelp(
-        "Image ZBar reads: full, or half (a quarter of the work; for codes whose bars and modules are at least 2 pixels wide). At half, MJPEG frames not due for faces are decoded at half size.",
-        valueName: "full|half"))
-    var codeResolution: CodeScanResolution = .full
+        "Image ZBar reads: full, half (a quarter of the work; for codes whose bars and modules are at least 2 pixels wide), or auto (half for frames 1280 pixels wide or more). Default full for scan, auto for run. At half, MJPEG frames not due for faces are decoded at half size.",
+        valueName: "full|half|auto"))
+    var codeResolution: CodeScanResolution?
 
     @Option(name: .customLong("face-rate"), help: ArgumentHelp(
-        "Face analyses per second at most (0 = every frame). Codes are still read on every frame; faces run beside them on their own queue.",
+        "Face analyses per second of video at most (0 = every frame; default 10). Codes are still read on every frame; faces run beside them on their own queue.",
         valueName: "n"))
-    var faceRate: Double = 0
+    var faceRate: Double = 10
 
     @Option(name: .customLong("motion-threshold"), help: ArgumentHelp(
-        "Skip the detectors on frames where no 16x16 block changed by more than this many grey levels since the last analysed frame; they get that frame's results (0 = analyse every frame; 4-8 suits a static camera). After a second without change, every other frame is looked at.",
+        "Skip the detectors on frames where no 16x16 block changed by more than this many grey levels since the last analysed frame; they get that frame's results (0 = analyse every frame; default 4 for cameras and --realtime, 0 for files read as fast as possible). After a second without change, every other frame is looked at.",
         valueName: "levels"))
-    var motionThreshold: Int = 0
+    var motionThreshold: Int?
 
     @Option(name: .customLong("face-model"), help: ArgumentHelp(
         "Haar cascade XML for faces (default: models/haarcascade_frontalface_default.xml).",
         valueName: "path"))
     var faceModel: String?
 
-    @Option(name: .customLong("scale-factor"), help: "Haar detector: window growth between scales (1.01-4).")
-    var scaleFactor: Double = 1.1
+    @Option(name: .customLong("face-verifier"), help: ArgumentHelp(
+        "A second Haar cascade every face must also pass, searched around each candidate (default: models/haarcascade_frontalface_alt2.xml; none = off). Removes most false faces on textures, checkerboards and animals.",
+        valueName: "path|none"))
+    var faceVerifier: String?
+
+    @Option(name: .customLong("verify-neighbors"), help: "Face verifier: raw hits it needs around a face (1-100).")
+    var verifyNeighbors: Int = 12
+
+    @Option(name: .customLong("scale-factor"), help: "Haar detector: window growth between scales (1.01-4; default 1.1 for scan, 1.25 for run).")
+    var scaleFactor: Double?
 
     @Option(name: .customLong("min-neighbors"), help: "Haar detector: overlapping hits a face needs (0-100).")
     var minNeighbors: Int = 3
 
-    @Option(name: .customLong("min-face"), help: ArgumentHelp("Haar detector: smallest face, in frame pixels (1-16384).",
-                                                              valueName: "pixels"))
-    var minFace: Int = 30
+    @Option(name: .customLong("min-face"), help: ArgumentHelp(
+        "Haar detector: smallest face, in frame pixels (1-16384). Default: 30 for scan; for run, 30 pixels of the --face-width copy (60 in a 1280-wide frame).",
+        valueName: "pixels"))
+    var minFace: Int?
 
     @Option(name: .customLong("face-width"), help: ArgumentHelp(
-        "Shrink frames wider than this before face detection (0 = never; 64-16384). Frames are also shrunk when OpenCV's image pyramid would exceed a quarter of --max-pixels.",
+        "Shrink frames wider than this before face detection (0 = never; 64-16384; default 1280 for scan, 640 for run). Frames are also shrunk when OpenCV's image pyramid would exceed a quarter of --max-pixels.",
         valueName: "pixels"))
-    var faceWidth: Int = 640
+    var faceWidth: Int?
 
     @Option(name: .customLong("max-pixels"), help: ArgumentHelp(
         "The largest frame or image decoded, as a pixel count or WxH (default 8192x8192). Larger frames are dropped as corrupt before decoding; larger images and Y4M headers are refused.",
@@ -77,19 +86,20 @@ struct DetectionOptions: ParsableArguments {
     mutating func validate() throws {
         _ = try parsedTypes()
         _ = try parsedRectOfInterest()
-        guard density >= 1, density <= 16 else { throw ValidationError("--density must be between 1 and 16.") }
+        guard (density ?? 1) >= 1, (density ?? 1) <= 16 else { throw ValidationError("--density must be between 1 and 16.") }
         // Below 1.01, OpenCV's image pyramid holds more than 50 copies of the frame.
-        guard scaleFactor >= 1.01, scaleFactor <= 4 else { throw ValidationError("--scale-factor must be between 1.01 and 4.") }
+        guard (scaleFactor ?? 1.1) >= 1.01, (scaleFactor ?? 1.1) <= 4 else { throw ValidationError("--scale-factor must be between 1.01 and 4.") }
         guard (0...100).contains(minNeighbors) else { throw ValidationError("--min-neighbors must be between 0 and 100.") }
-        guard (1...16384).contains(minFace) else { throw ValidationError("--min-face must be between 1 and 16384 pixels.") }
-        guard faceWidth == 0 || (64...16384).contains(faceWidth) else {
+        guard (1...16384).contains(minFace ?? 30) else { throw ValidationError("--min-face must be between 1 and 16384 pixels.") }
+        guard (1...100).contains(verifyNeighbors) else { throw ValidationError("--verify-neighbors must be between 1 and 100.") }
+        guard faceWidth.map({ $0 == 0 || (64...16384).contains($0) }) ?? true else {
             throw ValidationError("--face-width must be 0 or between 64 and 16384.")
         }
         guard PixelBudget.allowedRange.contains(maxPixels.pixels) else {
             throw ValidationError("--max-pixels must be between \(PixelBudget.allowedRange.lowerBound) (64x64) and \(PixelBudget.allowedRange.upperBound) (32768x32768).")
         }
         guard faceRate >= 0, faceRate <= 1000 else { throw ValidationError("--face-rate must be between 0 and 1000.") }
-        guard (0...255).contains(motionThreshold) else { throw ValidationError("--motion-threshold must be between 0 and 255.") }
+        guard (0...255).contains(motionThreshold ?? 0) else { throw ValidationError("--motion-threshold must be between 0 and 255.") }
         guard codeBudget.map({ (0...60_000).contains($0) }) ?? true else { throw ValidationError("--code-budget must be between 0 and 60000 ms.") }
         guard (0...1000).contains(codeBudgetRate) else { throw ValidationError("--code-budget-rate must be between 0 and 1000.") }
         _ = try parsedCharset()
@@ -133,13 +143,19 @@ struct DetectionOptions: ParsableArguments {
     var pixelBudget: PixelBudget { PixelBudget(maximumPixels: maxPixels.pixels) }
 
     /// The face detector settings, when faces are asked for.
-    func faceConfiguration(trackRetention: MediaTime = MediaTime(seconds: 1)) throws -> FaceDetectorConfiguration? {
+    func faceConfiguration(profile: DetectionProfile, trackRetention: MediaTime = MediaTime(seconds: 1)) throws -> FaceDetectorConfiguration? {
         guard try parsedTypes().contains(.face) else { return nil }
         var configuration = FaceDetectorConfiguration(cascadePath: faceModel ?? FaceModelLocator.defaultCascadePath())
-        configuration.scaleFactor = scaleFactor
+        configuration.scaleFactor = scaleFactor ?? profile.scaleFactor
         configuration.minNeighbors = minNeighbors
-        configuration.minSize = minFace
-        configuration.analysisWidth = faceWidth
+        configuration.minSize = minFace ?? 30
+        configuration.minSizeIsAtAnalysisWidth = minFace == nil && profile == .video
+        configuration.confirmations = profile.faceConfirmations
+        configuration.analysisWidth = faceWidth ?? profile.faceWidth
+        if faceVerifier?.lowercased() != "none" {
+            configuration.verificationCascadePath = faceVerifier ?? FaceModelLocator.defaultVerifierPath()
+            configuration.verificationMinNeighbors = verifyNeighbors
+        }
         configuration.trackRetention = trackRetention
         configuration.maximumPyramidPixels = max(64 * 64, pixelBudget.maximumPixels / 4)
         return configuration
@@ -147,15 +163,17 @@ struct DetectionOptions: ParsableArguments {
 
     /// A metadata output in `session`, configured from these options. Throws CaptureError for what
     /// the output refuses (no face model), ValidationError for options validate() would refuse.
-    func makeMetadataOutput(in session: CaptureSession, profile: DetectionProfile,
+    /// - Parameter isRealTime: the input is a camera or paced: the motion gate is on by default.
+    func makeMetadataOutput(in session: CaptureSession, profile: DetectionProfile, isRealTime: Bool = false,
                             faceTrackRetention: MediaTime = MediaTime(seconds: 1)) throws -> MetadataOutput {
-        let output = MetadataOutput(faceDetector: try faceConfiguration(trackRetention: faceTrackRetention),
-                                    codeScanDensity: density, codeScanResolution: codeResolution)
+        let output = MetadataOutput(faceDetector: try faceConfiguration(profile: profile, trackRetention: faceTrackRetention),
+                                    codeScanDensity: density ?? profile.density,
+                                    codeScanResolution: codeResolution ?? profile.codeResolution)
         try session.addOutput(output)
         try output.setMetadataObjectTypes(try parsedTypes())
         output.rectOfInterest = try parsedRectOfInterest()
-        output.faceAnalysisRate = faceRate
-        output.unchangedFrameThreshold = motionThreshold
+        output.faceAnalysisRate = profile == .stills ? 0 : faceRate
+        output.unchangedFrameThreshold = motionThreshold ?? (profile == .video && isRealTime ? 4 : 0)
         output.codeSecondPassBudget = codeBudget ?? profile.codeBudget
         output.codeSecondPassRate = profile == .stills ? 0 : codeBudgetRate
         output.codeTextEncoding = try parsedCharset()

@@ -6,8 +6,13 @@ import Glibc
 /// binary), $LOOKOUT_MODELS, an installed share folder, then Debian's opencv-data.
 enum FaceModelLocator {
     static let cascadeName = "haarcascade_frontalface_default.xml"
+    /// The second cascade each face must pass (OpenCV's alt2 frontal face).
+    static let verifierName = "haarcascade_frontalface_alt2.xml"
 
-    static func defaultCascadePath() -> String {
+    static func defaultCascadePath() -> String { locate(cascadeName) }
+    static func defaultVerifierPath() -> String { locate(verifierName) }
+
+    private static func locate(_ cascadeName: String) -> String {
         var candidates = [String]()
         if let models = getenv("LOOKOUT_MODELS") {
             // Its bytes as they are (see String(platformPath:)), like every path.

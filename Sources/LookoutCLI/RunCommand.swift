@@ -60,7 +60,10 @@ struct RunCommand: ParsableCommand {
         let path: String
         do {
             path = try addInput(to: session)
-            metadata = try detection.makeMetadataOutput(in: session, profile: .video, faceTrackRetention: events.faceLeave.time)
+            // A camera, or a file paced like one: the motion gate is on by default.
+            let isRealTime = realtime || !(session.inputs.first is AssetReaderInput)
+            metadata = try detection.makeMetadataOutput(in: session, profile: .video, isRealTime: isRealTime,
+                                                        faceTrackRetention: events.faceLeave.time)
         } catch let error as CaptureError {
             throw fail(error)
         } catch let error as DeviceError {

@@ -9,10 +9,9 @@ import sys
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageEnhance, ImageFilter, ImageOps
-from scipy import ndimage
 
 SOURCES, OUT = sys.argv[1], sys.argv[2]
-SKIMAGE = "/usr/lib/python3/dist-packages/skimage/data"
+SKIMAGE = os.path.join(SOURCES, "skimage")
 OPENCV = os.path.join(SOURCES, "opencv")
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -168,7 +167,13 @@ def degrade(picture, rng, effects):
     if "motion" in effects:
         length = rng.randrange(3, 9)
         array = np.asarray(picture, float)
-        array = ndimage.uniform_filter1d(array, length, axis=rng.choice([0, 1]))
+        # A box blur along one axis: the mean of `length` neighbours, by cumulative sums.
+        axis = rng.choice([0, 1])
+        padded = np.concatenate([np.repeat(np.take(array, [0], axis), length // 2 + 1, axis), array,
+                                 np.repeat(np.take(array, [-1], axis), length // 2, axis)], axis)
+        sums = np.cumsum(padded, axis)
+        array = (np.take(sums, range(length, length + array.shape[axis]), axis)
+                 - np.take(sums, range(0, array.shape[axis]), axis)) / length
         picture = Image.fromarray(np.clip(array, 0, 255).astype(np.uint8))
     if "noise" in effects:
         array = np.asarray(picture, float)

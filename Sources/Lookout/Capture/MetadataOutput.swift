@@ -255,15 +255,15 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
     override func lumaReduction(forFrameWidth width: Int, height: Int, at time: MediaTime) -> Int {
         // Per frame: read the two settings under the lock rather than copy them all.
         let (wantsCodes, faceRate) = configuration.withLock { ($0.types.contains(where: \.isMachineReadableCode), $0.faceAnalysisRate) }
-        if !acceptsHalfSizePlanes(wantsCodes: wantsCodes) { return 1 }
+        if !acceptsHalfSizePlanes(wantsCodes: wantsCodes, frameWidth: width) { return 1 }
         if faceReserved, faceSchedule.isDue(at: time, rate: faceRate) { return 1 }
         return 2
     }
 
     /// Whether frames not due for faces may come at half size (see `lumaReduction`): the code
     /// scanner reads no more, or there is none.
-    private func acceptsHalfSizePlanes(wantsCodes: Bool) -> Bool {
-        !wantsCodes || codeScanResolution == .half
+    private func acceptsHalfSizePlanes(wantsCodes: Bool, frameWidth: Int) -> Bool {
+        !wantsCodes || codeScanResolution.readsHalfSize(frameWidth: frameWidth)
     }
 
     override var wantsPicture: Bool { configuration.withLock { $0.attachesFramePictures } }
@@ -310,7 +310,8 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
         if settings.unchangedFrameThreshold > 0 {
             // Whole and half-size planes in turn (see lumaReduction) compare only when whole
             // planes are sampled in full.
-            let mayMixPlaneSizes = acceptsHalfSizePlanes(wantsCodes: settings.types.contains(where: \.isMachineReadableCode))
+            let mayMixPlaneSizes = acceptsHalfSizePlanes(wantsCodes: settings.types.contains(where: \.isMachineReadableCode),
+                                                         frameWidth: frame.formatDescription.width)
             if motionGate?.threshold != settings.unchangedFrameThreshold || motionGate?.samplesEveryPixel != mayMixPlaneSizes {
                 motionGate = MotionGate(threshold: settings.unchangedFrameThreshold, samplesEveryPixel: mayMixPlaneSizes)
             }

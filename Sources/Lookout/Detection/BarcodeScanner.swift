@@ -87,7 +87,7 @@ final class BarcodeScanner {
     ///   is scanned as it is at `.half` resolution.
     func scan(_ pixels: PixelBuffer, region: (x: Int, y: Int, width: Int, height: Int),
               planeIsHalfSize: Bool = false) -> [ScannedCode] {
-        guard resolution == .half, !planeIsHalfSize, pixels.width >= 2, pixels.height >= 2 else {
+        guard resolution.readsHalfSize(frameWidth: pixels.width), !planeIsHalfSize, pixels.width >= 2, pixels.height >= 2 else {
             precondition(pixels.bytesPerRow == pixels.width, "ZBar reads tightly packed planes")
             return scan(plane: pixels.baseAddress, width: pixels.width, height: pixels.height, region: region, scale: 1)
         }

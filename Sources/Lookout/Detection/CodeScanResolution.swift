@@ -7,4 +7,19 @@ public enum CodeScanResolution: String, Sendable, CaseIterable {
     /// codes are lost: at 720p the bench's codes read on every frame either way, at 480p its EAN-13
     /// (2.7 px per module) did not.
     case half
+    /// Half for frames at least `automaticHalfWidth` pixels wide, full below: from 720p up a
+    /// code whose modules ZBar can read at all spans 2 pixels or more; at 480p the bench's EAN-13
+    /// does not.
+    case automatic = "auto"
+
+    public static let automaticHalfWidth = 1280
+
+    /// Whether a frame `frameWidth` pixels wide is read at half size.
+    public func readsHalfSize(frameWidth: Int) -> Bool {
+        switch self {
+        case .full: false
+        case .half: true
+        case .automatic: frameWidth >= Self.automaticHalfWidth
+        }
+    }
 }

@@ -7,7 +7,7 @@ final class FaceAnalysis {
 
     init(configuration: FaceDetectorConfiguration) throws(CaptureError) {
         detector = try FaceDetector(configuration: configuration)
-        tracker = FaceTracker(retention: configuration.trackRetention)
+        tracker = FaceTracker(retention: configuration.trackRetention, confirmations: configuration.confirmations)
     }
 
     /// The faces in `frame` whose region lies in `rectOfInterest`, in frame pixels, with IDs.
@@ -22,11 +22,13 @@ final class FaceAnalysis {
     /// The last analysis's faces on an unchanged frame. The tracker sees them again, so a face
     /// sitting still keeps its ID however long the scene stays the same.
     func restamp(onto frame: SampleBuffer) -> [MetadataObject] {
-        objects(lastFaces, in: frame)
+        objects(lastFaces, in: frame, isNewSighting: false)
     }
 
-    private func objects(_ boxes: [Rect], in frame: SampleBuffer) -> [MetadataObject] {
-        let ids = tracker.assignIDs(to: boxes, at: frame.presentationTime)
-        return zip(boxes, ids).map { FaceObject(frame: frame, pixelBounds: $0, faceID: $1) }
+    private func objects(_ boxes: [Rect], in frame: SampleBuffer, isNewSighting: Bool = true) -> [MetadataObject] {
+        let tracked = tracker.track(boxes, at: frame.presentationTime, isNewSighting: isNewSighting)
+        return zip(boxes, tracked).compactMap { box, track in
+            track.isConfirmed ? FaceObject(frame: frame, pixelBounds: box, faceID: track.id) : nil
+        }
     }
 }

@@ -101,7 +101,12 @@ final class FaceDetector {
         let origin = pixels.baseAddress.advanced(by: region.y * pixels.bytesPerRow + region.x)
             .assumingMemoryBound(to: UInt8.self)
         // Every value below is in range (see check): the conversions cannot trap.
-        let minSize = Int32(min(Double(Self.maximumSide), (Double(configuration.minSize) / max(scale.x, 1)).rounded()))
+        var minimum = Double(configuration.minSize)
+        if configuration.minSizeIsAtAnalysisWidth, configuration.analysisWidth > 0 {
+            // Shrunk copy pixels to frame pixels.
+            minimum *= max(1, Double(region.width) * max(scale.x, 1) / Double(configuration.analysisWidth))
+        }
+        let minSize = Int32(min(Double(Self.maximumSide), (minimum / max(scale.x, 1)).rounded()))
         var parameters = lk_cascade_params(
             scale_factor: configuration.scaleFactor, min_neighbors: Int32(configuration.minNeighbors),
             min_width: minSize, min_height: minSize,

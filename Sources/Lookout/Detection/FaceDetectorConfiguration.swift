@@ -14,8 +14,12 @@ public struct FaceDetectorConfiguration: Sendable, Equatable {
     public var scaleFactor: Double = 1.1
     /// How many overlapping raw detections a face needs; higher means fewer false faces.
     public var minNeighbors: Int = 3
-    /// Smallest face searched for, in frame pixels.
+    /// Smallest face searched for, in frame pixels (or in pixels of the copy shrunk to
+    /// `analysisWidth`, with `minSizeIsAtAnalysisWidth`).
     public var minSize: Int = 30
+    /// `minSize` counts pixels of the shrunk copy: the same share of the picture whatever the
+    /// camera's resolution (30 px at 640 is 60 px of a 1280-wide frame).
+    public var minSizeIsAtAnalysisWidth = false
     /// Frames wider than this are shrunk to this width before detection (faces are large; the
     /// cascade's cost grows with area). 0 keeps the full size.
     public var analysisWidth: Int = 640
@@ -23,6 +27,10 @@ public struct FaceDetectorConfiguration: Sendable, Equatable {
     /// last seen. Haar cascades miss faces on single frames; without this a flicker would look like
     /// a face leaving and a new one entering.
     public var trackRetention = MediaTime(seconds: 1)
+    /// Analyses in a row (within `trackRetention` of each other) a face must be found in before
+    /// it is reported: 1 reports every detection (stills); 2, the command line's default for
+    /// video, drops faces that flicker on one frame, at the cost of one analysis's delay.
+    public var confirmations = 1
     /// The most pixels OpenCV's image pyramid may hold. The cascade searches copies of the
     /// analysed image shrunk by `scaleFactor` again and again, together about
     /// area x f²/(f²-1) pixels (5.8 times the image at 1.1, 50 times at 1.01), and OpenCV keeps
