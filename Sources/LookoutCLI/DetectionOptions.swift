@@ -62,6 +62,11 @@ struct DetectionOptions: ParsableArguments {
     @Option(name: .customLong("verify-neighbors"), help: "Face verifier: raw hits it needs around a face (1-100).")
     var verifyNeighbors: Int = 12
 
+    @Option(name: .customLong("face-confirm"), help: ArgumentHelp(
+        "Video: analyses a face must be found in (within a second of each other) before it is reported (1-10; default 2). 1 reports a face on its first analysis; 2 drops faces that flicker on one frame, one analysis later (0.1 s at --face-rate 10).",
+        valueName: "n"))
+    var faceConfirm: Int?
+
     @Option(name: .customLong("scale-factor"), help: "Haar detector: window growth between scales (1.01-4; default 1.1 for scan, 1.25 for run).")
     var scaleFactor: Double?
 
@@ -91,6 +96,7 @@ struct DetectionOptions: ParsableArguments {
         guard (scaleFactor ?? 1.1) >= 1.01, (scaleFactor ?? 1.1) <= 4 else { throw ValidationError("--scale-factor must be between 1.01 and 4.") }
         guard (0...100).contains(minNeighbors) else { throw ValidationError("--min-neighbors must be between 0 and 100.") }
         guard (1...16384).contains(minFace ?? 30) else { throw ValidationError("--min-face must be between 1 and 16384 pixels.") }
+        guard (1...10).contains(faceConfirm ?? 1) else { throw ValidationError("--face-confirm must be between 1 and 10.") }
         guard (1...100).contains(verifyNeighbors) else { throw ValidationError("--verify-neighbors must be between 1 and 100.") }
         guard faceWidth.map({ $0 == 0 || (64...16384).contains($0) }) ?? true else {
             throw ValidationError("--face-width must be 0 or between 64 and 16384.")
@@ -150,7 +156,7 @@ struct DetectionOptions: ParsableArguments {
         configuration.minNeighbors = minNeighbors
         configuration.minSize = minFace ?? 30
         configuration.minSizeIsAtAnalysisWidth = minFace == nil && profile == .video
-        configuration.confirmations = profile.faceConfirmations
+        configuration.confirmations = profile == .stills ? 1 : faceConfirm ?? profile.faceConfirmations
         configuration.analysisWidth = faceWidth ?? profile.faceWidth
         if faceVerifier?.lowercased() != "none" {
             configuration.verificationCascadePath = faceVerifier ?? FaceModelLocator.defaultVerifierPath()

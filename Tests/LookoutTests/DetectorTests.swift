@@ -224,25 +224,3 @@ struct MetadataOutputConfigurationTests {
         #expect(throws: CaptureError.self) { try second.addOutput(output) }
     }
 }
-
-@Suite("Code payload text")
-struct CodePayloadDecoderTests {
-    @Test func validUTF8IsUTF8() {
-        #expect(CodePayloadDecoder.decode(Array("é✓".utf8)) == ("é✓", .utf8))
-    }
-
-    @Test func invalidUTF8IsLatin1() {
-        let decoded = CodePayloadDecoder.decode([0x63, 0x61, 0x66, 0xE9])
-        #expect(decoded.text == "café" && decoded.encoding == .isoLatin1)
-    }
-
-    @Test func kanjiPairsAreShiftJIS() {
-        let decoded = CodePayloadDecoder.decode([0x8A, 0xBF, 0x8E, 0x9A])
-        #expect(decoded.text == "漢字" && decoded.encoding == .shiftJIS)
-    }
-
-    @Test func latin1ThatIsNotKanjiModeStaysLatin1() {
-        // E9 74 E9: a lead byte with nothing after it cannot be Shift-JIS.
-        #expect(CodePayloadDecoder.decode([0xE9, 0x74, 0xE9]).encoding == .isoLatin1)
-    }
-}

@@ -111,7 +111,8 @@ struct EventCommandLineTests {
         #expect(result.status == 0)
         let lines = try Self.events(result)
         let enters = lines.filter { $0["kind"] as? String == "face_enter" }
-        #expect(enters.compactMap { $0["pts"] as? Double } == [1, 2.5, 5])
+        // Each confirmed by its second analysis, one frame (0.1 s) after it came into view.
+        #expect(enters.compactMap { $0["pts"] as? Double } == [1.1, 2.6, 5.1])
         let ids = enters.compactMap { $0["face_id"] as? Int }
         #expect(Set(ids).count == 3, "IDs \(ids)")
         // A's leave names A's first ID, after the 1 s retention.

@@ -22,11 +22,11 @@ final class FaceAnalysis {
     /// The last analysis's faces on an unchanged frame. The tracker sees them again, so a face
     /// sitting still keeps its ID however long the scene stays the same.
     func restamp(onto frame: SampleBuffer) -> [MetadataObject] {
-        objects(lastFaces, in: frame, isNewSighting: false)
+        objects(lastFaces, in: frame)
     }
 
-    private func objects(_ boxes: [Rect], in frame: SampleBuffer, isNewSighting: Bool = true) -> [MetadataObject] {
-        let tracked = tracker.track(boxes, at: frame.presentationTime, isNewSighting: isNewSighting)
+    private func objects(_ boxes: [Rect], in frame: SampleBuffer) -> [MetadataObject] {
+        let tracked = tracker.track(boxes, at: frame.presentationTime)
         return zip(boxes, tracked).compactMap { box, track in
             track.isConfirmed ? FaceObject(frame: frame, pixelBounds: box, faceID: track.id) : nil
         }

@@ -37,15 +37,15 @@ final class FaceTracker {
 
     /// IDs for the faces, and whether each has been found in `confirmations` analyses (a face
     /// found once, on one frame, is more often a texture than a person; a person stays).
-    /// - Parameter isNewSighting: false for a previous analysis's faces restamped onto an
-    ///   unchanged frame: they keep their IDs but do not count towards confirmation.
-    func track(_ boxes: [Rect], at time: MediaTime, isNewSighting: Bool = true) -> [(id: Int, isConfirmed: Bool)] {
-        let ids = assignIDs(to: boxes, at: time, countsHits: isNewSighting)
+    /// A previous analysis's faces restamped onto an unchanged frame count too: the detector
+    /// would find them again there, and a still scene must not keep a person unconfirmed.
+    func track(_ boxes: [Rect], at time: MediaTime) -> [(id: Int, isConfirmed: Bool)] {
+        let ids = assignIDs(to: boxes, at: time)
         return ids.map { id in (id, (tracks.first { $0.id == id }?.hits ?? 1) >= confirmations) }
     }
 
     /// Assigns IDs to the faces (pixel rectangles) of the analysis at `time`, and remembers them.
-    func assignIDs(to boxes: [Rect], at time: MediaTime, countsHits: Bool = true) -> [Int] {
+    func assignIDs(to boxes: [Rect], at time: MediaTime) -> [Int] {
         // Faces missed for longer than the retention have left; a face found in the previous
         // analysis always gets a chance to match. A clock that went backwards (a restarted stream)
         // ends every track.
@@ -69,7 +69,7 @@ final class FaceTracker {
             ids[candidate.box] = tracks[candidate.track].id
             tracks[candidate.track].box = boxes[candidate.box]
             tracks[candidate.track].lastSeen = time
-            if countsHits { tracks[candidate.track].hits += 1 }
+            tracks[candidate.track].hits += 1
             tracks[candidate.track].lastAnalysis = analysis
             boxTaken.insert(candidate.box)
             trackTaken.insert(candidate.track)

@@ -44,6 +44,10 @@ public final class MQTTEventPublisher: @unchecked Sendable {
     private var stateToSend: [Message] = []
     private var connected = false
     private var everConnected = false
+    /// True until the first connection attempt has succeeded or failed: a run shorter than a TLS
+    /// handshake must still wait for it at the end, rather than take "not connected" for
+    /// "unreachable".
+    private var firstAttemptPending = true
     private var lastFailure: String?
     private var unacknowledged = 0
     private var acknowledged = 0
@@ -135,7 +139,7 @@ public final class MQTTEventPublisher: @unchecked Sendable {
         let deadline = DispatchTime.fromNow(seconds: timeout)
         while true {
             let done = queue.sync { () -> Bool in
-                let isIdle = !connected || (events.isEmpty && stateToSend.isEmpty && unacknowledged == 0)
+                let isIdle = isIdleQueueOnly
                 waitingForIdle = !isIdle
                 return isIdle
             }
@@ -159,6 +163,7 @@ public final class MQTTEventPublisher: @unchecked Sendable {
         switch event {
         case .connected:
             connected = true
+            firstAttemptPending = false
             let queued = events.count
             if everConnected {
                 diagnostics("MQTT: reconnected to \(configuration.broker.redacted)"
@@ -175,6 +180,7 @@ public final class MQTTEventPublisher: @unchecked Sendable {
             drain()
         case .connectFailed(let reason):
             connected = false
+            firstAttemptPending = false
             if reason != lastFailure {
                 diagnostics("MQTT: cannot connect to \(configuration.broker.redacted): \(reason); retrying")
                 lastFailure = reason
@@ -182,6 +188,7 @@ public final class MQTTEventPublisher: @unchecked Sendable {
             signalIdleIfWaiting()
         case .disconnected(let reason):
             connected = false
+            firstAttemptPending = false
             lastFailure = nil
             diagnostics("MQTT: connection to \(configuration.broker.redacted) lost (\(reason)); events are queued until it is back")
             signalIdleIfWaiting()
@@ -219,9 +226,14 @@ public final class MQTTEventPublisher: @unchecked Sendable {
         return true
     }
 
+    /// Nothing left to deliver, or no broker to deliver it to (the first attempt has been made).
+    private var isIdleQueueOnly: Bool {
+        connected ? events.isEmpty && stateToSend.isEmpty && unacknowledged == 0 : !firstAttemptPending
+    }
+
     private func signalIdleIfWaiting() {
         guard waitingForIdle else { return }
-        if !connected || (events.isEmpty && stateToSend.isEmpty && unacknowledged == 0) {
+        if isIdleQueueOnly {
             waitingForIdle = false
             idle.signal()
         }

@@ -1,0 +1,71 @@
+import Foundation
+import Testing
+@testable import Lookout
+
+/// The second look at pictures ZBar reads nothing in, through `lookout scan` and the library.
+@Suite("Code second pass")
+struct CodeSecondPassTests {
+    /// A QR code from the development corpus (low contrast, JPEG, 6 px modules, tilted 28°)
+    /// that ZBar cannot read on any copy and zxing-cpp can.
+    @Test func aCodeOnlyZXingReadsIsReportedWithItsDecoder() throws {
+        let first = try lookout(["scan", "--types", "qr", "--code-budget", "0", Fixtures.path("qr-second-pass.png")])
+        #expect(first.status == 0 && first.lines.isEmpty)
+        let result = try lookout(["scan", "--types", "qr", Fixtures.path("qr-second-pass.png")])
+        let objects = try jsonObjects(result)
+        #expect(objects.count == 1)
+        #expect(objects.first?["value"] as? String == "東京タワー 2026年")
+        #expect(objects.first?["decoder"] as? String == "zxing")
+    }
+
+    /// Light modules on a dark ground: ZBar reads the inverted copy.
+    @Test func anInvertedCodeIsReadOnTheNegative() throws {
+        let first = try lookout(["scan", "--types", "qr", "--code-budget", "0", Fixtures.path("qr-inverted.png")])
+        #expect(first.status == 0 && first.lines.isEmpty)
+        let objects = try jsonObjects(try lookout(["scan", "--types", "qr", Fixtures.path("qr-inverted.png")]))
+        #expect(objects.count == 1)
+        #expect(objects.first?["value"] as? String == "ｶﾀｶﾅ ﾃｽﾄ 123")
+        #expect(objects.first?["decoder"] as? String == "zbar")
+    }
+
+    /// The held-out photographs' wrong texts, as fixtures: half-width katakana in a byte segment,
+    /// and 0x5C / 0x7E in Shift-JIS. raw_base64 keeps the bytes.
+    @Test func shiftJISPayloadsReadExactly() throws {
+        let objects = try jsonObjects(try lookout(["scan", "--types", "qr", Fixtures.path("qr-sjis-katakana.png"),
+                                                   Fixtures.path("qr-sjis-backslash.png")]))
+        #expect(objects.map { $0["value"] as? String } == ["ｶﾀｶﾅ ﾃｽﾄ 123", "C:\\ﾃｽﾄ\\漢字~1.txt"])
+        #expect(objects.map { $0["encoding"] as? String } == ["shift_jis", "shift_jis"])
+        #expect(objects.map { $0["raw_base64"] as? String } == ["tsC2xSDDvcQgMTIz", "Qzpcw73EXIq/jpp+MS50eHQ="])
+        // A user who knows better forces the charset; the bytes stay the same.
+        let forced = try jsonObjects(try lookout(["scan", "--types", "qr", "--charset", "iso-8859-1", Fixtures.path("qr-sjis-katakana.png")]))
+        #expect(forced.first?["value"] as? String == "¶À¶Å Ã½Ä 123" && forced.first?["raw_base64"] as? String == "tsC2xSDDvcQgMTIz")
+        let unknown = try lookout(["scan", "--charset", "klingon", Fixtures.path("qr-sjis-katakana.png")])
+        #expect(unknown.status == 64 && unknown.stderr.contains("--charset"))
+    }
+
+    /// Debian's zxing-cpp 1.4 aborts (a failed assertion) on a plain EAN-13 drawn large; the
+    /// reader runs in a child, so the process lives on and the failure is counted.
+    @Test func zxingAbortingDoesNotEndTheProcess() throws {
+        let image = try StillImage.load(path: Fixtures.path("ean13-zxing-abort.png"))
+        let scanner = ZXingScanner(types: [.ean13])
+        let codes = scanner.scan(plane: image.baseAddress, width: image.width, height: image.height,
+                                 bytesPerRow: image.bytesPerRow, timeout: 10_000)
+        #expect(codes.isEmpty)
+        #expect(scanner.failures == 1)
+        // The same reader reads a QR code after that.
+        let qr = try StillImage.load(path: Fixtures.path("qr-second-pass.png"))
+        let reader = ZXingScanner(types: [.qr])
+        let read = reader.scan(plane: qr.baseAddress, width: qr.width, height: qr.height, bytesPerRow: qr.bytesPerRow, timeout: 10_000)
+        #expect(read.map(\.decoder) == [.zxing] && reader.failures == 0)
+    }
+
+    /// A budget spent stops the pass: with 1 ms, zxing-cpp's child is killed before it reads.
+    @Test func theBudgetBoundsTheSecondPass() throws {
+        let image = try StillImage.load(path: Fixtures.path("qr-second-pass.png"))
+        let pass = CodeSecondPass(types: [.qr], steps: [.zxing])
+        let start = MonotonicClock.nanoseconds()
+        let found = pass.scan(image, region: (0, 0, image.width, image.height), deadline: start + 1_000_000)
+        #expect(found.isEmpty)
+        #expect(MonotonicClock.nanoseconds() - start < 200_000_000)
+        #expect(!pass.scan(image, region: (0, 0, image.width, image.height), deadline: MonotonicClock.nanoseconds() + 5_000_000_000).isEmpty)
+    }
+}
