@@ -88,6 +88,20 @@ static bool verified(lk_cascade *cascade, const cv::Mat &image, const cv::Rect &
     return false;
 }
 
+// True when `candidate` (analysed-image pixels, `scale` caller pixels each) overlaps a face the
+// caller verified before: the same face again, whose verification would cost as much as the
+// cascade's own search in video.
+static bool is_trusted(const lk_cascade_params *params, const cv::Rect &candidate, double scale) {
+    for (int i = 0; params->trusted && i < params->trusted_count; i++) {
+        const lk_rect &t = params->trusted[i];
+        cv::Rect known((int)(t.x / scale + 0.5), (int)(t.y / scale + 0.5), (int)(t.width / scale + 0.5),
+                       (int)(t.height / scale + 0.5));
+        double overlap = (known & candidate).area();
+        if (overlap > 0 && overlap / (known.area() + candidate.area() - overlap) > 0.3) return true;
+    }
+    return false;
+}
+
 extern "C" void lk_cascade_close(lk_cascade *cascade) { delete cascade; }
 
 extern "C" int lk_cascade_detect(lk_cascade *cascade, const unsigned char *gray, int width, int height,
@@ -121,7 +135,7 @@ extern "C" int lk_cascade_detect(lk_cascade *cascade, const unsigned char *gray,
         if (params->verify_min_neighbors > 0 && !cascade->verifier.empty()) {
             std::vector<cv::Rect> &found = cascade->found;
             found.erase(std::remove_if(found.begin(), found.end(), [&](const cv::Rect &r) {
-                            return !verified(cascade, *input, r, params->verify_min_neighbors);
+                            return !is_trusted(params, r, scale) && !verified(cascade, *input, r, params->verify_min_neighbors);
                         }), found.end());
         }
         int n = (int)cascade->found.size();

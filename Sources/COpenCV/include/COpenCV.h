@@ -21,6 +21,10 @@ typedef struct lk_cascade_params {
     int analysis_width;    // downscale to at most this width before detecting; 0 = never
     int threads;           // OpenCV worker threads for the detection; 0 = OpenCV's default
     int verify_min_neighbors; // > 0: each candidate must pass the verifier with this many hits
+    // Faces verified before (the last analysis's, in the caller's pixels): a candidate overlapping
+    // one (IoU > 0.3) is that face again and skips the verifier. May be NULL.
+    const lk_rect *trusted;
+    int trusted_count;
 } lk_cascade_params;
 
 // Loads a Haar cascade XML. On failure returns NULL and writes a message into err.

@@ -15,6 +15,8 @@ final class CodeAnalysis {
     /// Milliseconds a weak linear read may take to be confirmed when the second pass is off or
     /// has a smaller budget.
     static let confirmationBudget = 20.0
+    /// How long (stream time since last seen) a confirmed weak read stays confirmed.
+    static let confirmationMemory = MediaTime(seconds: 2)
 
     /// ZBar scan density (1 = every line) and the plane codes are read from.
     let density: Int
@@ -25,6 +27,7 @@ final class CodeAnalysis {
     private var secondPassSchedule = AnalysisSchedule()
     private var appliedGeneration = -1
     private var lastCodes: [ScannedCode] = []
+    private var recentlyConfirmed: [(type: MetadataObjectType, payload: [UInt8], time: MediaTime)] = []
     private(set) var secondPassReads = 0
 
     init(density: Int, resolution: CodeScanResolution) {
@@ -51,8 +54,21 @@ final class CodeAnalysis {
         var found = scanner.scan(image, region: region.pixels, planeIsHalfSize: frame.lumaReduction == 2)
         if found.contains(where: \.needsConfirmation), let secondPass {
             // At least a short look, second pass or not: an unconfirmed weak read is not reported.
+            // A code confirmed lately stays confirmed, so a far-away code read weakly on every
+            // frame costs one confirmation, not one a frame.
+            let now = frame.presentationTime
+            recentlyConfirmed.removeAll { now < $0.time || now.nanoseconds - $0.time.nanoseconds > Self.confirmationMemory.nanoseconds }
             let deadline = start + Int64(max(settings.secondPassBudget, Self.confirmationBudget) * 1e6)
-            found.removeAll { $0.needsConfirmation && !secondPass.confirms($0, in: image, deadline: deadline) }
+            found.removeAll { code in
+                guard code.needsConfirmation else { return false }
+                if let index = recentlyConfirmed.firstIndex(where: { $0.type == code.type && $0.payload == code.payload }) {
+                    recentlyConfirmed[index].time = now
+                    return false
+                }
+                guard secondPass.confirms(code, in: image, deadline: deadline) else { return true }
+                recentlyConfirmed.append((code.type, code.payload, now))
+                return false
+            }
         }
         if found.isEmpty, settings.secondPassBudget > 0, let secondPass,
            secondPassSchedule.isDue(at: frame.presentationTime, rate: settings.secondPassRate) {

@@ -4,6 +4,7 @@ final class FaceAnalysis {
     let detector: FaceDetector
     private var tracker: FaceTracker
     private var lastFaces: [Rect] = []
+    private var lastAnalysis: MediaTime?
 
     init(configuration: FaceDetectorConfiguration) throws(CaptureError) {
         detector = try FaceDetector(configuration: configuration)
@@ -13,9 +14,14 @@ final class FaceAnalysis {
     /// The faces in `frame` whose region lies in `rectOfInterest`, in frame pixels, with IDs.
     func detect(in frame: SampleBuffer, rectOfInterest: Rect, singleThreaded: Bool) throws(CaptureError) -> [MetadataObject] {
         let region = SearchRegion(rectOfInterest, in: frame.imageBuffer)
+        // The last analysis's faces passed the verifier: found again where they were, moments
+        // later in the same stream, they are not verified again. (Stills all have time 0.)
+        let time = frame.presentationTime
+        let isSameStream = lastAnalysis.map { time > $0 && time.nanoseconds - $0.nanoseconds <= detector.configuration.trackRetention.nanoseconds } ?? false
         let boxes = try detector.detect(frame.imageBuffer, region: region.pixels, scale: frame.lumaScale,
-                                        singleThreaded: singleThreaded)
+                                        singleThreaded: singleThreaded, trusted: isSameStream ? lastFaces : [])
         lastFaces = boxes
+        lastAnalysis = time
         return objects(boxes, in: frame)
     }
 

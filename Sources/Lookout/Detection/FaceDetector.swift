@@ -96,8 +96,11 @@ final class FaceDetector {
     ///   - singleThreaded: runs the cascade on the calling thread only. Beside a code
     ///     queue that reads every frame, OpenCV's worker threads only compete with it for the cores
     ///     (the CPU time is the same, measured), so rate-limited face analysis runs this way.
+    ///   - trusted: faces verified before, in frame pixels: candidates overlapping them skip the
+    ///     verifier (video: a face is verified once, when it appears).
     func detect(_ pixels: PixelBuffer, region: (x: Int, y: Int, width: Int, height: Int),
-                scale: (x: Double, y: Double) = (1, 1), singleThreaded: Bool = false) throws(CaptureError) -> [Rect] {
+                scale: (x: Double, y: Double) = (1, 1), singleThreaded: Bool = false,
+                trusted: [Rect] = []) throws(CaptureError) -> [Rect] {
         let origin = pixels.baseAddress.advanced(by: region.y * pixels.bytesPerRow + region.x)
             .assumingMemoryBound(to: UInt8.self)
         // Every value below is in range (see check): the conversions cannot trap.
@@ -113,10 +116,21 @@ final class FaceDetector {
             max_width: 0, max_height: 0,
             analysis_width: Int32(analysisWidth(forWidth: region.width, height: region.height)),
             threads: singleThreaded ? 1 : 0,
-            verify_min_neighbors: configuration.verificationCascadePath == nil ? 0 : Int32(max(1, configuration.verificationMinNeighbors)))
-        let count = lk_cascade_detect(cascade, origin, Int32(region.width), Int32(region.height),
-                                      Int32(pixels.bytesPerRow), &parameters, &found, Int32(found.count),
-                                      &message, message.count)
+            verify_min_neighbors: configuration.verificationCascadePath == nil ? 0 : Int32(max(1, configuration.verificationMinNeighbors)),
+            trusted: nil, trusted_count: 0)
+        // Frame pixels to the region's plane pixels, as the cascade sees the image passed in.
+        let known = trusted.prefix(Self.maximumFaces).map {
+            lk_rect(x: Int32(($0.x / scale.x).rounded()) - Int32(region.x), y: Int32(($0.y / scale.y).rounded()) - Int32(region.y),
+                    width: Int32(($0.width / scale.x).rounded()), height: Int32(($0.height / scale.y).rounded()))
+        }
+        let count = known.withUnsafeBufferPointer { known in
+            parameters.trusted = known.baseAddress
+            parameters.trusted_count = Int32(known.count)
+            defer { parameters.trusted = nil }
+            return lk_cascade_detect(cascade, origin, Int32(region.width), Int32(region.height),
+                                     Int32(pixels.bytesPerRow), &parameters, &found, Int32(found.count),
+                                     &message, message.count)
+        }
         guard count >= 0 else { throw .detectorFailed(String(nulTerminated: message)) }
         return found.prefix(Int(min(count, Int32(found.count)))).map {
             Rect(x: Double(Int($0.x) + region.x) * scale.x, y: Double(Int($0.y) + region.y) * scale.y,
