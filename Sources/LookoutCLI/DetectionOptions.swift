@@ -20,7 +20,7 @@ struct DetectionOptions: ParsableArguments {
     var density: Int?
 
     @Option(name: .customLong("code-budget"), help: ArgumentHelp(
-        "Milliseconds a frame or image ZBar read no code in may spend on a second look: ZBar on prepared copies (contrast stretched, halved, inverted) and zxing-cpp (0 = off; default 1000 for scan, 15 for run).",
+        "Milliseconds a frame or image ZBar read no code in may spend on a second look: ZBar on prepared copies (contrast stretched, halved, inverted) and zxing-cpp (0 = off; default 3000 for scan, 15 for run).",
         valueName: "ms"))
     var codeBudget: Double?
 
