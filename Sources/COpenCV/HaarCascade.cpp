@@ -67,6 +67,11 @@ extern "C" int lk_cascade_set_verifier(lk_cascade *cascade, const char *path, ch
     return -1;
 }
 
+static double intersection_over_union(const cv::Rect &a, const cv::Rect &b) {
+    double overlap = (a & b).area();
+    return overlap > 0 ? overlap / (a.area() + b.area() - overlap) : 0;
+}
+
 // True when the verifier finds, in the candidate's neighbourhood (a quarter of its size around it)
 // and at 0.6-1.4 times its size, a face overlapping it by more than 0.3 (intersection over union)
 // with at least `min_neighbors` raw hits. Its false faces are not the first cascade's: textures,
@@ -82,8 +87,7 @@ static bool verified(lk_cascade *cascade, const cv::Mat &image, const cv::Rect &
     for (cv::Rect found : cascade->verified) {
         found.x += area.x;
         found.y += area.y;
-        double overlap = (found & candidate).area();
-        if (overlap / (found.area() + candidate.area() - overlap) > 0.3) return true;
+        if (intersection_over_union(found, candidate) > 0.3) return true;
     }
     return false;
 }
@@ -96,8 +100,7 @@ static bool is_trusted(const lk_cascade_params *params, const cv::Rect &candidat
         const lk_rect &t = params->trusted[i];
         cv::Rect known((int)(t.x / scale + 0.5), (int)(t.y / scale + 0.5), (int)(t.width / scale + 0.5),
                        (int)(t.height / scale + 0.5));
-        double overlap = (known & candidate).area();
-        if (overlap > 0 && overlap / (known.area() + candidate.area() - overlap) > 0.3) return true;
+        if (intersection_over_union(known, candidate) > 0.3) return true;
     }
     return false;
 }

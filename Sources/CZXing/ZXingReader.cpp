@@ -17,9 +17,11 @@
 #include <cstring>
 #include <exception>
 
-extern "C" int lk_zxing_read(const unsigned char *gray, int width, int height, int stride, int formats,
-                             lk_zx_code *out, int capacity, unsigned char *bytes, int bytes_capacity,
-                             char *err, size_t err_len) {
+// Reads the codes of `formats` in an 8-bit gray image, trying harder and rotated. Payloads are the
+// symbol's bytes; for a QR code with an ECI designator, its text in UTF-8 (as ZBar gives). Only
+// ever called in the child (see lk_zxing_read_isolated): in process, an assertion would abort.
+static int read_codes(const unsigned char *gray, int width, int height, int stride, int formats,
+                      lk_zx_code *out, int capacity, unsigned char *bytes, int bytes_capacity) {
     try {
         ZXing::ImageView image(gray, width, height, ZXing::ImageFormat::Lum, stride);
         ZXing::DecodeHints hints;
@@ -56,8 +58,7 @@ extern "C" int lk_zxing_read(const unsigned char *gray, int width, int height, i
             }
         }
         return count;
-    } catch (const std::exception &e) {
-        if (err && err_len > 0) std::snprintf(err, err_len, "%s", e.what());
+    } catch (const std::exception &) {
         return -1;
     }
 }
@@ -122,8 +123,7 @@ extern "C" int lk_zxing_read_isolated(const unsigned char *gray, int width, int 
         for (int signal_number : {SIGABRT, SIGSEGV, SIGBUS, SIGILL, SIGFPE}) std::signal(signal_number, SIG_DFL);
         int null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
         if (null_fd >= 0) dup2(null_fd, STDERR_FILENO);
-        int count = lk_zxing_read(gray, width, height, stride, formats, out, capacity, bytes, bytes_capacity,
-                                  nullptr, 0);
+        int count = read_codes(gray, width, height, stride, formats, out, capacity, bytes, bytes_capacity);
         int used = 0;
         for (int i = 0; i < count; i++) used = std::max(used, out[i].offset + out[i].length);
         bool sent = write_all(fds[1], &count, sizeof count)

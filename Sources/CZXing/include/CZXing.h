@@ -31,14 +31,9 @@ typedef struct lk_zx_code {
 } lk_zx_code;
 
 // Reads the codes of `formats` in an 8-bit gray image (stride in bytes), trying harder and
-// rotated. Payloads are the symbol's bytes; for a QR code with an ECI designator, its text in
-// UTF-8 (as ZBar gives). Writes at most `capacity` codes and their payloads into `bytes`; returns
-// how many were written, or -1 on error (message in err).
-int lk_zxing_read(const unsigned char *gray, int width, int height, int stride, int formats,
-                  lk_zx_code *out, int capacity, unsigned char *bytes, int bytes_capacity,
-                  char *err, size_t err_len);
-
-// The same, in a forked child: Debian's zxing-cpp 1.4 is built with its assertions on, and some
+// rotated, in a forked child. Payloads are the symbol's bytes; for a QR code with an ECI
+// designator, its text in UTF-8 (as ZBar gives). Writes at most `capacity` codes and their payloads
+// into `bytes`. Why a child: Debian's zxing-cpp 1.4 is built with its assertions on, and some
 // images trip them (zxing-cpp issues 516 and 740: abort() in Result::operator== on linear codes),
 // which would end the whole process. The child shares the image copy-on-write and sends the
 // results through a pipe; past `timeout_ms` it is killed. Returns the count, -1 on error, -2 when

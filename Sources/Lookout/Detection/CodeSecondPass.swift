@@ -51,8 +51,7 @@ final class CodeSecondPass {
                                    timeout: millisecondsLeft(until: deadline))
             case .stretched:
                 prepare(origin, region: region, stride: pixels.bytesPerRow, lookup: stretchTable(origin, region: region, stride: pixels.bytesPerRow))
-                codes = copy.withUnsafeBytes { zbar.scan(plane: $0.baseAddress!, width: region.width, height: region.height,
-                                                         region: (0, 0, region.width, region.height), scale: 1) }
+                codes = scanCopy(width: region.width, height: region.height)
             case .half:
                 let width = region.width / 2, height = region.height / 2
                 if half.count < width * height { half = Array(repeating: 0, count: width * height) }
@@ -63,9 +62,8 @@ final class CodeSecondPass {
                 codes = half.withUnsafeBytes { zbar.scan(plane: $0.baseAddress!, width: width, height: height,
                                                          region: (0, 0, width, height), scale: 2) }
             case .inverted:
-                prepare(origin, region: region, stride: pixels.bytesPerRow, lookup: (0...255).map { 255 - UInt8($0) })
-                codes = copy.withUnsafeBytes { zbar.scan(plane: $0.baseAddress!, width: region.width, height: region.height,
-                                                         region: (0, 0, region.width, region.height), scale: 1) }
+                prepare(origin, region: region, stride: pixels.bytesPerRow, lookup: Self.negative)
+                codes = scanCopy(width: region.width, height: region.height)
                 if codes.isEmpty, MonotonicClock.nanoseconds() < deadline {
                     codes = copy.withUnsafeBytes { zxing.scan(plane: $0.baseAddress!, width: region.width, height: region.height,
                                                               bytesPerRow: region.width, timeout: millisecondsLeft(until: deadline)) }
@@ -81,6 +79,13 @@ final class CodeSecondPass {
         }
         return []
     }
+
+    /// ZBar over the prepared copy (tightly packed, `width` x `height`).
+    private func scanCopy(width: Int, height: Int) -> [ScannedCode] {
+        copy.withUnsafeBytes { zbar.scan(plane: $0.baseAddress!, width: width, height: height, region: (0, 0, width, height), scale: 1) }
+    }
+
+    private static let negative: [UInt8] = (0...255).map { 255 - UInt8($0) }
 
     private func millisecondsLeft(until deadline: Int64) -> Int {
         max(0, Int((deadline - MonotonicClock.nanoseconds()) / 1_000_000))
