@@ -28,6 +28,9 @@ let package = Package(
         // libmosquitto (libmosquitto-dev) is opened on first use, so runs without MQTT do not map it
         // or OpenSSL: forwarders in C.
         .target(name: "CMosquitto", path: "Sources/CMosquitto", linkerSettings: [.linkedLibrary("dl")]),
+        // libavformat's Matroska muxer for recordings (libavformat-dev), opened on first use: a run that
+        // records nothing does not map it and the hundred libraries it brings.
+        .target(name: "CMatroska", path: "Sources/CMatroska", linkerSettings: [.linkedLibrary("dl")]),
         // OpenCV is C++: the little Lookout needs (Haar cascades, still-image decoding) is wrapped
         // behind an extern "C" API.
         .target(
@@ -51,7 +54,7 @@ let package = Package(
         ),
         .target(
             name: "Lookout",
-            dependencies: ["CV4L2", "CZBar", "CTurboJPEG", "COpenCV", "CZXing", "CMosquitto"],
+            dependencies: ["CV4L2", "CZBar", "CTurboJPEG", "COpenCV", "CZXing", "CMosquitto", "CMatroska"],
             path: "Sources/Lookout",
             // The JSON Schema of output lines lives beside the encoder that writes them.
             exclude: ["Output/lookout-line.schema.json"]

@@ -36,11 +36,12 @@ struct HTTPOptions: ParsableArguments {
     }
 
     /// The server for `pipeline`, when --http is given; the token file is read here.
-    func makeServer(pipeline: DetectionPipeline, snapshotDirectory: String?) throws -> WebServer? {
+    func makeServer(pipeline: DetectionPipeline, snapshotDirectory: String?, recordingDirectory: String?) throws -> WebServer? {
         guard let http, let address = WebServerAddress(parsing: http) else { return nil }
         var configuration = WebServer.Configuration(address: address)
         configuration.previewRate = previewRate
         configuration.snapshotDirectory = snapshotDirectory
+        configuration.recordingDirectory = recordingDirectory
         if let tokenFile {
             configuration.token = try readToken(tokenFile)
         }

@@ -38,6 +38,7 @@ struct RunCommand: ParsableCommand {
     @OptionGroup(title: "MQTT") var mqtt: MQTTOptions
     @OptionGroup(title: "Hooks") var hooks: HookOptions
     @OptionGroup(title: "Snapshots") var snapshots: SnapshotOptions
+    @OptionGroup(title: "Recordings") var recordings: RecordingOptions
     @OptionGroup(title: "Web view and API") var web: HTTPOptions
 
     mutating func validate() throws {
@@ -84,8 +85,15 @@ struct RunCommand: ParsableCommand {
             pipeline.stop()
         }
         pipeline.addSink(standardOutput)
+        // The recorder goes before the other sinks: its `recording` lines reach them all.
+        do {
+            _ = try recordings.makeRecorder(pipeline: pipeline, diagnostics: { printDiagnostic($0) })
+        } catch {
+            throw fail(error)
+        }
         try addEventSinks(to: pipeline, source: path)
-        let server = try web.makeServer(pipeline: pipeline, snapshotDirectory: snapshots.snapshots)
+        let server = try web.makeServer(pipeline: pipeline, snapshotDirectory: snapshots.snapshots,
+                                        recordingDirectory: recordings.record)
         if let server {
             do {
                 try server.start()

@@ -29,7 +29,9 @@ public enum WebServerError: Error, CustomStringConvertible {
 /// - `/api/status`: the statistics snapshot as JSON, with the newest objects and events;
 /// - `/metrics`: Prometheus text exposition;
 /// - `/healthz`: 200 while frames arrive (or a file was read to its end), 503 while the camera is lost;
-/// - `/snapshots/NAME`: a snapshot in the snapshot directory, by its exact name.
+/// - `/snapshots/NAME`: a snapshot in the snapshot directory, by its exact name;
+/// - `/api/recordings`: the clips in the recording directory, newest first (JSON);
+/// - `/recordings/NAME`: a clip, by its exact name, as a download.
 ///
 /// It adds a `PhotoOutput` to the pipeline's session and an event sink to the pipeline. With
 /// nobody connected its cost is one photo a second (see `PreviewBroadcaster`).
@@ -42,6 +44,8 @@ public final class WebServer: StatisticsReporting, @unchecked Sendable {
         public var previewRate = 5.0
         /// Where `/snapshots/NAME` reads from.
         public var snapshotDirectory: String?
+        /// Where `/api/recordings` and `/recordings/NAME` read from.
+        public var recordingDirectory: String?
         /// Connections open at once; more wait in the listen backlog.
         public var maximumConnections = 64
 
@@ -177,6 +181,10 @@ public final class WebServer: StatisticsReporting, @unchecked Sendable {
         router.get("/snapshots/{name}") { [self] _, context in
             counted(snapshot(named: context.parameters.get("name") ?? ""))
         }
+        router.get("/api/recordings") { [self] _, _ in counted(recordingList()) }
+        router.get("/recordings/{name}") { [self] _, context in
+            counted(recording(named: context.parameters.get("name") ?? ""))
+        }
         return router
     }
 
@@ -287,6 +295,52 @@ public final class WebServer: StatisticsReporting, @unchecked Sendable {
         }
         buffer.writeString("\n")
         return buffer
+    }
+
+    /// Clips listed by the web page, newest first: at most `listedRecordings`.
+    static let listedRecordings = 50
+
+    private func recordingList() -> Response {
+        var writer = JSONWriter(capacity: 4096)
+        writer.beginObject()
+        writer.key("recordings")
+        writer.beginArray()
+        if let directory = configuration.recordingDirectory {
+            for clip in RecordingRetention.clips(in: directory).reversed().prefix(Self.listedRecordings) {
+                writer.beginObject()
+                writer.key("file"); writer.string(clip.name)
+                writer.key("bytes"); writer.integer(Int(clip.bytes))
+                writer.key("modified"); writer.string(WallClockTime(seconds: Int64(clip.modified), nanoseconds: 0).rfc3339)
+                writer.key("url"); writer.string("/recordings/" + clip.name)
+                writer.endObject()
+            }
+        }
+        writer.endArray()
+        writer.endObject()
+        return Self.response(.ok, type: "application/json", writer.bytes + [0x0A])
+    }
+
+    /// A clip as a download, streamed from the file (clips are megabytes, not kilobytes).
+    private func recording(named name: String) -> Response {
+        let notFound = Self.message(.notFound, "no such recording")
+        // Only names the recorder makes: no slash, no dot-dot.
+        guard let directory = configuration.recordingDirectory, RecordingFileName.isRecording(name),
+              let handle = FileHandle(forReadingAtPath: directory + "/" + name) else { return notFound }
+        var headers = Self.headers(type: "video/x-matroska")
+        headers[.contentDisposition] = "attachment; filename=\"\(name)\""
+        let size = (try? handle.seekToEnd()) ?? 0
+        try? handle.seek(toOffset: 0)
+        headers[.contentLength] = String(size)
+        return Response(status: .ok, headers: headers, body: ResponseBody { writer in
+            defer { try? handle.close() }
+            // The size announced, even of a clip still being written.
+            var remaining = Int(size)
+            while remaining > 0, let chunk = try handle.read(upToCount: min(remaining, 256 * 1024)), !chunk.isEmpty {
+                remaining -= chunk.count
+                try await writer.write(ByteBuffer(bytes: chunk))
+            }
+            try await writer.finish(nil)
+        })
     }
 
     private func snapshot(named name: String) -> Response {

@@ -41,6 +41,20 @@ public class CaptureOutput: @unchecked Sendable {
     /// nobody asks.
     var wantsPicture: Bool { false }
 
+    /// True for an output that keeps frames as the input sent them and never looks at their
+    /// pixels (`MovieFileOutput`): the session hands it every frame through `deliverSourceFrame`
+    /// before decoding, and never reserves or decodes a frame for it.
+    var takesSourceFrames: Bool { false }
+
+    /// Hands over a frame as the input sent it (for `takesSourceFrames` outputs); its bytes are
+    /// valid only during the call. `pictures` lends buffers for a copy; with `wait` (a file read as
+    /// fast as possible) the output may block until it can keep the frame, otherwise never.
+    func deliverSourceFrame(_ frame: SourceFrame, pictures: BufferPool, wait: Bool) {}
+
+    /// The input lost its frames (a camera unplugged); frames may come again later, on a clock
+    /// started afresh. Called on the capture thread.
+    func inputWasInterrupted() {}
+
     /// Hands over a reserved frame; must not block.
     func deliver(_ sampleBuffer: SampleBuffer, from connection: CaptureConnection) {}
 

@@ -235,7 +235,9 @@ public final class CaptureSession: @unchecked Sendable {
         let source = input.source
         source.setInterruptionHandler { [weak self] interruption in
             switch interruption {
-            case .lost(let reason): self?.post(.wasInterrupted(reason: reason))
+            case .lost(let reason):
+                for output in self?.outputs ?? [] { output.inputWasInterrupted() }
+                self?.post(.wasInterrupted(reason: reason))
             case .restored(let format): self?.post(.interruptionEnded(format))
             }
         }
@@ -292,9 +294,14 @@ public final class CaptureSession: @unchecked Sendable {
                 continue
             }
 
+            // Outputs that keep frames as sent (recordings) take them before any decoding.
+            for connection in connections where connection.isEnabled && connection.output.takesSourceFrames {
+                connection.output.deliverSourceFrame(frame, pictures: picturePool, wait: !realTime)
+            }
+
             // Offer the frame: outputs still busy with an earlier frame drop it as late.
             recipients.removeAll(keepingCapacity: true)
-            for connection in connections where connection.isEnabled {
+            for connection in connections where connection.isEnabled && !connection.output.takesSourceFrames {
                 if connection.output.reserveFrame(wait: !realTime) {
                     recipients.append(connection)
                 } else {

@@ -24,6 +24,15 @@ public struct MediaTime: Comparable, Hashable, Sendable, CustomStringConvertible
 
     public static let zero = MediaTime(nanoseconds: 0)
 
+    /// Sums and differences wrap rather than trap: a time never traps.
+    public static func + (lhs: MediaTime, rhs: MediaTime) -> MediaTime {
+        MediaTime(nanoseconds: lhs.nanoseconds &+ rhs.nanoseconds)
+    }
+
+    public static func - (lhs: MediaTime, rhs: MediaTime) -> MediaTime {
+        MediaTime(nanoseconds: lhs.nanoseconds &- rhs.nanoseconds)
+    }
+
     public var seconds: Double { Double(nanoseconds) / 1e9 }
 
     public static func < (lhs: MediaTime, rhs: MediaTime) -> Bool { lhs.nanoseconds < rhs.nanoseconds }

@@ -10,6 +10,10 @@ public enum DetectionEvent: Sendable {
     case faceLeave(FaceLeave)
     /// Someone is there, or nobody is any more (with hysteresis).
     case presence(PresenceChange)
+    /// A clip was finished (`--record`).
+    case recording(RecordingReport)
+    /// A clip could not be made or was cut short (a full disk, the directory gone).
+    case recordingFailed(RecordingReport)
 
     /// The analysed frame at which the event was decided.
     public var frame: AnalysedFrame {
@@ -18,6 +22,7 @@ public enum DetectionEvent: Sendable {
         case .faceEnter(let object): return AnalysedFrame(object)
         case .faceLeave(let leave): return leave.frame
         case .presence(let change): return change.frame
+        case .recording(let report), .recordingFailed(let report): return report.frame
         }
     }
 
@@ -28,6 +33,8 @@ public enum DetectionEvent: Sendable {
         case .faceEnter: return "face_enter"
         case .faceLeave: return "face_leave"
         case .presence: return "presence"
+        case .recording: return "recording"
+        case .recordingFailed: return "recording_failed"
         }
     }
 }

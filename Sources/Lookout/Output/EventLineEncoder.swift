@@ -36,6 +36,32 @@ public struct EventLineEncoder {
             if let reason = change.reason { writer.key("reason"); writer.string(reason.rawValue) }
             if let snapshot { writer.key("snapshot"); writer.string(snapshot) }
             return end(&writer)
+        case .recording(let report), .recordingFailed(let report):
+            var writer = begin(event)
+            writer.key("file"); writer.string(report.file)
+            let movie = report.movie
+            writer.key("first_pts"); writer.number(movie.firstPresentationTime.seconds)
+            writer.key("last_pts"); writer.number(movie.lastPresentationTime.seconds)
+            writer.key("duration"); writer.number(movie.duration.seconds, fractionDigits: 3)
+            writer.key("frames"); writer.integer(movie.frameCount)
+            writer.key("bytes"); writer.integer(Int(movie.fileSize))
+            writer.key("frames_lost"); writer.integer(movie.framesLost)
+            writer.key("reason"); writer.string(movie.reason.rawValue)
+            writer.key("event")
+            writer.beginObject()
+            let trigger = report.trigger
+            writer.key("kind"); writer.string(trigger.kind)
+            writer.key("pts"); writer.number(trigger.frame.presentationTime.seconds)
+            writer.key("sequence"); writer.integer(Int(trigger.frame.sequence))
+            if let type = trigger.codeType { writer.key("type"); writer.string(type.rawValue) }
+            if let value = trigger.codeValue { writer.key("value"); writer.string(value) }
+            writer.key("count"); writer.integer(trigger.events)
+            writer.endObject()
+            if let error = report.error {
+                writer.key("error"); writer.string(error.description)
+                if let errno = error.errno { writer.key("errno"); writer.integer(Int(errno.rawValue)) }
+            }
+            return end(&writer)
         }
     }
 

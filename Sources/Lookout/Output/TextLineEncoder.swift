@@ -24,6 +24,8 @@ public struct TextLineEncoder {
         case .faceEnter(let face): return Array("Face-Enter:\(face.faceID)\n".utf8)
         case .faceLeave(let leave): return Array("Face-Leave:\(leave.faceID)\n".utf8)
         case .presence(let change): return Array("Presence:\(change.isPresent ? "on" : "off")\n".utf8)
+        case .recording(let report): return Array("Recording:\(report.file)\n".utf8)
+        case .recordingFailed(let report): return Array("Recording-Failed:\(report.file)\n".utf8)
         }
     }
 }

@@ -225,6 +225,19 @@ public final class DetectionPipeline: MetadataOutputObjectsDelegate, @unchecked 
         }
     }
 
+    /// Hands an event that did not come from analysis (a finished recording) to every sink, in
+    /// order with the rest: its line goes to standard output whatever `--events` says (as camera
+    /// lost and found lines do), and to MQTT, hooks and the event stream as events do. Any thread.
+    public func post(_ event: DetectionEvent) {
+        queue.async { [self] in
+            let line = eventEncoder.encode(event)
+            var output = PipelineOutput(events: [EmittedEvent(event: event, line: line)])
+            output.lines.append(configuration.lineFormat == .json ? line : textEncoder.encode(event))
+            state.withLock { $0.eventCounts[event.kind, default: 0] += 1 }
+            deliver(output)
+        }
+    }
+
     /// Pipeline queue: the camera lost line, and faces leaving and presence ending now.
     private func emitInterruption(lostReason reason: String) {
         var output = PipelineOutput()

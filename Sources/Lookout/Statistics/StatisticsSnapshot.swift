@@ -29,6 +29,7 @@ public struct StatisticsSnapshot: Sendable {
     public var mqtt: MQTTStatistics?
     public var hooks: [HookStatistics] = []
     public var snapshots: SnapshotStatistics?
+    public var recordings: RecordingStatistics?
     public var http: HTTPStatistics?
     public var elapsedSeconds = 0.0
 
@@ -67,6 +68,15 @@ public struct StatisticsSnapshot: Sendable {
         public var written = 0
         public var failed = 0
         /// Why the last write failed, while the failure lasts.
+        public var lastError: String?
+        public init() {}
+    }
+
+    /// Clips (`--record`): the movie file output's counters and frame ring, whether a clip is
+    /// being written, and why the last one failed.
+    public struct RecordingStatistics: Sendable, Equatable {
+        public var output = MovieFileOutput.Statistics()
+        public var recording = false
         public var lastError: String?
         public init() {}
     }
@@ -186,6 +196,22 @@ public struct StatisticsSnapshot: Sendable {
             if let error = snapshots.lastError { writer.key("last_error"); writer.string(error) }
             writer.endObject()
         }
+        if let recordings {
+            writer.key("recordings")
+            writer.beginObject()
+            let output = recordings.output
+            writer.key("finished"); writer.integer(output.recordingsFinished)
+            writer.key("failed"); writer.integer(output.recordingsFailed)
+            writer.key("recording"); writer.bool(recordings.recording)
+            writer.key("frames_written"); writer.integer(output.framesWritten)
+            writer.key("frames_lost"); writer.integer(output.framesLost)
+            writer.key("ring_bytes"); writer.integer(output.ringBytes)
+            writer.key("ring_bytes_peak"); writer.integer(output.ringBytesPeak)
+            writer.key("ring_bytes_resident"); writer.integer(output.ringBytesResident)
+            writer.key("ring_capacity"); writer.integer(output.ringCapacity)
+            if let error = recordings.lastError { writer.key("last_error"); writer.string(error) }
+            writer.endObject()
+        }
         if let http {
             writer.key("http")
             writer.beginObject()
@@ -210,6 +236,10 @@ public struct StatisticsSnapshot: Sendable {
             + "; detections: " + (found.isEmpty ? "none" : found.joined(separator: ", "))
         if let snapshots, snapshots.written + snapshots.failed > 0 {
             line += "; snapshots: \(snapshots.written) written" + (snapshots.failed > 0 ? ", \(snapshots.failed) failed" : "")
+        }
+        if let output = recordings?.output, output.recordingsFinished + output.recordingsFailed > 0 {
+            line += "; recordings: \(output.recordingsFinished) finished"
+                + (output.recordingsFailed > 0 ? ", \(output.recordingsFailed) failed" : "")
         }
         return line + " (\(elapsedSeconds.formatted(maxFractionDigits: 2)) s)"
     }

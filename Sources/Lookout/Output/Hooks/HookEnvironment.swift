@@ -26,6 +26,8 @@ public enum HookEnvironment {
         case .presence(let change):
             variables.append(("LOOKOUT_STATE", change.isPresent ? "on" : "off"))
             variables.append(("LOOKOUT_FACES", String(change.faceCount)))
+        case .recording(let report), .recordingFailed(let report):
+            variables.append(("LOOKOUT_FILE", report.file))
         }
         return variables
     }

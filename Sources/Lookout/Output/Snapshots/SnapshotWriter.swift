@@ -87,7 +87,7 @@ public final class SnapshotWriter: EventSink, SnapshotNaming, @unchecked Sendabl
         switch event {
         case .code, .faceEnter: return true
         case .presence(let change): return change.isPresent
-        case .faceLeave: return false
+        case .faceLeave, .recording, .recordingFailed: return false
         }
     }
 
@@ -120,7 +120,7 @@ public final class SnapshotWriter: EventSink, SnapshotNaming, @unchecked Sendabl
         case .code(let code): return [PictureRenderer.Overlay(code)]
         case .faceEnter(let face): return [PictureRenderer.Overlay(face)]
         case .presence: return objects.filter { $0.type == .face }.map(PictureRenderer.Overlay.init)
-        case .faceLeave: return []
+        case .faceLeave, .recording, .recordingFailed: return []
         }
     }
 

@@ -1,0 +1,213 @@
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Records clips of what happened around events (`--record DIR`), with a `MovieFileOutput` in the
+/// pipeline's session:
+///
+/// - `presence`: a clip per presence session, from `preRoll` before presence turned on to
+///   `postRoll` after the last face was seen; a presence that starts again within the post-roll
+///   continues the same clip;
+/// - `codes`: a clip per code event, from `preRoll` before to `postRoll` after; codes read within
+///   the post-roll extend it;
+/// - `always`: continuous segments of `segmentDuration`, one following the other without a gap.
+///
+/// Each finished clip posts a `recording` event into the pipeline (standard output, MQTT, hooks,
+/// the event stream); a clip that cannot be made or is cut short (a full disk, the directory
+/// gone) posts `recording_failed` with the cause and a warning, detection goes on, and the next
+/// clip tries again (making the directory afresh). After each clip, `retention` deletes the
+/// oldest clips beyond its limits.
+public final class ClipRecorder: EventSink, FileOutputRecordingDelegate, @unchecked Sendable {
+    public enum Trigger: String, Sendable, CaseIterable {
+        case presence, codes, always
+    }
+
+    public struct Settings: Sendable {
+        public var trigger = Trigger.presence
+        public var preRoll = MediaTime(seconds: 5)
+        public var postRoll = MediaTime(seconds: 5)
+        public var segmentDuration = MediaTime(seconds: 60)
+        public var retention = RecordingRetention()
+        /// The frame ring's bound (`MovieFileOutput.frameRingCapacity`).
+        public var frameRingCapacity = MovieFileOutput.defaultFrameRingCapacity
+        public init() {}
+    }
+
+    public let directory: String
+    public let settings: Settings
+    public let output: MovieFileOutput
+    private weak var pipeline: DetectionPipeline?
+    private let diagnostics: @Sendable (String) -> Void
+    private let housekeeping = DispatchQueue(label: "lookout.recordings", qos: .utility)
+
+    private struct Clip {
+        var file: String
+        var trigger: RecordingTrigger
+    }
+
+    private struct State {
+        /// The clip being recorded (pipeline queue decides; the output's queue finishes).
+        var clip: Clip?
+        /// Clips started and not yet finished, by path.
+        var started: [String: Clip] = [:]
+        var warnedCause: String?
+        var lastError: String?
+        /// `always`: the first frame seen, which starts the first segment.
+        var segmentsStarted = false
+    }
+    private let state = Locked(State())
+
+    /// Adds a movie file output to `pipeline`'s session and itself as a sink. Call before the pipeline runs.
+    public init(pipeline: DetectionPipeline, directory: String, settings: Settings = Settings(),
+                diagnostics: @escaping @Sendable (String) -> Void) throws(CaptureError) {
+        self.directory = directory
+        self.settings = settings
+        self.pipeline = pipeline
+        self.diagnostics = diagnostics
+        output = MovieFileOutput(frameRingCapacity: settings.frameRingCapacity)
+        output.preRollDuration = settings.preRoll
+        if settings.trigger == .always { output.maxRecordedDuration = settings.segmentDuration }
+        try pipeline.session.addOutput(output)
+        pipeline.addSink(self)
+        housekeeping.async { [self] in
+            makeDirectory()
+            settings.retention.apply(to: directory, current: nil)
+        }
+    }
+
+    // MARK: Events (pipeline queue)
+
+    public func consume(_ output: PipelineOutput) {
+        switch settings.trigger {
+        case .always:
+            guard let frame = output.frame else { return }
+            let first = state.withLock { state -> Bool in
+                defer { state.segmentsStarted = true }
+                return !state.segmentsStarted
+            }
+            if first { start(RecordingTrigger(kind: "always", frame: frame), from: .zero) }
+        case .presence:
+            for emitted in output.events {
+                guard case .presence(let change) = emitted.event else { continue }
+                if change.isPresent {
+                    presenceStarted(change)
+                } else if change.reason != .cameraLost {
+                    // The output ends a clip itself when the camera goes (camera_lost).
+                    let lastSeen = change.lastSeen ?? change.frame.presentationTime
+                    self.output.stopRecording(at: later(lastSeen + settings.postRoll, change.frame.presentationTime))
+                }
+            }
+        case .codes:
+            for emitted in output.events {
+                guard case .code(let code) = emitted.event else { continue }
+                let frame = emitted.event.frame
+                let joined = state.withLock { state -> Bool in
+                    guard state.clip != nil else { return false }
+                    state.clip!.trigger.events += 1
+                    return true
+                }
+                if !joined {
+                    start(RecordingTrigger(kind: "code", frame: frame, codeType: code.type, codeValue: code.stringValue),
+                          from: frame.presentationTime - settings.preRoll)
+                }
+                self.output.stopRecording(at: frame.presentationTime + settings.postRoll)
+            }
+        }
+    }
+
+    private func presenceStarted(_ change: PresenceChange) {
+        let joined = state.withLock { state -> Bool in
+            guard state.clip != nil else { return false }
+            state.clip!.trigger.events += 1
+            return true
+        }
+        if joined {
+            output.stopRecording(at: nil) // within the post-roll: the clip goes on
+        } else {
+            start(RecordingTrigger(kind: "presence", frame: change.frame), from: change.frame.presentationTime - settings.preRoll)
+        }
+    }
+
+    private func start(_ trigger: RecordingTrigger, from time: MediaTime) {
+        makeDirectory()
+        var attempt = 1
+        var name = RecordingFileName.make(time: trigger.frame.wallClockTime, kind: trigger.kind)
+        while exists(directory + "/" + name), attempt < 100 {
+            attempt += 1
+            name = RecordingFileName.make(time: trigger.frame.wallClockTime, kind: trigger.kind, attempt: attempt)
+        }
+        let clip = Clip(file: name, trigger: trigger)
+        let path = directory + "/" + name
+        state.withLock { state in
+            state.clip = clip
+            state.started[path] = clip
+        }
+        output.startRecording(to: path, from: time, recordingDelegate: self)
+    }
+
+    // MARK: FileOutputRecordingDelegate (the output's queue)
+
+    public func fileOutput(_ output: MovieFileOutput, didFinishRecordingTo path: String, movie: RecordedMovie,
+                           error: RecordingError?) {
+        let clip: Clip? = state.withLock { state in
+            let clip = state.started.removeValue(forKey: path)
+            if state.clip?.file == clip?.file { state.clip = nil }
+            state.lastError = error?.description // while failures last
+            return clip
+        }
+        guard let clip else { return }
+        if settings.trigger == .always, movie.reason == .maximumDuration {
+            // The next segment starts with the frame this one left out.
+            var trigger = clip.trigger
+            trigger.frame = AnalysedFrame(sequence: movie.lastSequence, presentationTime: movie.lastPresentationTime,
+                                          wallClockTime: movie.lastWallClockTime, width: movie.width, height: movie.height)
+            start(trigger, from: MediaTime(nanoseconds: movie.lastPresentationTime.nanoseconds + 1))
+        } else if settings.trigger == .always, movie.reason == .failed {
+            // Try again with the next frames: a disk with room again, a directory made again.
+            state.withLock { $0.segmentsStarted = false }
+        }
+        if movie.frameCount == 0, error == nil { return } // stopped before its first frame: no file
+        let report = RecordingReport(file: clip.file, movie: movie, trigger: clip.trigger, error: error)
+        if let error {
+            let cause = error.errno?.description ?? error.description
+            let repeated = state.withLock { state -> Bool in
+                defer { state.warnedCause = cause }
+                return state.warnedCause == cause
+            }
+            if !repeated { diagnostics("warning: \(error); detection goes on, the next clip tries again") }
+            pipeline?.post(.recordingFailed(report))
+        } else {
+            state.withLock { $0.warnedCause = nil }
+            pipeline?.post(.recording(report))
+        }
+        let current = output.outputFilePath.map { String($0.split(separator: "/").last ?? "") }
+        housekeeping.async { [settings, directory] in settings.retention.apply(to: directory, current: current) }
+    }
+
+    // MARK: Statistics
+
+    public func report(into snapshot: inout StatisticsSnapshot) {
+        var recordings = StatisticsSnapshot.RecordingStatistics()
+        recordings.output = output.statistics
+        recordings.recording = output.isRecording
+        recordings.lastError = state.withLock { $0.lastError }
+        snapshot.recordings = recordings
+    }
+
+    // MARK: Files
+
+    private func makeDirectory() {
+        if directory.withPlatformPath({ mkdir($0, 0o755) }) != 0, Errno.current.rawValue != EEXIST {
+            // Said when the clip's file cannot be made, with the cause.
+            return
+        }
+    }
+
+    private func exists(_ path: String) -> Bool {
+        var info = stat()
+        return path.withPlatformPath { stat($0, &info) } == 0
+    }
+
+    private func later(_ a: MediaTime, _ b: MediaTime) -> MediaTime { a > b ? a : b }
+}
