@@ -26,7 +26,6 @@ final class CompressedFrameRing {
     var retention: MediaTime
     private var storage: UnsafeMutableRawPointer?
     private var frames: [Frame] = [] // oldest first
-    private var head = 0 // where the next frame goes when the ring has not wrapped
     private(set) var nextID: UInt64 = 0
     /// Bytes of the frames from `firstUnwritten` on: what a recording has yet to write.
     var unwrittenBytes: Int {
@@ -43,7 +42,6 @@ final class CompressedFrameRing {
     func removeAll() {
         frames.removeAll(keepingCapacity: true)
         bytes = 0
-        head = 0
     }
 
     /// Frames pushed out before a recording wrote them.
@@ -84,8 +82,7 @@ final class CompressedFrameRing {
         expire(before: MediaTime(nanoseconds: presentationTime.nanoseconds &- retention.nanoseconds))
         let offset = place(length)
         storage!.advanced(by: offset).copyMemory(from: jpeg.baseAddress!, byteCount: length)
-        head = offset + length
-        touched = max(touched, head)
+        touched = max(touched, offset + length)
         let frame = Frame(id: nextID, offset: offset, length: length, sequence: sequence, presentationTime: presentationTime,
                           wallClockTime: wallClockTime, width: width, height: height)
         frames.append(frame)
@@ -96,20 +93,21 @@ final class CompressedFrameRing {
 
     /// Where a frame of `length` bytes goes, after pushing out the oldest frames in its way.
     private func place(_ length: Int) -> Int {
-        while true {
-            guard let first = frames.first else { return 0 }
-            if first.offset <= head {
-                // Not wrapped: free space after head, and before the oldest frame.
+        while let first = frames.first, let last = frames.last {
+            let head = last.offset + last.length
+            if last.offset >= first.offset {
+                // Not wrapped: free space after the newest frame, and before the oldest.
                 // Go back to the start once the frames there are gone and the buffer already
                 // holds twice what is kept: the touched part stays small.
                 let restartEarly = first.offset >= length && head >= 2 * bytes + length
                 if head + length <= capacity && !restartEarly { return head }
                 if first.offset >= length { return 0 }
             } else if head + length <= first.offset {
-                return head // wrapped: the space between head and the oldest frame
+                return head // wrapped: the space between the newest frame and the oldest
             }
             removeOldest()
         }
+        return 0
     }
 
     private func removeOldest() {

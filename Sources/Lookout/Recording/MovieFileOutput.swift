@@ -413,6 +413,7 @@ public final class MovieFileOutput: CaptureOutput, @unchecked Sendable {
         guard var current = recording else { return }
         recording = nil
         var error = error
+        if current.movie.frameCount == 0 { current.movie = RecordedMovie(path: current.path, reason: reason) }
         current.movie.reason = error == nil ? reason : .failed
         if let file = current.file {
             do throws(RecordingError) {

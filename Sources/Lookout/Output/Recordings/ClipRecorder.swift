@@ -34,6 +34,9 @@ public final class ClipRecorder: EventSink, FileOutputRecordingDelegate, @unchec
         public init() {}
     }
 
+    /// After a failed segment (`always`), stream time before the next try.
+    public static let segmentRetryDelay = MediaTime(seconds: 5)
+
     public let directory: String
     public let settings: Settings
     public let output: MovieFileOutput
@@ -53,8 +56,9 @@ public final class ClipRecorder: EventSink, FileOutputRecordingDelegate, @unchec
         var started: [String: Clip] = [:]
         var warnedCause: String?
         var lastError: String?
-        /// `always`: the first frame seen, which starts the first segment.
+        /// `always`: segments are being recorded; after a failure, not before `retryAfter`.
         var segmentsStarted = false
+        var retryAfter: MediaTime?
     }
     private let state = Locked(State())
 
@@ -82,11 +86,13 @@ public final class ClipRecorder: EventSink, FileOutputRecordingDelegate, @unchec
         switch settings.trigger {
         case .always:
             guard let frame = output.frame else { return }
-            let first = state.withLock { state -> Bool in
-                defer { state.segmentsStarted = true }
-                return !state.segmentsStarted
+            let due = state.withLock { state -> Bool in
+                guard !state.segmentsStarted, state.retryAfter.map({ frame.presentationTime >= $0 }) ?? true else { return false }
+                state.segmentsStarted = true
+                state.retryAfter = nil
+                return true
             }
-            if first { start(RecordingTrigger(kind: "always", frame: frame), from: .zero) }
+            if due { start(RecordingTrigger(kind: "always", frame: frame), from: frame.presentationTime) }
         case .presence:
             for emitted in output.events {
                 guard case .presence(let change) = emitted.event else { continue }
@@ -164,8 +170,16 @@ public final class ClipRecorder: EventSink, FileOutputRecordingDelegate, @unchec
                                           wallClockTime: movie.lastWallClockTime, width: movie.width, height: movie.height)
             start(trigger, from: MediaTime(nanoseconds: movie.lastPresentationTime.nanoseconds + 1))
         } else if settings.trigger == .always, movie.reason == .failed {
-            // Try again with the next frames: a disk with room again, a directory made again.
-            state.withLock { $0.segmentsStarted = false }
+            // Try again a little later (a disk with room again, a directory made again), not at
+            // every frame.
+            state.withLock { state in
+                state.segmentsStarted = false
+                state.retryAfter = clip.trigger.frame.presentationTime + Self.segmentRetryDelay
+            }
+        }
+        if movie.frameCount == 0, error != nil {
+            // Nothing usable was written: leave no empty file behind.
+            _ = path.withPlatformPath { unlink($0) }
         }
         if movie.frameCount == 0, error == nil { return } // stopped before its first frame: no file
         let report = RecordingReport(file: clip.file, movie: movie, trigger: clip.trigger, error: error)
@@ -183,6 +197,11 @@ public final class ClipRecorder: EventSink, FileOutputRecordingDelegate, @unchec
         }
         let current = output.outputFilePath.map { String($0.split(separator: "/").last ?? "") }
         housekeeping.async { [settings, directory] in settings.retention.apply(to: directory, current: current) }
+    }
+
+    /// Lets the last retention pass finish.
+    public func finish() {
+        housekeeping.sync {}
     }
 
     // MARK: Statistics
