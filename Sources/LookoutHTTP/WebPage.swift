@@ -50,6 +50,8 @@ enum WebPage {
     <table id="status"></table>
     <h2>Latest events</h2>
     <ol id="events"></ol>
+    <h2>Recordings</h2>
+    <ol id="recordings"></ol>
   </aside>
 </main>
 <script>
@@ -124,7 +126,7 @@ function show(status) {
   list.replaceChildren(...status.recent_events.slice().reverse().map((e) => {
     const li = document.createElement("li");
     const what = e.kind === "code" ? `${e.symbology} ${e.value}` : e.kind === "presence" ? `presence ${e.state}`
-      : `face ${e.face_id}`;
+      : e.kind.startsWith("recording") ? e.file : `face ${e.face_id}`;
     li.textContent = `${e.time.slice(11, 23)} ${e.kind}: ${what}`;
     if (e.snapshot) {
       const a = document.createElement("a");
@@ -134,6 +136,27 @@ function show(status) {
     }
     return li;
   }));
+}
+
+// Recent clips (--record), newest first, each a download link.
+async function pollRecordings() {
+  try {
+    const response = await fetch("/api/recordings", { cache: "no-store" });
+    if (response.ok) {
+      const { recordings } = await response.json();
+      $("recordings").replaceChildren(...recordings.slice(0, 10).map((clip) => {
+        const li = document.createElement("li");
+        const a = document.createElement("a");
+        a.href = clip.url;
+        a.textContent = `${clip.file} (${(clip.bytes / 1048576).toFixed(1)} MB)`;
+        li.appendChild(a);
+        return li;
+      }));
+    }
+  } catch (error) {
+    // poll() says when Lookout is not answering.
+  }
+  setTimeout(pollRecordings, 5000);
 }
 
 async function poll() {
@@ -150,6 +173,7 @@ async function poll() {
 window.addEventListener("load", () => {
   $("picture").src = "/api/stream.mjpeg";
   poll();
+  pollRecordings();
 });
 </script>
 </body>

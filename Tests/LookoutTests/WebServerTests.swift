@@ -59,6 +59,8 @@ struct WebServerTests {
     @Test func everyRouteAnswersAndTheEventStreamCarriesTheStandardOutputLines() throws {
         let snapshots = FileManager.default.temporaryDirectory.appendingPathComponent("lookout-snapshots-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: snapshots) }
+        let recordings = FileManager.default.temporaryDirectory.appendingPathComponent("lookout-recordings-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: recordings) }
         // Two seconds of empty frames, then the sample, paced: the event stream connects before
         // the first event, so it sees every line.
         let blank = try PictureRenderer().jpeg(of: FramePicture(copying: [UInt8](repeating: 200, count: 1280 * 720),
@@ -67,7 +69,7 @@ struct WebServerTests {
         try Data(Array([[UInt8]](repeating: blank, count: 60).joined()) + Fixtures.bytes("sample.mjpeg")).write(to: clip)
         defer { try? FileManager.default.removeItem(at: clip) }
         let (lookout, base) = try startLookoutWithHTTP(
-            ["--input", clip.path, "--realtime", "--events", "changes", "--stats", "--snapshots", snapshots])
+            ["--input", clip.path, "--realtime", "--events", "changes", "--stats", "--snapshots", snapshots, "--record", recordings])
         let events = try BackgroundProcess("/usr/bin/curl", ["-sN", base + "/api/events"])
         #expect(events.output.wait(timeout: 10) { $0.contains(": lookout events") })
         #expect(lookout.output.wait(timeout: 60) { $0.contains { $0.contains(#""kind":"stats""#) } }, "the input never ended")
@@ -148,6 +150,24 @@ struct WebServerTests {
         }
         for hostile in ["/snapshots/..%2F..%2Fetc%2Fpasswd", "/snapshots/../../etc/passwd", "/snapshots/%2Fetc%2Fpasswd",
                         "/snapshots/20991231T000000.000Z-f000000-1-code.jpg"] {
+            #expect(try httpGet(base + hostile, ["--path-as-is"]).status == 404, "\(hostile)")
+        }
+
+        // Recordings: the presence clip's line (on standard output and the event stream, compared
+        // above), listed by /api/recordings and served as a download by exact name only.
+        let recorded = stdoutLines.compactMap { line -> [String: Any]? in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]).flatMap { $0["kind"] as? String == "recording" ? $0 : nil }
+        }
+        let clipName = try #require(recorded.first?["file"] as? String, "a recording line: \(stdoutLines)")
+        let listing = try httpGet(base + "/api/recordings")
+        #expect(listing.status == 200)
+        let listed = try #require(try JSONSerialization.jsonObject(with: listing.body) as? [String: Any])["recordings"] as? [[String: Any]]
+        #expect(listed?.map { $0["file"] as? String } == [clipName])
+        #expect(listed?.first?["url"] as? String == "/recordings/" + clipName)
+        let download = try httpGet(base + "/recordings/" + clipName)
+        let file = try Data(contentsOf: URL(fileURLWithPath: recordings + "/" + clipName))
+        #expect(download.status == 200 && download.body == file)
+        for hostile in ["/recordings/..%2F..%2Fetc%2Fpasswd", "/recordings/../../etc/passwd", "/recordings/20991231T000000.000Z-presence.mkv"] {
             #expect(try httpGet(base + hostile, ["--path-as-is"]).status == 404, "\(hostile)")
         }
         lookout.signal(SIGINT)
