@@ -216,11 +216,10 @@ public final class ClipRecorder: EventSink, FileOutputRecordingDelegate, @unchec
 
     // MARK: Files
 
+    /// Makes the directory when it is missing (again). A failure is not said here: the clip's
+    /// file then cannot be made, and its `recording_failed` line and warning give the cause.
     private func makeDirectory() {
-        if directory.withPlatformPath({ mkdir($0, 0o755) }) != 0, Errno.current.rawValue != EEXIST {
-            // Said when the clip's file cannot be made, with the cause.
-            return
-        }
+        _ = directory.withPlatformPath { mkdir($0, 0o755) }
     }
 
     private func exists(_ path: String) -> Bool {
