@@ -7,9 +7,33 @@
 #include <opencv2/objdetect.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstring>
+#include <mutex>
+#include <shared_mutex>
 #include <vector>
+
+// OpenCV's thread count is process-wide, and several pipelines (cameras) detect at once.
+// Changing it while another thread's detectMultiScale runs a parallel loop is a race, so
+// detections hold `threads_lock` shared and a change takes it exclusively. With more than one
+// cascade open every detection runs on its own thread: each camera's face queue is then the
+// parallelism, and cameras do not fight over one pool.
+static std::shared_mutex threads_lock;
+static int threads_set = 0; // guarded by threads_lock; 0: OpenCV's default
+static std::atomic<int> open_cascades{0};
+
+static void use_threads(int wanted) {
+    {
+        std::shared_lock<std::shared_mutex> reading(threads_lock);
+        if (threads_set == wanted) return;
+    }
+    std::unique_lock<std::shared_mutex> writing(threads_lock);
+    if (threads_set != wanted) {
+        cv::setNumThreads(wanted > 0 ? wanted : -1);
+        threads_set = wanted;
+    }
+}
 
 struct lk_cascade {
     cv::CascadeClassifier classifier;
@@ -47,6 +71,7 @@ extern "C" lk_cascade *lk_cascade_open(const char *path, char *err, size_t err_l
         detail = e.what();
     }
     if (!cascade) write_error(err, err_len, detail.c_str());
+    else open_cascades.fetch_add(1);
     return cascade;
 }
 
@@ -105,20 +130,18 @@ static bool is_trusted(const lk_cascade_params *params, const cv::Rect &candidat
     return false;
 }
 
-extern "C" void lk_cascade_close(lk_cascade *cascade) { delete cascade; }
+extern "C" void lk_cascade_close(lk_cascade *cascade) {
+    if (cascade) open_cascades.fetch_sub(1);
+    delete cascade;
+}
 
 extern "C" int lk_cascade_detect(lk_cascade *cascade, const unsigned char *gray, int width, int height,
                                  int stride, const lk_cascade_params *params, lk_rect *out, int capacity,
                                  char *err, size_t err_len) {
     try {
         // Wraps the caller's plane: no copy.
-        // OpenCV's thread count is process-wide; only the face queue detects, so setting it here
-        // (when it changes) is enough.
-        static int threads_set = 0;
-        if (params->threads != threads_set) {
-            cv::setNumThreads(params->threads > 0 ? params->threads : -1);
-            threads_set = params->threads;
-        }
+        use_threads(open_cascades.load() > 1 ? 1 : params->threads);
+        std::shared_lock<std::shared_mutex> detecting(threads_lock);
         cv::Mat image(height, width, CV_8UC1, const_cast<unsigned char *>(gray), (size_t)stride);
         double scale = 1.0;
         const cv::Mat *input = &image;

@@ -59,6 +59,11 @@ struct CameraOptions: ParsableArguments {
         }
     }
 
+    /// True when only options that network sources honour too were customised.
+    var appliesToNetworkSources: Bool {
+        size == nil && pixelFormat == nil && buffers == 4 && controls.isEmpty
+    }
+
     var isCustomized: Bool {
         size != nil || pixelFormat != nil || buffers != 4 || !controls.isEmpty || exitOnLoss || watchdog != 3
     }

@@ -12,12 +12,19 @@ enum ExitStatus {
     static let noInput: Int32 = 66
     /// The camera was lost and --exit-on-loss was given (EX_UNAVAILABLE).
     static let cameraLost: Int32 = 69
+    /// A URL or video file needs ffmpeg, which is not installed (EX_OSFILE).
+    static let ffmpegMissing: Int32 = 72
 
     /// The exit code for an error.
     static func code(for error: CaptureError) -> Int32 {
         switch error {
-        case .input(.notFound), .input(.unreadable), .device(.noSuchDevice), .device(.permissionDenied), .device(.noCamera):
+        case .input(.notFound), .input(.unreadable), .input(.ffmpegFailed), .device(.noSuchDevice), .device(.permissionDenied),
+             .device(.noCamera):
             return noInput
+        case .input(.unsupportedURL):
+            return usage
+        case .input(.ffmpegMissing):
+            return ffmpegMissing
         case .device(.lost):
             return cameraLost
         default:

@@ -35,18 +35,16 @@ struct HTTPOptions: ParsableArguments {
         }
     }
 
-    /// The server for `pipeline`, when --http is given; the token file is read here.
-    func makeServer(pipeline: DetectionPipeline, snapshotDirectory: String?, recordingDirectory: String?) throws -> WebServer? {
+    /// The server for the cameras, when --http is given; the token file is read here.
+    func makeServer(cameras: [WebServer.Camera]) throws -> WebServer? {
         guard let http, let address = WebServerAddress(parsing: http) else { return nil }
         var configuration = WebServer.Configuration(address: address)
         configuration.previewRate = previewRate
-        configuration.snapshotDirectory = snapshotDirectory
-        configuration.recordingDirectory = recordingDirectory
         if let tokenFile {
             configuration.token = try readToken(tokenFile)
         }
         do {
-            return try WebServer(pipeline: pipeline, configuration: configuration)
+            return try WebServer(cameras: cameras, configuration: configuration)
         } catch {
             throw fail(error)
         }

@@ -21,16 +21,19 @@ struct Lookout: ParsableCommand {
               lookout scan label.png shelf.jpg
               lookout run --events changes --mqtt mqtt://broker/lookout --ha-discovery
               lookout run --events changes --on-code ./open-door --on-presence ./lights
+              lookout run -i hall=/dev/video0 -i door=rtsp://cam.local/stream1
 
             EXIT STATUS
               0   success; also after SIGINT/SIGTERM, or when the
                   reader of the output goes away
               1   any other failure (stream format, face model, write)
               64  usage error (unknown option, bad value, bad --mqtt
-                  address, hook program not found)
+                  address, hook program not found, a URL scheme
+                  ffmpeg does not read)
               66  input missing or unreadable (also a password or
-                  TLS file)
+                  TLS file, or a file ffmpeg cannot read)
               69  the camera was lost and --exit-on-loss was given
+              72  the input needs ffmpeg and ffmpeg is not installed
             """,
         version: "0.2.0",
         subcommands: [RunCommand.self, ScanCommand.self, DevicesCommand.self],

@@ -58,9 +58,10 @@ struct RecordingOptions: ParsableArguments {
             || keep != nil || maxAge != nil || memory.bytes != Int64(MovieFileOutput.defaultFrameRingCapacity)
     }
 
-    /// The recorder, joined to `pipeline`, when clips are asked for.
-    func makeRecorder(pipeline: DetectionPipeline, diagnostics: @escaping @Sendable (String) -> Void) throws(CaptureError) -> ClipRecorder? {
-        guard let record else { return nil }
+    /// The recorder, joined to `pipeline`, when clips are asked for: into `directory` (--record,
+    /// or the camera's own folder in it).
+    func makeRecorder(pipeline: DetectionPipeline, directory: String?, diagnostics: @escaping @Sendable (String) -> Void) throws(CaptureError) -> ClipRecorder? {
+        guard let record = directory else { return nil }
         var settings = ClipRecorder.Settings()
         settings.trigger = trigger
         settings.preRoll = preRoll.time

@@ -19,9 +19,13 @@ struct RunCommand: ParsableCommand {
             """)
 
     @Option(name: .shortAndLong, help: ArgumentHelp(
-        "What to analyse: a camera (/dev/videoN or a /dev/v4l/by-id path; default: the first camera), an MJPEG or Y4M file, or - for standard input.",
-        valueName: "path|-"))
-    var input: String?
+        "What to analyse, as [NAME=]WHAT (repeatable, one pipeline each): a camera (/dev/videoN or a /dev/v4l/by-id path; default: the first camera), an MJPEG or Y4M file, - for standard input, a video file ffmpeg reads (MP4, MKV, ...), or a network camera (rtsp://, http://, ...). NAME (letters, digits, _ and -) is the input's `camera` in lines, MQTT topics and metrics; default: made from the path.",
+        valueName: "[name=]path|url|-"))
+    var input: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp(
+        "Hardware decoding for inputs read through ffmpeg (its -hwaccel: auto, vaapi, cuda, ...).", valueName: "api"))
+    var hwaccel: String?
 
     @Flag(name: .long, help: "Behave like a camera: drop frames the detectors cannot keep up with; a file is paced at its frame rate, a pipe taken as it comes.")
     var realtime = false
@@ -43,6 +47,8 @@ struct RunCommand: ParsableCommand {
 
     mutating func validate() throws {
         if let fps, !FrameRate.validRange.contains(fps) { throw ValidationError("--fps must be between 0.001 and 1000.") }
+        _ = try inputSpecifications()
+        if let hwaccel, hwaccel.isEmpty || hwaccel.hasPrefix("-") { throw ValidationError("--hwaccel takes an ffmpeg -hwaccel name (auto, vaapi, cuda, ...).") }
         if let size = try camera.parsedSize(), !detection.pixelBudget.allows(width: size.width, height: size.height) {
             throw ValidationError("--size \(size.width)x\(size.height) is more than the \(detection.pixelBudget.maximumPixels) pixels --max-pixels allows.")
         }
@@ -54,46 +60,55 @@ struct RunCommand: ParsableCommand {
         return path != "-" && path.withPlatformPath({ stat($0, &info) }) == 0 && (info.st_mode & S_IFMT) == S_IFCHR
     }
 
+    /// The inputs as (camera name, path), names checked and unique; the first camera when none.
+    func inputSpecifications() throws -> [(name: String?, path: String)] {
+        guard !input.isEmpty else { return [(nil, "")] }
+        var seen: Set<String> = []
+        var result: [(name: String?, path: String)] = []
+        for argument in input {
+            let (name, path) = CameraName.split(argument)
+            guard !path.isEmpty else { throw ValidationError("--input \(argument) names no input.") }
+            let camera = name ?? CameraName.derived(from: path)
+            guard seen.insert(camera).inserted else {
+                throw ValidationError("two inputs are named '\(camera)'; name them with --input NAME=PATH (letters, digits, _ and -).")
+            }
+            result.append((name, path))
+        }
+        if result.filter({ $0.path == "-" }).count > 1 { throw ValidationError("only one input can be standard input (-).") }
+        return result
+    }
+
     func run() throws {
         showsLibraryDetail = output.verbose
-        let session = CaptureSession()
-        let metadata: MetadataOutput
-        let path: String
-        do {
-            path = try addInput(to: session)
-            // A camera, or a file paced like one: the motion gate is on by default.
-            let isRealTime = realtime || !(session.inputs.first is AssetReaderInput)
-            metadata = try detection.makeMetadataOutput(in: session, profile: .video, isRealTime: isRealTime,
-                                                        faceTrackRetention: events.faceLeave.time)
-        } catch let error as CaptureError {
-            throw fail(error)
-        } catch let error as DeviceError {
-            throw fail(.device(error))
-        }
-
-        var configuration = DetectionPipeline.Configuration(source: path)
-        configuration.lineFormat = output.format
-        configuration.linesAreEvents = events.events == .changes
-        configuration.eventSettings = events.settings
-        let quiet = output.quiet
-        let pipeline = DetectionPipeline(session: session, metadataOutput: metadata, configuration: configuration,
-                                         notices: { if !quiet { printDiagnostic($0) } })
+        let specifications = try inputSpecifications()
+        let group = PipelineGroup()
         let outputClosed = Atomic<Bool>(false)
         let standardOutput = StandardOutputSink(fd: StandardDescriptors.outputDescriptor) {
             // The reader went away (`| head -1`): stop at once, quietly.
             outputClosed.store(true, ordering: .relaxed)
-            pipeline.stop()
+            group.stop()
         }
-        pipeline.addSink(standardOutput)
-        // The recorder goes before the other sinks: its `recording` lines reach them all.
-        do {
-            _ = try recordings.makeRecorder(pipeline: pipeline, diagnostics: { printDiagnostic($0) })
-        } catch {
-            throw fail(error)
+        let diagnostics: @Sendable (String) -> Void = { printDiagnostic($0) }
+        let shared = try makeSharedSinks(diagnostics: diagnostics)
+        var cameras: [WebServer.Camera] = []
+        for specification in specifications {
+            let pipeline = try makePipeline(specification, several: specifications.count > 1)
+            pipeline.addSink(standardOutput)
+            let camera = pipeline.configuration.camera
+            // Several cameras keep their files apart: DIR/<camera>/.
+            let snapshotDirectory = subdirectory(snapshots.snapshots, camera: camera, several: specifications.count > 1)
+            let recordingDirectory = subdirectory(recordings.record, camera: camera, several: specifications.count > 1)
+            // The recorder goes before the other sinks: its `recording` lines reach them all.
+            do {
+                _ = try recordings.makeRecorder(pipeline: pipeline, directory: recordingDirectory, diagnostics: diagnostics)
+            } catch {
+                throw fail(error)
+            }
+            try addEventSinks(to: pipeline, shared: shared, snapshotDirectory: snapshotDirectory)
+            cameras.append(WebServer.Camera(pipeline: pipeline, snapshotDirectory: snapshotDirectory, recordingDirectory: recordingDirectory))
+            group.add(pipeline)
         }
-        try addEventSinks(to: pipeline, source: path)
-        let server = try web.makeServer(pipeline: pipeline, snapshotDirectory: snapshots.snapshots,
-                                        recordingDirectory: recordings.record)
+        let server = try web.makeServer(cameras: cameras)
         if let server {
             do {
                 try server.start()
@@ -107,16 +122,18 @@ struct RunCommand: ParsableCommand {
         let control = DispatchQueue(label: "lookout.control")
         let stopAsked = DispatchSemaphore(value: 0)
         let signals = StopSignals(queue: control) {
-            pipeline.stop()
+            group.stop()
             stopAsked.signal()
         }
-        let outcome = pipeline.run()
+        let outcomes = group.run()
+        defer { shared.node?.stop() } // last: the node goes offline after its cameras
         defer { server?.stop() }
-        defer { pipeline.finishSinks() }
+        defer { group.finishSinks() }
         defer { signals.outputFinished() } // runs first: the hooks' wait has its own bound
-        if server != nil, case .inputEnded = outcome, !outputClosed.load(ordering: .relaxed) {
+        let allEnded = outcomes.allSatisfy { if case .inputEnded = $0 { return true } else { return false } }
+        if server != nil, allEnded, !outputClosed.load(ordering: .relaxed) {
             // A person may still be looking: serve the last picture and the totals until stopped.
-            writeSummary(pipeline.statistics, to: standardOutput)
+            for pipeline in group.pipelines { writeSummary(pipeline.statistics, to: standardOutput) }
             if !output.quiet { printDiagnostic("input ended; the web view stays up until SIGINT or SIGTERM") }
             stopAsked.wait()
             signals.cancel()
@@ -131,8 +148,39 @@ struct RunCommand: ParsableCommand {
             }
             return
         }
-        if case .failed(let error) = outcome { throw fail(error) }
-        writeSummary(pipeline.statistics, to: standardOutput)
+        for pipeline in group.pipelines { writeSummary(pipeline.statistics, to: standardOutput) }
+        for outcome in outcomes { if case .failed(let error) = outcome { throw fail(error) } }
+    }
+
+    /// `directory`, or its subdirectory for `camera` when there are several cameras (made here).
+    private func subdirectory(_ directory: String?, camera: String, several: Bool) -> String? {
+        guard let directory, several else { return directory }
+        _ = directory.withPlatformPath { mkdir($0, 0o755) }
+        return directory + "/" + camera
+    }
+
+    /// One input's session, metadata output and pipeline.
+    private func makePipeline(_ specification: (name: String?, path: String), several: Bool) throws -> DetectionPipeline {
+        let session = CaptureSession()
+        let metadata: MetadataOutput
+        let source: String
+        do {
+            source = try addInput(specification.path, to: session, several: several)
+            // A camera, a network source, or a file paced like one: the motion gate is on by default.
+            metadata = try detection.makeMetadataOutput(in: session, profile: .video, isRealTime: realtime || session.inputs.first?.isRealTime == true,
+                                                        faceTrackRetention: events.faceLeave.time)
+        } catch let error as CaptureError {
+            throw fail(error)
+        } catch let error as DeviceError {
+            throw fail(.device(error))
+        }
+        var configuration = DetectionPipeline.Configuration(source: source, camera: specification.name ?? CameraName.derived(from: specification.path.isEmpty ? source : specification.path))
+        configuration.lineFormat = output.format
+        configuration.linesAreEvents = events.events == .changes
+        configuration.eventSettings = events.settings
+        let quiet = output.quiet
+        return DetectionPipeline(session: session, metadataOutput: metadata, configuration: configuration,
+                                 notices: { if !quiet { printDiagnostic($0) } })
     }
 
     /// The end-of-run summary: a `stats` line on standard output, or a sentence on standard error.
@@ -144,20 +192,35 @@ struct RunCommand: ParsableCommand {
         }
     }
 
-    /// Adds the camera or file named by --input (the first camera by default); returns its name.
-    private func addInput(to session: CaptureSession) throws -> String {
-        if let input, !Self.isDevice(input) {
+    /// Adds the camera, file or URL `input` names (the first camera for ""); returns its name
+    /// for lines (a URL without its password).
+    private func addInput(_ input: String, to session: CaptureSession, several: Bool) throws -> String {
+        let wantsPictures = web.http != nil || snapshots.snapshots != nil || recordings.record != nil
+        if FFmpegInput.isURL(input) {
+            if camera.isCustomized && !camera.appliesToNetworkSources { printDiagnostic("camera options other than --watchdog and --exit-on-loss are ignored for \(FFmpegInput.redacted(input))") }
+            try session.addInput(try FFmpegInput(path: input, options: ffmpegOptions(carriesChroma: wantsPictures), pixelBudget: detection.pixelBudget))
+            return FFmpegInput.redacted(input)
+        }
+        if !input.isEmpty, !Self.isDevice(input) {
             if input == "-", StandardDescriptors.standardInputWasClosed {
                 printDiagnostic("standard input is closed; pipe a stream into lookout or name a file with --input")
                 throw ExitCode(ExitStatus.noInput)
             }
             if camera.isCustomized { printDiagnostic("camera options are ignored for \(input == "-" ? "standard input" : input)") }
-            try session.addInput(try AssetReaderInput(path: input, pacing: realtime ? .realTime : .asFastAsPossible,
-                                                      frameRate: fps, pixelBudget: detection.pixelBudget))
+            let reader: CaptureInput
+            do throws(CaptureError) {
+                reader = try AssetReaderInput(path: input, pacing: realtime ? .realTime : .asFastAsPossible,
+                                              frameRate: fps, pixelBudget: detection.pixelBudget)
+            } catch {
+                // Not MJPEG or Y4M: a container ffmpeg reads (MP4, MKV, ...).
+                guard Self.isUnrecognizedStream(error), input != "-" else { throw error }
+                reader = try FFmpegInput(path: input, options: ffmpegOptions(carriesChroma: wantsPictures), pixelBudget: detection.pixelBudget)
+            }
+            try session.addInput(reader)
             return input
         }
         let device: CaptureDevice
-        if let input {
+        if !input.isEmpty {
             do { device = try CaptureDevice(path: input) } catch { throw CaptureError.device(error) }
         } else {
             guard let first = CaptureDevice.default(for: .video) else { throw CaptureError.device(.noCamera) }
@@ -168,45 +231,78 @@ struct RunCommand: ParsableCommand {
             printDiagnostic("\(device.uniqueID) (\(device.localizedName)): streaming \(deviceInput.formatDescription)")
         }
         try session.addInput(deviceInput)
-        return input ?? device.uniqueID
+        return input.isEmpty ? device.uniqueID : input
     }
 
-    /// MQTT, hooks and snapshots, as asked for.
-    private func addEventSinks(to pipeline: DetectionPipeline, source: String) throws {
-        let diagnostics: @Sendable (String) -> Void = { printDiagnostic($0) }
-        let runners: (code: HookRunner?, presence: HookRunner?)
+    private static func isUnrecognizedStream(_ error: CaptureError) -> Bool {
+        if case .input(.unrecognizedStream) = error { return true }
+        return false
+    }
+
+    private func ffmpegOptions(carriesChroma: Bool) -> FFmpegInput.Options {
+        var options = FFmpegInput.Options()
+        options.carriesChroma = carriesChroma
+        options.hardwareAcceleration = hwaccel
+        options.watchdogTimeout = camera.watchdog
+        options.reconnectsAfterLoss = !camera.exitOnLoss
+        options.pacing = realtime ? .realTime : .asFastAsPossible
+        return options
+    }
+
+    /// What every camera shares: the MQTT node, the hook runners.
+    private struct SharedSinks {
+        var node: MQTTNode?
+        var codeHook: HookRunner?
+        var presenceHook: HookRunner?
+    }
+
+    private func makeSharedSinks(diagnostics: @escaping @Sendable (String) -> Void) throws -> SharedSinks {
+        var shared = SharedSinks()
         do {
-            runners = try hooks.makeRunners(diagnostics: diagnostics)
+            (shared.codeHook, shared.presenceHook) = try hooks.makeRunners(diagnostics: diagnostics)
         } catch let error as ValidationError {
             printDiagnostic(error.message)
             throw ExitCode(ExitStatus.usage)
         }
-        var mqttSink: MQTTEventSink?
         do throws(MQTTError) {
             if let configuration = try mqtt.configuration() {
                 if mqtt.passwordInURL {
                     printDiagnostic("warning: the MQTT password in --mqtt is visible to every user of this machine; use --mqtt-password-file or LOOKOUT_MQTT_PASSWORD")
                 }
-                mqttSink = MQTTEventSink(publisher: try MQTTEventPublisher(configuration: configuration, diagnostics: diagnostics),
-                                         diagnostics: diagnostics)
+                shared.node = try MQTTNode(configuration: configuration, diagnostics: diagnostics)
             }
         } catch {
-            printDiagnostic(error.description)
-            switch error {
-            case .invalidURL: throw ExitCode(ExitStatus.usage)
-            case .unreadableFile: throw ExitCode(ExitStatus.noInput)
-            case .library, .libraryMissing: throw ExitCode(ExitStatus.failure)
-            }
+            throw mqttFailure(error)
+        }
+        return shared
+    }
+
+    private func mqttFailure(_ error: MQTTError) -> ExitCode {
+        printDiagnostic(error.description)
+        switch error {
+        case .invalidURL: return ExitCode(ExitStatus.usage)
+        case .unreadableFile: return ExitCode(ExitStatus.noInput)
+        case .library, .libraryMissing: return ExitCode(ExitStatus.failure)
+        }
+    }
+
+    /// A camera's MQTT connection, hooks and snapshots, as asked for.
+    private func addEventSinks(to pipeline: DetectionPipeline, shared: SharedSinks, snapshotDirectory: String?) throws {
+        let diagnostics: @Sendable (String) -> Void = { printDiagnostic($0) }
+        let camera = pipeline.configuration.camera
+        var mqttSink: MQTTEventSink?
+        if let node = shared.node {
+            do throws(MQTTError) { mqttSink = try node.makeSink(camera: camera) } catch { throw mqttFailure(error) }
         }
         // The snapshot writer feeds MQTT, so it goes first: sinks finish in the order they were added.
-        if let writer = snapshots.makeWriter(diagnostics: diagnostics) {
+        if let writer = snapshots.makeWriter(directory: snapshotDirectory, diagnostics: diagnostics) {
             if let mqttSink { writer.setWrittenHandler { _, jpeg in mqttSink.publishSnapshot(jpeg) } }
             pipeline.addSink(writer)
         }
         if let mqttSink { pipeline.addSink(mqttSink) }
-        if runners.code != nil || runners.presence != nil {
-            pipeline.addSink(HookEventSink(codeHook: runners.code, presenceHook: runners.presence, source: source,
-                                           diagnostics: diagnostics))
+        if shared.codeHook != nil || shared.presenceHook != nil {
+            pipeline.addSink(HookEventSink(codeHook: shared.codeHook, presenceHook: shared.presenceHook,
+                                           source: pipeline.configuration.source, camera: camera, diagnostics: diagnostics))
         }
     }
 }

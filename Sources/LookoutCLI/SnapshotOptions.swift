@@ -24,9 +24,10 @@ struct SnapshotOptions: ParsableArguments {
         if let snapshots, snapshots.isEmpty { throw ValidationError("--snapshots needs a directory.") }
     }
 
-    /// The writer, when snapshots are asked for.
-    func makeWriter(diagnostics: @escaping @Sendable (String) -> Void) -> SnapshotWriter? {
-        guard let snapshots else { return nil }
+    /// The writer, when snapshots are asked for: into `directory` (--snapshots, or the camera's
+    /// own folder in it).
+    func makeWriter(directory: String?, diagnostics: @escaping @Sendable (String) -> Void) -> SnapshotWriter? {
+        guard let snapshots = directory else { return nil }
         var options = SnapshotWriter.Options()
         options.drawsBoxes = boxes
         options.writesCleanCopy = clean

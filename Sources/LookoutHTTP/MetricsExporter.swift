@@ -1,9 +1,10 @@
 import Lookout
 import Prometheus
 
-/// `/metrics`: the pipeline's statistics snapshot in Prometheus text exposition, through
-/// swift-prometheus. Counters move by what changed since the previous scrape, so they equal the
-/// snapshot's totals (and the `--stats` line); timings become histograms in seconds.
+/// `/metrics`: every camera's statistics snapshot in Prometheus text exposition, through
+/// swift-prometheus, each camera's series with a `camera` label (the server's own, HTTP, without).
+/// Counters move by what changed since the previous scrape, so they equal the snapshot's totals
+/// (and the `--stats` line); timings become histograms in seconds.
 final class MetricsExporter: @unchecked Sendable {
     private let registry = PrometheusCollectorRegistry()
     private let lock = Locked(Exported())
@@ -17,18 +18,37 @@ final class MetricsExporter: @unchecked Sendable {
         var buckets: [String: [Int64: Int]] = [:]
     }
 
-    /// The exposition text for `snapshot`.
-    func render(_ snapshot: StatisticsSnapshot) -> [UInt8] {
+    /// The exposition text for the cameras' snapshots.
+    func render(_ snapshots: [StatisticsSnapshot]) -> [UInt8] {
         lock.withLock { exported in
+            for snapshot in snapshots { add(snapshot, camera: snapshot.camera ?? "", to: &exported) }
+            if let http = snapshots.first?.http { add(http, to: &exported) }
+            var text: [UInt8] = []
+            registry.emit(into: &text)
+            return text
+        }
+    }
+
+    private func counter(_ name: String, _ help: String, _ labels: [(String, String)], _ total: Int, _ exported: inout Exported) {
+        let key = name + labels.map { "|\($0.0)=\($0.1)" }.joined()
+        let delta = total - exported.counters[key, default: 0]
+        let counter = registry.makeCounter(name: name, labels: labels, help: help)
+        if delta > 0 { counter.increment(by: Int64(delta)) }
+        exported.counters[key] = max(total, exported.counters[key, default: 0])
+    }
+
+    private func add(_ http: StatisticsSnapshot.HTTPStatistics, to exported: inout Exported) {
+        registry.makeGauge(name: "lookout_http_event_clients", labels: [], help: "Clients on /api/events.").set(Double(http.eventClients))
+    }
+
+    private func add(_ snapshot: StatisticsSnapshot, camera: String, to exported: inout Exported) {
+        do {
+            let cameraLabel = ("camera", camera)
             func count(_ name: String, _ help: String, _ labels: [(String, String)] = [], _ total: Int) {
-                let key = name + labels.map { "|\($0.0)=\($0.1)" }.joined()
-                let delta = total - exported.counters[key, default: 0]
-                let counter = registry.makeCounter(name: name, labels: labels, help: help)
-                if delta > 0 { counter.increment(by: Int64(delta)) }
-                exported.counters[key] = max(total, exported.counters[key, default: 0])
+                counter(name, help, [cameraLabel] + labels, total, &exported)
             }
             func gauge(_ name: String, _ help: String, _ labels: [(String, String)] = [], _ value: Double) {
-                registry.makeGauge(name: name, labels: labels, help: help).set(value)
+                registry.makeGauge(name: name, labels: [cameraLabel] + labels, help: help).set(value)
             }
 
             count("lookout_frames_read_total", "Frames the input produced, damaged ones included.", [], snapshot.framesRead)
@@ -65,14 +85,13 @@ final class MetricsExporter: @unchecked Sendable {
             }
             if let http = snapshot.http {
                 gauge("lookout_http_stream_clients", "Clients on /api/stream.mjpeg.", [], Double(http.streamClients))
-                gauge("lookout_http_event_clients", "Clients on /api/events.", [], Double(http.eventClients))
                 count("lookout_http_preview_frames_total", "Pictures sent to viewers.", [], http.previewFrames)
                 count("lookout_http_preview_frames_skipped_total", "Pictures a slow viewer missed.", [], http.previewFramesSkipped)
             }
             for timing in snapshot.timings {
-                let key = timing.name
+                let key = camera + "|" + timing.name
                 let histogram = registry.makeValueHistogram(
-                    name: "lookout_stage_seconds", labels: [("stage", timing.name)], buckets: Self.timingBuckets,
+                    name: "lookout_stage_seconds", labels: [cameraLabel, ("stage", timing.name)], buckets: Self.timingBuckets,
                     help: "Time per frame of each stage: decode, codes (ZBar), faces (cascade, per analysis), code_latency (frame received to line written).")
                 var seen = exported.buckets[key, default: [:]]
                 timing.histogram.forEachBucket { lower, total in
@@ -85,9 +104,6 @@ final class MetricsExporter: @unchecked Sendable {
                 }
                 exported.buckets[key] = seen
             }
-            var text: [UInt8] = []
-            registry.emit(into: &text)
-            return text
         }
     }
 }

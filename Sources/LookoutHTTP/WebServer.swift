@@ -19,32 +19,56 @@ public enum WebServerError: Error, CustomStringConvertible {
     }
 }
 
-/// The web view and API of one pipeline (`--http`), served by Hummingbird:
+/// The web view and API of one or more pipelines (cameras, `--http`), served by Hummingbird.
+/// Every route but `/metrics` and `/healthz` (which cover all cameras) takes `?camera=NAME`; the
+/// default is the first camera.
 ///
 /// - `/`: the web page (`WebPage`);
 /// - `/api/stream.mjpeg` (`?boxes=1`): the live picture as multipart MJPEG, at most `previewRate`
 ///   pictures a second;
 /// - `/api/latest.jpg` (`?boxes=1`, `?h=HEIGHT`): the newest frame;
 /// - `/api/events`: Server-Sent Events, each line standard output writes, and a heartbeat;
-/// - `/api/status`: the statistics snapshot as JSON, with the newest objects and events;
-/// - `/metrics`: Prometheus text exposition;
-/// - `/healthz`: 200 while frames arrive (or a file was read to its end), 503 while the camera is lost;
+/// - `/api/status`: the camera's statistics snapshot as JSON, with its newest objects, the
+///   newest events of all cameras, and `cameras` (every camera's name and input state);
+/// - `/metrics`: Prometheus text exposition, a `camera` label on each camera's series;
+/// - `/healthz`: 200 while every camera's frames arrive (or its file was read to the end), 503
+///   while one is lost; the body gives each camera's state;
 /// - `/snapshots/NAME`: a snapshot in the snapshot directory, by its exact name;
 /// - `/api/recordings`: the clips in the recording directory, newest first (JSON);
 /// - `/recordings/NAME`: a clip, by its exact name, as a download.
 ///
-/// It adds a `PhotoOutput` to the pipeline's session and an event sink to the pipeline. With
-/// nobody connected its cost is one photo a second (see `PreviewBroadcaster`).
+/// It adds a `PhotoOutput` to each pipeline's session and an event sink to each pipeline. With
+/// nobody connected its cost is one photo a second per camera (see `PreviewBroadcaster`).
 public final class WebServer: StatisticsReporting, @unchecked Sendable {
+    /// A camera the server shows: its pipeline, and where its snapshots and clips are.
+    public struct Camera: Sendable {
+        public var pipeline: DetectionPipeline
+        public var snapshotDirectory: String?
+        public var recordingDirectory: String?
+
+        public init(pipeline: DetectionPipeline, snapshotDirectory: String? = nil, recordingDirectory: String? = nil) {
+            self.pipeline = pipeline
+            self.snapshotDirectory = snapshotDirectory
+            self.recordingDirectory = recordingDirectory
+        }
+    }
+
+    /// A camera with its pictures.
+    private struct Shown {
+        var camera: Camera
+        var preview: PreviewBroadcaster
+        var name: String { camera.pipeline.configuration.camera }
+    }
+
     public struct Configuration: Sendable {
         public var address: WebServerAddress
         /// Required of every request but `/healthz` (bearer token, or basic-auth password).
         public var token: [UInt8]?
         /// Pictures a second per viewer of the MJPEG stream, at most.
         public var previewRate = 5.0
-        /// Where `/snapshots/NAME` reads from.
+        /// Where `/snapshots/NAME` reads from (one pipeline's; `Camera` says it per camera).
         public var snapshotDirectory: String?
-        /// Where `/api/recordings` and `/recordings/NAME` read from.
+        /// Where `/api/recordings` and `/recordings/NAME` read from (as above).
         public var recordingDirectory: String?
         /// Connections open at once; more wait in the listen backlog.
         public var maximumConnections = 64
@@ -55,25 +79,45 @@ public final class WebServer: StatisticsReporting, @unchecked Sendable {
     }
 
     public let configuration: Configuration
-    private let pipeline: DetectionPipeline
+    private let cameras: [Shown]
     private let events = EventStream()
-    private let preview: PreviewBroadcaster
     private let metrics = MetricsExporter()
     private let executor = DispatchTaskExecutor()
     private let requestCount = Atomic<Int>(0)
     private let running = Locked<(task: Task<Void, Never>?, group: ServiceGroup?, port: Int?, failure: String?)>((nil, nil, nil, nil))
 
-    /// Joins `pipeline` (a photo output in its session, an event sink, a statistics reporter).
-    /// Call before the pipeline runs.
-    public init(pipeline: DetectionPipeline, configuration: Configuration) throws(CaptureError) {
-        self.configuration = configuration
-        self.pipeline = pipeline
-        let photoOutput = PhotoOutput()
-        try pipeline.session.addOutput(photoOutput)
-        preview = PreviewBroadcaster(photoOutput: photoOutput, previewRate: configuration.previewRate)
-        pipeline.addSink(events)
-        pipeline.addReporter(self)
+    /// Joins `pipeline` (a photo output in its session, an event sink, a statistics reporter),
+    /// with the configuration's directories. Call before the pipeline runs.
+    public convenience init(pipeline: DetectionPipeline, configuration: Configuration) throws(CaptureError) {
+        try self.init(cameras: [Camera(pipeline: pipeline, snapshotDirectory: configuration.snapshotDirectory,
+                                       recordingDirectory: configuration.recordingDirectory)],
+                      configuration: configuration)
     }
+
+    /// Joins every camera's pipeline (at least one). Call before the pipelines run.
+    public init(cameras: [Camera], configuration: Configuration) throws(CaptureError) {
+        guard !cameras.isEmpty else { throw .invalidSetting("the web server needs a camera") }
+        self.configuration = configuration
+        var shown: [Shown] = []
+        for camera in cameras {
+            let photoOutput = PhotoOutput()
+            try camera.pipeline.session.addOutput(photoOutput)
+            shown.append(Shown(camera: camera, preview: PreviewBroadcaster(photoOutput: photoOutput, previewRate: configuration.previewRate)))
+        }
+        self.cameras = shown
+        for camera in cameras {
+            camera.pipeline.addSink(events)
+            camera.pipeline.addReporter(self)
+        }
+    }
+
+    /// The camera `?camera=` names (the first by default), or nil for an unknown name.
+    private func camera(for request: Request) -> Shown? {
+        guard let name = request.uri.queryParameters.get("camera"), !name.isEmpty else { return cameras[0] }
+        return cameras.first { $0.name == name }
+    }
+
+    private var unknownCamera: Response { Self.message(.notFound, "no such camera") }
 
     /// The port listened on (the one asked for, or the system's pick for port 0).
     public var port: Int? { running.withLock { $0.port } }
@@ -119,12 +163,12 @@ public final class WebServer: StatisticsReporting, @unchecked Sendable {
         if let failure = running.withLock({ $0.failure }) {
             throw .cannotListen(address: address, reason: failure)
         }
-        preview.start()
+        for camera in cameras { camera.preview.start() }
     }
 
     /// Ends the streams, closes every connection and stops listening (waiting two seconds at most).
     public func stop() {
-        preview.stop()
+        for camera in cameras { camera.preview.stop() }
         events.finishAll()
         guard let (task, group) = running.withLock({ state in state.task.flatMap { task in state.group.map { (task, $0) } } })
         else { return }
@@ -142,7 +186,8 @@ public final class WebServer: StatisticsReporting, @unchecked Sendable {
         http.eventClients = events.clientCount
         http.requests = requestCount.load(ordering: .relaxed)
         http.slowClientsDisconnected = events.slowClientsDisconnected
-        preview.report(into: &http)
+        // Each camera's own viewers.
+        if let shown = cameras.first(where: { $0.name == snapshot.camera }) ?? cameras.first { shown.preview.report(into: &http) }
         snapshot.http = http
     }
 
@@ -154,12 +199,17 @@ public final class WebServer: StatisticsReporting, @unchecked Sendable {
         router.get("/") { [self] _, _ in
             counted(Self.response(.ok, type: "text/html; charset=utf-8", Array(WebPage.html.utf8)))
         }
-        router.get("/api/status") { [self] _, _ in counted(status()) }
+        router.get("/api/status") { [self] request, _ in
+            guard let camera = camera(for: request) else { return counted(unknownCamera) }
+            return counted(status(of: camera))
+        }
         router.get("/healthz") { [self] _, _ in counted(health()) }
         router.get("/metrics") { [self] _, _ in
-            counted(Self.response(.ok, type: "text/plain; version=0.0.4; charset=utf-8", metrics.render(pipeline.statistics)))
+            counted(Self.response(.ok, type: "text/plain; version=0.0.4; charset=utf-8",
+                                  metrics.render(cameras.map(\.camera.pipeline.statistics))))
         }
         router.get("/api/latest.jpg") { [self] request, _ in
+            guard let preview = camera(for: request)?.preview else { return counted(unknownCamera) }
             let boxes = request.uri.queryParameters.get("boxes").map { $0 == "1" || $0 == "true" } ?? false
             var height: Int?
             if let text = request.uri.queryParameters.get("h") {
@@ -174,16 +224,22 @@ public final class WebServer: StatisticsReporting, @unchecked Sendable {
             return counted(Self.response(.ok, type: "image/jpeg", jpeg))
         }
         router.get("/api/stream.mjpeg") { [self] request, context in
+            guard let preview = camera(for: request)?.preview else { return counted(unknownCamera) }
             let boxes = request.uri.queryParameters.get("boxes").map { $0 == "1" || $0 == "true" } ?? false
-            return counted(stream(drawsBoxes: boxes, channel: context.channel))
+            return counted(stream(preview, drawsBoxes: boxes, channel: context.channel))
         }
         router.get("/api/events") { [self] _, context in counted(eventStream(channel: context.channel)) }
-        router.get("/snapshots/{name}") { [self] _, context in
-            counted(snapshot(named: context.parameters.get("name") ?? ""))
+        router.get("/snapshots/{name}") { [self] request, context in
+            guard let camera = camera(for: request) else { return counted(unknownCamera) }
+            return counted(snapshot(named: context.parameters.get("name") ?? "", in: camera.camera.snapshotDirectory))
         }
-        router.get("/api/recordings") { [self] _, _ in counted(recordingList()) }
-        router.get("/recordings/{name}") { [self] _, context in
-            counted(recording(named: context.parameters.get("name") ?? ""))
+        router.get("/api/recordings") { [self] request, _ in
+            guard let camera = camera(for: request) else { return counted(unknownCamera) }
+            return counted(recordingList(of: camera))
+        }
+        router.get("/recordings/{name}") { [self] request, context in
+            guard let camera = camera(for: request) else { return counted(unknownCamera) }
+            return counted(recording(named: context.parameters.get("name") ?? "", in: camera.camera.recordingDirectory))
         }
         return router
     }
@@ -210,12 +266,23 @@ public final class WebServer: StatisticsReporting, @unchecked Sendable {
         response(status, type: "text/plain; charset=utf-8", Array((text + "\n").utf8))
     }
 
-    private func status() -> Response {
+    private func status(of camera: Shown) -> Response {
+        let pipeline = camera.camera.pipeline
         var writer = JSONWriter(capacity: 8192)
         pipeline.statistics.write(kind: "status", into: &writer)
+        writer.key("cameras")
+        writer.beginArray()
+        for other in cameras {
+            writer.beginObject()
+            writer.key("camera"); writer.string(other.name)
+            writer.key("source"); writer.string(other.camera.pipeline.configuration.source.repairedPath)
+            writer.key("input"); writer.string(other.camera.pipeline.inputState.rawValue)
+            writer.endObject()
+        }
+        writer.endArray()
         writer.key("objects")
         writer.beginArray()
-        var encoder = DetectionLineEncoder(source: pipeline.configuration.source)
+        var encoder = DetectionLineEncoder(source: pipeline.configuration.source, camera: pipeline.configuration.camera)
         for object in pipeline.latestObjects { writer.value(encoded: encoder.encode(object)) }
         writer.endArray()
         writer.key("recent_events")
@@ -227,22 +294,27 @@ public final class WebServer: StatisticsReporting, @unchecked Sendable {
     }
 
     private func health() -> Response {
-        let input = pipeline.inputState
-        var writer = JSONWriter(capacity: 128)
+        let inputs = cameras.map { ($0.name, $0.camera.pipeline.inputState) }
+        let healthy = inputs.allSatisfy { $0.1.isHealthy }
+        var writer = JSONWriter(capacity: 256)
         writer.beginObject()
-        writer.key("status"); writer.string(input.isHealthy ? "ok" : "unavailable")
-        writer.key("input"); writer.string(input.rawValue)
+        writer.key("status"); writer.string(healthy ? "ok" : "unavailable")
+        // The first camera's state as `input`, and every camera's.
+        writer.key("input"); writer.string(inputs[0].1.rawValue)
+        writer.key("cameras")
+        writer.beginObject()
+        for (name, input) in inputs { writer.key(name); writer.string(input.rawValue) }
         writer.endObject()
-        return Self.response(input.isHealthy ? .ok : .serviceUnavailable, type: "application/json", writer.bytes + [0x0A])
+        writer.endObject()
+        return Self.response(healthy ? .ok : .serviceUnavailable, type: "application/json", writer.bytes + [0x0A])
     }
 
     private static let boundary = "lookout-frame"
 
-    private func stream(drawsBoxes: Bool, channel: any Channel) -> Response {
+    private func stream(_ preview: PreviewBroadcaster, drawsBoxes: Bool, channel: any Channel) -> Response {
         guard let (id, pictures) = preview.addViewer(drawsBoxes: drawsBoxes, channel: channel) else {
             return Self.message(.serviceUnavailable, "\(PreviewBroadcaster.maximumViewers) viewers already watch")
         }
-        let preview = self.preview
         return Response(status: .ok, headers: Self.headers(type: "multipart/x-mixed-replace; boundary=\(Self.boundary)"),
                         body: ResponseBody { writer in
             defer { preview.removeViewer(id) }
@@ -300,18 +372,20 @@ public final class WebServer: StatisticsReporting, @unchecked Sendable {
     /// Clips listed by the web page, newest first: at most `listedRecordings`.
     static let listedRecordings = 50
 
-    private func recordingList() -> Response {
+    private func recordingList(of camera: Shown) -> Response {
         var writer = JSONWriter(capacity: 4096)
         writer.beginObject()
+        writer.key("camera"); writer.string(camera.name)
         writer.key("recordings")
         writer.beginArray()
-        if let directory = configuration.recordingDirectory {
+        let query = cameras.count > 1 ? "?camera=" + camera.name : ""
+        if let directory = camera.camera.recordingDirectory {
             for clip in RecordingRetention.clips(in: directory).reversed().prefix(Self.listedRecordings) {
                 writer.beginObject()
                 writer.key("file"); writer.string(clip.name)
                 writer.key("bytes"); writer.integer(Int(clip.bytes))
                 writer.key("modified"); writer.string(WallClockTime(seconds: Int64(clip.modified), nanoseconds: 0).rfc3339)
-                writer.key("url"); writer.string("/recordings/" + clip.name)
+                writer.key("url"); writer.string("/recordings/" + clip.name + query)
                 writer.endObject()
             }
         }
@@ -321,10 +395,10 @@ public final class WebServer: StatisticsReporting, @unchecked Sendable {
     }
 
     /// A clip as a download, streamed from the file (clips are megabytes, not kilobytes).
-    private func recording(named name: String) -> Response {
+    private func recording(named name: String, in directory: String?) -> Response {
         let notFound = Self.message(.notFound, "no such recording")
         // Only names the recorder makes: no slash, no dot-dot.
-        guard let directory = configuration.recordingDirectory, RecordingFileName.isRecording(name),
+        guard let directory, RecordingFileName.isRecording(name),
               let handle = FileHandle(forReadingAtPath: directory + "/" + name) else { return notFound }
         var headers = Self.headers(type: "video/x-matroska")
         headers[.contentDisposition] = "attachment; filename=\"\(name)\""
@@ -343,10 +417,10 @@ public final class WebServer: StatisticsReporting, @unchecked Sendable {
         })
     }
 
-    private func snapshot(named name: String) -> Response {
+    private func snapshot(named name: String, in directory: String?) -> Response {
         let notFound = Self.message(.notFound, "no such snapshot")
         // Only names the writer makes: no slash, no dot-dot, nothing but what it writes.
-        guard let directory = configuration.snapshotDirectory, SnapshotFileName.isServable(name),
+        guard let directory, SnapshotFileName.isServable(name),
               let data = FileManager.default.contents(atPath: directory + "/" + name) else { return notFound }
         return Self.response(.ok, type: "image/jpeg", Array(data))
     }

@@ -45,13 +45,20 @@ struct EventRuleTests {
     }
 
     @Test func homeAssistantConfigsNameLookoutsTopics() throws {
-        let topics = MQTTTopics(prefix: "home/hall cam")
-        let discovery = HomeAssistantDiscovery(topics: topics)
-        #expect(discovery.nodeID == "home_hall_cam")
-        #expect(discovery.presenceConfigTopic == "homeassistant/binary_sensor/home_hall_cam/presence/config")
+        let node = MQTTConfiguration(broker: try MQTTBrokerAddress("mqtt://broker/home/hall cam"), clientID: "node")
+        let camera = node.forCamera("door")
+        #expect(camera.clientID == "node-door")
+        let topics = camera.topics
+        #expect(topics.presence == "home/hall cam/door/presence")
+        let discovery = HomeAssistantDiscovery(configuration: camera)
+        #expect(discovery.nodeID == "home_hall_cam_door")
+        #expect(discovery.presenceConfigTopic == "homeassistant/binary_sensor/home_hall_cam_door/presence/config")
         let presence = try #require(try JSONSerialization.jsonObject(with: Data(discovery.presenceConfig)) as? [String: Any])
         #expect(presence["state_topic"] as? String == topics.presence)
-        #expect(presence["availability_topic"] as? String == topics.availability)
+        // Available while both the node and the camera are.
+        let availability = try #require(presence["availability"] as? [[String: Any]])
+        #expect(availability.compactMap { $0["topic"] as? String } == ["home/hall cam/available", topics.availability])
+        #expect(presence["availability_mode"] as? String == "all")
         #expect(presence["device_class"] as? String == "occupancy")
         let code = try #require(try JSONSerialization.jsonObject(with: Data(discovery.lastCodeConfig)) as? [String: Any])
         #expect(code["state_topic"] as? String == topics.lastCode)

@@ -6,19 +6,21 @@ import Testing
 @Suite("MQTT, real broker", .serialized)
 struct MQTTTests {
     static let prefix = "lookout-test"
+    /// The topics of the camera the tests name `cam`.
+    static let camera = prefix + "/cam"
 
     /// Every frame of the 8 s code clip: at --fps 10 --dedupe 300ms, each pass holds 3 code events.
     static func codeClip() throws -> Data { try Data(contentsOf: URL(fileURLWithPath: Fixtures.path("events-codes.mjpeg"))) }
 
     static func codeEvents(_ messages: [ReceivedMessage]) -> [Int] {
-        messages.filter { $0.topic == prefix + "/events" }.compactMap { $0.json }
+        messages.filter { $0.topic == camera + "/events" }.compactMap { $0.json }
             .filter { $0["kind"] as? String == "code" }.compactMap { $0["frame"] as? Int }
     }
 
     /// Lookout reading MJPEG from standard input (timed at 10 fps), each appearance of a code an
     /// event (`--dedupe 300ms`: three per pass of the code clip), published to `broker`.
     static func codeEventsFromStandardInput(to broker: MQTTBroker, options: [String] = []) throws -> BackgroundProcess {
-        try BackgroundProcess(lookoutBinary, ["run", "--input", "-", "--fps", "10", "--dedupe", "300ms", "--events", "changes"]
+        try BackgroundProcess(lookoutBinary, ["run", "--input", "cam=-", "--fps", "10", "--dedupe", "300ms", "--events", "changes"]
                                 + options + ["--mqtt", "\(broker.url)/\(prefix)"], withInput: true)
     }
 
@@ -27,13 +29,13 @@ struct MQTTTests {
         try broker.start()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lookout-snapshots-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let result = try lookout(["run", "--input", Fixtures.path("sample.mjpeg"), "--events", "changes", "-q",
+        let result = try lookout(["run", "--input", "cam=" + Fixtures.path("sample.mjpeg"), "--events", "changes", "-q",
                                   "--snapshots", directory, "--mqtt", "\(broker.url)/\(Self.prefix)"])
         #expect(result.status == 0, "\(result.stderr)")
         // A subscriber arriving afterwards gets the retained snapshot: the newest file's bytes.
         let subscriber = Process()
         subscriber.executableURL = URL(fileURLWithPath: "/usr/bin/mosquitto_sub")
-        subscriber.arguments = ["-p", String(broker.port), "-t", Self.prefix + "/snapshot", "-C", "1", "-N", "-W", "5"]
+        subscriber.arguments = ["-p", String(broker.port), "-t", Self.camera + "/snapshot", "-C", "1", "-N", "-W", "5"]
         let out = Pipe()
         subscriber.standardOutput = out
         try subscriber.run()
@@ -50,7 +52,7 @@ struct MQTTTests {
         try broker.start()
         let live = try Subscriber(port: broker.port, topics: [Self.prefix + "/#", "homeassistant/#"])
         try live.waitUntilSubscribed(port: broker.port, topic: Self.prefix + "/probe")
-        let result = try lookout(["run", "--input", Fixtures.path("sample.mjpeg"), "--events", "changes", "-q",
+        let result = try lookout(["run", "--input", "cam=" + Fixtures.path("sample.mjpeg"), "--events", "changes", "-q",
                                   "--mqtt", "\(broker.url)/\(Self.prefix)", "--ha-discovery"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.isEmpty, "\(result.stderr)")
@@ -60,11 +62,12 @@ struct MQTTTests {
         // Availability online first, offline last; one event per code (60 frames each held both codes).
         let availability = messages.filter { $0.topic == Self.prefix + "/available" }.map(\.payload)
         #expect(availability == ["online", "offline"])
-        let events = messages.filter { $0.topic == Self.prefix + "/events" }.compactMap(\.json)
+        #expect(messages.filter { $0.topic == Self.camera + "/available" }.map(\.payload) == ["online", "offline"])
+        let events = messages.filter { $0.topic == Self.camera + "/events" }.compactMap(\.json)
         #expect(events.filter { $0["kind"] as? String == "code" }.compactMap { $0["value"] as? String }.sorted()
                 == ["4006381333931", "Lookout sample QR: été ✓"])
         #expect(events.filter { $0["kind"] as? String == "presence" }.compactMap { $0["state"] as? String } == ["on"])
-        #expect(messages.filter { $0.topic == Self.prefix + "/presence" }.map(\.payload) == ["OFF", "ON"])
+        #expect(messages.filter { $0.topic == Self.camera + "/presence" }.map(\.payload) == ["OFF", "ON"])
         // Published at QoS 1, so delivered at QoS 1 to this QoS 1 subscription (arrival alone
         // would not show a publisher that drops to QoS 0).
         let lookoutTopics = messages.filter { $0.topic.hasPrefix(Self.prefix + "/") }
@@ -77,16 +80,19 @@ struct MQTTTests {
         late.client.waitForExit(timeout: 10)
         let retained = Dictionary(late.messages.filter(\.retained).map { ($0.topic, $0.payload) }) { $1 }
         #expect(retained[Self.prefix + "/available"] == "offline")
-        #expect(retained[Self.prefix + "/presence"] == "ON")
-        #expect(retained[Self.prefix + "/code"] == "4006381333931" || retained[Self.prefix + "/code"] == "Lookout sample QR: été ✓")
-        #expect(retained[Self.prefix + "/events"] == nil)
-        let discovery = HomeAssistantDiscovery(topics: MQTTTopics(prefix: Self.prefix))
+        #expect(retained[Self.camera + "/available"] == "offline")
+        #expect(retained[Self.camera + "/presence"] == "ON")
+        #expect(retained[Self.camera + "/code"] == "4006381333931" || retained[Self.camera + "/code"] == "Lookout sample QR: été ✓")
+        #expect(retained[Self.camera + "/events"] == nil)
+        let node = MQTTConfiguration(broker: try MQTTBrokerAddress("\(broker.url)/\(Self.prefix)"), clientID: "x")
+        let discovery = HomeAssistantDiscovery(configuration: node.forCamera("cam"))
         for topic in [discovery.presenceConfigTopic, discovery.lastCodeConfigTopic] {
             let config = try #require(retained[topic].flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] },
                                       "no config on \(topic)")
             let state = try #require(config["state_topic"] as? String)
             #expect(retained[state] != nil, "\(topic) names \(state), which holds nothing")
-            #expect(config["availability_topic"] as? String == Self.prefix + "/available")
+            let availability = (config["availability"] as? [[String: Any]] ?? []).compactMap { $0["topic"] as? String }
+            #expect(availability == [Self.prefix + "/available", Self.camera + "/available"])
         }
     }
 
@@ -95,7 +101,7 @@ struct MQTTTests {
         try broker.start()
         let subscriber = try Subscriber(port: broker.port, topics: [Self.prefix + "/available"])
         // Standard input kept open after a first clip: Lookout runs until killed.
-        let run = try BackgroundProcess(lookoutBinary, ["run", "--input", "-", "--mqtt", "\(broker.url)/\(Self.prefix)"],
+        let run = try BackgroundProcess(lookoutBinary, ["run", "--input", "cam=-", "--mqtt", "\(broker.url)/\(Self.prefix)"],
                                         withInput: true)
         try run.write(try Self.codeClip())
         #expect(subscriber.wait(timeout: 10) { $0.last?.payload == "online" })
@@ -184,7 +190,7 @@ struct MQTTTests {
         let credentials = ["--cafile", ca, "-u", "kiosk", "-P", "pa ss\"word", "-h", "localhost"]
         let subscriber = try Subscriber(port: broker.port, topics: [Self.prefix + "/#"], extra: credentials)
         try subscriber.waitUntilSubscribed(port: broker.port, topic: Self.prefix + "/probe", extra: credentials)
-        let result = try lookout(["run", "--input", Fixtures.path("qr-shell.mjpeg"), "--events", "changes", "-q",
+        let result = try lookout(["run", "--input", "cam=" + Fixtures.path("qr-shell.mjpeg"), "--events", "changes", "-q",
                                   "--mqtt", "mqtts://kiosk@localhost:\(broker.port)/\(Self.prefix)",
                                   "--mqtt-ca", ca, "--mqtt-password-file", certificates.path + "/password"])
         #expect(result.status == 0)
@@ -193,7 +199,7 @@ struct MQTTTests {
         subscriber.stop()
 
         // A wrong password from the environment: refused, reported once, and Lookout still ends cleanly.
-        let refused = try lookout(["run", "--input", Fixtures.path("qr-shell.mjpeg"), "--events", "changes", "-q",
+        let refused = try lookout(["run", "--input", "cam=" + Fixtures.path("qr-shell.mjpeg"), "--events", "changes", "-q",
                                    "--mqtt", "mqtts://kiosk@localhost:\(broker.port)/\(Self.prefix)", "--mqtt-ca", ca],
                                   environment: ["LOOKOUT_MQTT_PASSWORD": "wrong"])
         #expect(refused.status == 0)
@@ -205,7 +211,7 @@ struct MQTTTests {
     /// MQTT keeps those pages out of its memory.
     @Test func libmosquittoIsLoadedOnlyForMQTT() throws {
         func mapsLibmosquitto(_ options: [String]) throws -> Bool {
-            let process = try BackgroundProcess(lookoutBinary, ["run", "--input", "-", "--fps", "10", "--events", "changes"]
+            let process = try BackgroundProcess(lookoutBinary, ["run", "--input", "cam=-", "--fps", "10", "--events", "changes"]
                                                 + options, withInput: true)
             defer { try? process.closeInput(); _ = process.waitForExit() }
             // Once a frame has been analysed, everything Lookout opens for a run is open.

@@ -125,16 +125,20 @@ struct WebServerTests {
         #expect(check.terminationStatus == 0, "promtool: \(complaints)")
         let stats = try #require(lookout.output.lines.first { $0.contains(#""kind":"stats""#) })
         let summary = try #require(try JSONSerialization.jsonObject(with: Data(stats.utf8)) as? [String: Any])
-        func metric(_ name: String) -> Int? {
-            metrics.text.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap { Int($0.split(separator: " ")[1]) }
+        // Each series carries the camera's name (made from the file's).
+        let camera = try #require(summary["camera"] as? String)
+        #expect(camera == clip.deletingPathExtension().lastPathComponent)
+        func metric(_ name: String, _ label: String? = nil) -> Int? {
+            let series = name + #"{camera=""# + camera + "\"" + (label.map { "," + $0 } ?? "") + "} "
+            return metrics.text.split(separator: "\n").first { $0.hasPrefix(series) }.flatMap { Int($0.split(separator: " ")[1]) }
         }
         #expect(metric("lookout_frames_read_total") == summary["frames_read"] as? Int)
         #expect(metric("lookout_frames_analysed_total") == summary["frames_analysed"] as? Int)
         for (reason, count) in try #require(summary["dropped"] as? [String: Int]) {
-            #expect(metric(#"lookout_frames_dropped_total{reason="\#(reason)"}"#) == count)
+            #expect(metric("lookout_frames_dropped_total", #"reason="\#(reason)""#) == count)
         }
         for (type, count) in try #require(summary["detections"] as? [String: Int]) {
-            #expect(metric(#"lookout_detections_total{type="\#(type)"}"#) == count)
+            #expect(metric("lookout_detections_total", #"type="\#(type)""#) == count)
         }
 
         // Snapshots: named in the event lines, on disk, served by exact name only.
@@ -352,7 +356,7 @@ struct HealthTests {
         #expect(try waitForHealth(200, input: "streaming", within: 10))
         #expect(try waitForHealth(503, input: "lost", within: 20))
         let metrics = try httpGet(base + "/metrics").text
-        #expect(metrics.contains("lookout_camera_up 0.0"), "the gauge follows: \(metrics.split(separator: "\n").filter { $0.contains("camera_up") })")
+        #expect(metrics.contains(#"lookout_camera_up{camera="scripted0"} 0.0"#), "the gauge follows: \(metrics.split(separator: "\n").filter { $0.contains("camera_up") })")
         #expect(try waitForHealth(200, input: "streaming", within: 30))
         pipeline.stop()
         #expect(finished.wait(timeout: .now() + 10) == .success)

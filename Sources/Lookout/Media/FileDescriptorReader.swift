@@ -52,6 +52,21 @@ public final class FileDescriptorReader: @unchecked Sendable {
         }
     }
 
+    /// Reads a descriptor Lookout opened (a pipe from a child process); closes it when done.
+    /// `path` names it in messages.
+    public init(descriptor: Int32, path: String) throws(MediaError) {
+        self.path = path
+        self.fd = descriptor
+        self.ownsDescriptor = true
+        self.isRegularFile = false
+        do throws(Errno) {
+            cancellation = try CancellationPipe()
+        } catch {
+            close(descriptor)
+            throw .unreadable(path: path, error)
+        }
+    }
+
     deinit {
         if ownsDescriptor { close(fd) }
     }

@@ -15,6 +15,12 @@ public enum MediaError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A still image Lookout cannot decode: `reason` completes a sentence that starts with the
     /// path ("is an empty file", "is not an image (...)"); `detail` holds the library's own text.
     case unsupportedImage(path: String, reason: String, detail: String? = nil)
+    /// An input that needs ffmpeg (a URL, an MP4 file), and no ffmpeg program to run.
+    case ffmpegMissing(path: String, reason: String)
+    /// A URL whose scheme the installed ffmpeg does not read.
+    case unsupportedURL(url: String, scheme: String)
+    /// ffmpeg could not read the input; `message` is the last thing it said.
+    case ffmpegFailed(path: String, message: String)
 
     public var description: String {
         switch self {
@@ -33,6 +39,12 @@ public enum MediaError: Error, Equatable, Sendable, CustomStringConvertible {
             return "corrupt image: \(reason)"
         case .unsupportedImage(let path, let reason, _):
             return "\(path) \(reason)"
+        case .ffmpegMissing(let path, let reason):
+            return "reading \(path) needs ffmpeg, which \(reason) (install it: apt-get install ffmpeg)"
+        case .unsupportedURL(let url, let scheme):
+            return "\(url): ffmpeg does not read \(scheme):// addresses (it reads rtsp, rtmp, http, https, udp, tcp, srt and more; see ffmpeg -protocols)"
+        case .ffmpegFailed(let path, let message):
+            return "ffmpeg cannot read \(path): \(message)"
         }
     }
 

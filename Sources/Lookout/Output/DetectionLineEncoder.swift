@@ -7,11 +7,14 @@ public struct DetectionLineEncoder {
 
     /// The value of each line's `source` field.
     public let source: String
+    /// The value of each line's `camera` field (the input's name), or nil for none (`lookout scan`).
+    public let camera: String?
     private var writer = JSONWriter()
 
     /// Path bytes that are not UTF-8 (see `String(platformPath:)`) are written as U+FFFD.
-    public init(source: String) {
+    public init(source: String, camera: String? = nil) {
         self.source = source.repairedPath
+        self.camera = camera
     }
 
     /// The line for one object, newline included.
@@ -45,7 +48,7 @@ public struct DetectionLineEncoder {
             writer.key("face_id"); writer.integer(face.faceID)
         }
         writer.frameFields(sequence: object.frameSequence, presentationTime: object.time, wallClockTime: object.wallClockTime,
-                           source: source, width: object.imageWidth, height: object.imageHeight)
+                           source: source, camera: camera, width: object.imageWidth, height: object.imageHeight)
         writer.key("bounds"); writer.rect(object.bounds, fractionDigits: 6)
         writer.key("pixel_bounds"); writer.rect(object.pixelBounds, fractionDigits: 1)
         if let code = object as? MachineReadableCodeObject {
@@ -61,13 +64,14 @@ public struct DetectionLineEncoder {
 }
 
 extension JSONWriter {
-    /// The fields every line about a frame carries: `frame`, `pts`, `time`, `source`, `image`.
+    /// The fields every line about a frame carries: `frame`, `pts`, `time`, `source`, `camera`, `image`.
     mutating func frameFields(sequence: UInt64, presentationTime: MediaTime, wallClockTime: WallClockTime,
-                              source: String, width: Int, height: Int) {
+                              source: String, camera: String?, width: Int, height: Int) {
         key("frame"); integer(sequence)
         key("pts"); number(presentationTime.seconds)
         key("time"); string(wallClockTime.rfc3339)
         key("source"); string(source)
+        if let camera { key("camera"); string(camera) }
         key("image")
         beginObject()
         key("width"); integer(width)

@@ -5,9 +5,12 @@ public struct EventLineEncoder {
     public let source: String
     private var objects: DetectionLineEncoder
 
-    public init(source: String) {
+    public let camera: String?
+
+    public init(source: String, camera: String? = nil) {
         self.source = source.repairedPath
-        self.objects = DetectionLineEncoder(source: source)
+        self.camera = camera
+        self.objects = DetectionLineEncoder(source: source, camera: camera)
     }
 
     /// The line for one event, newline included; `snapshot` names the file of the event's snapshot
@@ -73,7 +76,7 @@ public struct EventLineEncoder {
         writer.key("version"); writer.integer(DetectionLineEncoder.schemaVersion)
         writer.key("kind"); writer.string(event.kind)
         writer.frameFields(sequence: frame.sequence, presentationTime: frame.presentationTime,
-                           wallClockTime: frame.wallClockTime, source: source, width: frame.width, height: frame.height)
+                           wallClockTime: frame.wallClockTime, source: source, camera: camera, width: frame.width, height: frame.height)
         return writer
     }
 

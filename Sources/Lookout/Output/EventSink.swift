@@ -26,14 +26,23 @@ public struct PipelineOutput: Sendable {
     public var frame: AnalysedFrame?
     /// The objects found in that analysis.
     public var objects: [MetadataObject] = []
+    /// Set when the input was just lost or found again.
+    public var inputChange: InputChange?
 
     public init(lines: [[UInt8]] = [], events: [EmittedEvent] = [], frame: AnalysedFrame? = nil,
-                objects: [MetadataObject] = []) {
+                objects: [MetadataObject] = [], inputChange: InputChange? = nil) {
         self.lines = lines
         self.events = events
         self.frame = frame
         self.objects = objects
+        self.inputChange = inputChange
     }
+}
+
+/// The input going away or coming back (the `camera_lost` and `camera_found` lines).
+public enum InputChange: Sendable {
+    case lost(reason: String)
+    case found(VideoFormatDescription)
 }
 
 /// An event as every sink sees it: the event, its JSON line (schema version 1, newline included),

@@ -13,13 +13,16 @@ public final class DetectionPipeline: MetadataOutputObjectsDelegate, @unchecked 
     public struct Configuration: Sendable {
         /// The input's name in lines ("sample.mjpeg", "-", "/dev/video0").
         public var source: String
+        /// The input's short name (`camera` in lines, MQTT topics, metrics); see `CameraName`.
+        public var camera: String
         public var lineFormat = LineFormat.json
         /// Standard-output lines are events (`--events changes`) rather than a line per object per frame.
         public var linesAreEvents = false
         public var eventSettings = EventSettings()
 
-        public init(source: String) {
+        public init(source: String, camera: String? = nil) {
             self.source = source
+            self.camera = camera ?? CameraName.derived(from: source)
         }
     }
 
@@ -81,8 +84,8 @@ public final class DetectionPipeline: MetadataOutputObjectsDelegate, @unchecked 
         self.configuration = configuration
         self.notices = notices
         generator = EventGenerator(settings: configuration.eventSettings)
-        eventEncoder = EventLineEncoder(source: configuration.source)
-        detectionEncoder = DetectionLineEncoder(source: configuration.source)
+        eventEncoder = EventLineEncoder(source: configuration.source, camera: configuration.camera)
+        detectionEncoder = DetectionLineEncoder(source: configuration.source, camera: configuration.camera)
     }
 
     /// Adds a place results go; before `run()`. A sink that names snapshots (`SnapshotNaming`) is
@@ -159,7 +162,7 @@ public final class DetectionPipeline: MetadataOutputObjectsDelegate, @unchecked 
 
     /// Everything counted so far by the session, the metadata output, the pipeline and its sinks.
     public var statistics: StatisticsSnapshot {
-        var snapshot = StatisticsSnapshot(source: configuration.source)
+        var snapshot = StatisticsSnapshot(source: configuration.source, camera: configuration.camera)
         let capture = session.statistics
         let analysis = metadataOutput.statistics
         snapshot.framesRead = capture.framesRead
@@ -214,8 +217,8 @@ public final class DetectionPipeline: MetadataOutputObjectsDelegate, @unchecked 
                 $0.rateSamples.removeAll()
             }
             queue.async { [self] in
-                let lines = configuration.lineFormat == .json ? [InterruptionLineEncoder.found(source: source, format: format)] : []
-                deliver(PipelineOutput(lines: lines))
+                let lines = configuration.lineFormat == .json ? [InterruptionLineEncoder.found(source: source, camera: configuration.camera, format: format)] : []
+                deliver(PipelineOutput(lines: lines, inputChange: .found(format)))
             }
             notices("\(source): camera back, streaming \(format)")
         case .framesDamaged(let count, let reason):
@@ -240,9 +243,9 @@ public final class DetectionPipeline: MetadataOutputObjectsDelegate, @unchecked 
 
     /// Pipeline queue: the camera lost line, and faces leaving and presence ending now.
     private func emitInterruption(lostReason reason: String) {
-        var output = PipelineOutput()
+        var output = PipelineOutput(inputChange: .lost(reason: reason))
         if configuration.lineFormat == .json {
-            output.lines.append(InterruptionLineEncoder.lost(source: configuration.source, reason: reason))
+            output.lines.append(InterruptionLineEncoder.lost(source: configuration.source, camera: configuration.camera, reason: reason))
         }
         state.withLock {
             $0.latestCodes = []
@@ -306,7 +309,7 @@ public final class DetectionPipeline: MetadataOutputObjectsDelegate, @unchecked 
     }
 
     private func deliver(_ output: PipelineOutput) {
-        guard !output.lines.isEmpty || !output.events.isEmpty || output.frame != nil else { return }
+        guard !output.lines.isEmpty || !output.events.isEmpty || output.frame != nil || output.inputChange != nil else { return }
         for sink in sinks { sink.consume(output) }
     }
 
@@ -322,6 +325,7 @@ public final class DetectionPipeline: MetadataOutputObjectsDelegate, @unchecked 
     private static func format(of input: CaptureInput?) -> VideoFormatDescription? {
         if let input = input as? AssetReaderInput { return input.formatDescription }
         if let input = input as? CaptureDeviceInput { return input.formatDescription }
+        if let input = input as? FFmpegInput { return input.formatDescription }
         return nil
     }
 }

@@ -4,6 +4,8 @@
 /// `/api/status` and `/metrics`, so they always agree.
 public struct StatisticsSnapshot: Sendable {
     public var source: String
+    /// The input's short name (`CameraName`), or nil where there is none.
+    public var camera: String?
     public var input = InputState.starting
     /// The input's format as granted (size, pixel format, nominal rate), once known.
     public var format: VideoFormatDescription?
@@ -33,8 +35,9 @@ public struct StatisticsSnapshot: Sendable {
     public var http: HTTPStatistics?
     public var elapsedSeconds = 0.0
 
-    public init(source: String) {
+    public init(source: String, camera: String? = nil) {
         self.source = source
+        self.camera = camera
     }
 
     public struct Timing: Sendable {
@@ -112,6 +115,7 @@ public struct StatisticsSnapshot: Sendable {
         writer.key("version"); writer.integer(DetectionLineEncoder.schemaVersion)
         writer.key("kind"); writer.string(kind)
         writer.key("source"); writer.string(source.repairedPath)
+        if let camera { writer.key("camera"); writer.string(camera) }
         writer.key("input"); writer.string(input.rawValue)
         if let format {
             writer.key("format")
@@ -231,7 +235,7 @@ public struct StatisticsSnapshot: Sendable {
     public var text: String {
         let dropped = DropReason.allCases.filter { drops[$0] > 0 }.map { "\(drops[$0]) \($0.rawValue)" }
         let found = detections.keys.sorted().map { "\(detections[$0]!) \($0.rawValue)" }
-        var line = "\(source): \(framesRead) frames read, \(framesAnalysed) analysed, "
+        var line = "\(camera.map { $0 + " (\(source))" } ?? source): \(framesRead) frames read, \(framesAnalysed) analysed, "
             + (dropped.isEmpty ? "none dropped" : "dropped " + dropped.joined(separator: ", "))
             + "; detections: " + (found.isEmpty ? "none" : found.joined(separator: ", "))
         if let snapshots, snapshots.written + snapshots.failed > 0 {

@@ -5,7 +5,7 @@
 /// dangerous to a hook that hands it to `eval` or `sh -c` itself. A code value holding a NUL byte
 /// (which no environment variable can carry) leaves LOOKOUT_VALUE out; the JSON has it exactly.
 public enum HookEnvironment {
-    public static func variables(for event: DetectionEvent, source: String) -> [(String, String)] {
+    public static func variables(for event: DetectionEvent, source: String, camera: String? = nil) -> [(String, String)] {
         let frame = event.frame
         var variables: [(String, String)] = [
             ("LOOKOUT_EVENT", event.kind),
@@ -13,6 +13,7 @@ public enum HookEnvironment {
             ("LOOKOUT_PTS", frame.presentationTime.seconds.formatted(maxFractionDigits: 6)),
             ("LOOKOUT_TIME", frame.wallClockTime.rfc3339),
         ]
+        if let camera { variables.append(("LOOKOUT_CAMERA", camera)) }
         switch event {
         case .code(let code):
             variables.append(("LOOKOUT_TYPE", code.type.rawValue))

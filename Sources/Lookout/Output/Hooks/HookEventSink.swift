@@ -4,13 +4,15 @@ public final class HookEventSink: EventSink, @unchecked Sendable {
     public let codeHook: HookRunner?
     public let presenceHook: HookRunner?
     private let source: String
+    private let camera: String?
     private let diagnostics: @Sendable (String) -> Void
 
-    public init(codeHook: HookRunner?, presenceHook: HookRunner?, source: String,
+    public init(codeHook: HookRunner?, presenceHook: HookRunner?, source: String, camera: String? = nil,
                 diagnostics: @escaping @Sendable (String) -> Void) {
         self.codeHook = codeHook
         self.presenceHook = presenceHook
         self.source = source
+        self.camera = camera
         self.diagnostics = diagnostics
     }
 
@@ -22,7 +24,7 @@ public final class HookEventSink: EventSink, @unchecked Sendable {
             case .presence: hook = presenceHook
             default: hook = nil
             }
-            hook?.run(input: emitted.line, environment: HookEnvironment.variables(for: emitted.event, source: source))
+            hook?.run(input: emitted.line, environment: HookEnvironment.variables(for: emitted.event, source: source, camera: camera))
         }
     }
 

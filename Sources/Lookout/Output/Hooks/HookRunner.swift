@@ -67,14 +67,7 @@ public final class HookRunner: @unchecked Sendable {
             guard program.withPlatformPath({ access($0, X_OK) }) == 0 else { throw .notExecutable(path: program, .current) }
             return program
         }
-        let path = getenv("PATH").map { String(cString: $0) } ?? "/usr/local/bin:/usr/bin:/bin"
-        for folder in path.split(separator: ":", omittingEmptySubsequences: false) {
-            let candidate = (folder.isEmpty ? "." : String(folder)) + "/" + program
-            var info = stat()
-            if stat(candidate, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, access(candidate, X_OK) == 0 {
-                return candidate
-            }
-        }
+        if let found = ChildProcess.findOnPath(program) { return found }
         throw .commandNotFound(program)
     }
 
@@ -169,55 +162,21 @@ public final class HookRunner: @unchecked Sendable {
         }
     }
 
-    /// Serializes making a pipe and spawning: pipe2(2) does not import, so close-on-exec is set
-    /// after pipe(2), and another hook spawned in between would inherit the write end (and its
-    /// reader would never see end of input).
-    private static let spawnLock = Locked(())
-
     private func spawn(_ job: Job) throws(Errno) -> pid_t {
-        try Self.spawnLock.withLock { _ throws(Errno) in try spawnLocked(job) }
-    }
-
-    private func spawnLocked(_ job: Job) throws(Errno) -> pid_t {
-        var pipeEnds: [Int32] = [0, 0]
-        guard pipe(&pipeEnds) == 0 else { throw .current }
-        let (readEnd, writeEnd) = (pipeEnds[0], pipeEnds[1])
-        _ = fcntl(readEnd, F_SETFD, FD_CLOEXEC)
-        _ = fcntl(writeEnd, F_SETFD, FD_CLOEXEC)
+        let (pid, writeEnd) = try ChildProcess.withSpawnLock { () throws(Errno) -> (pid_t, Int32) in
+            let (readEnd, writeEnd) = try ChildProcess.makePipe()
+            defer { close(readEnd) }
+            do throws(Errno) {
+                // The hook's standard output goes where Lookout's diagnostics go.
+                let pid = try ChildProcess.spawn(arguments: arguments, environment: environmentStrings(adding: job.environment),
+                                                 descriptors: [(STDIN_FILENO, readEnd), (STDOUT_FILENO, STDERR_FILENO)])
+                return (pid, writeEnd)
+            } catch let failure {
+                close(writeEnd)
+                throw failure
+            }
+        }
         defer { close(writeEnd) }
-
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, readEnd, STDIN_FILENO)
-        posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO)
-
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        // Lookout ignores SIGPIPE and handles SIGINT/SIGTERM itself; a hook starts with the
-        // defaults, nothing blocked, in a process group of its own (so a timeout stops all of it).
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for signal in [SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD] { sigaddset(&defaults, signal) }
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        var mask = sigset_t()
-        sigemptyset(&mask)
-        posix_spawnattr_setsigmask(&attributes, &mask)
-        posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP))
-
-        // Arguments as their bytes were given (see String(platformPath:)).
-        let argv = arguments.map { $0.withPlatformPath { strdup($0) } } + [nil]
-        defer { argv.forEach { free($0) } }
-        let envp = environmentStrings(adding: job.environment).map { strdup($0) } + [nil]
-        defer { envp.forEach { free($0) } }
-
-        var pid: pid_t = 0
-        let code = posix_spawn(&pid, argv[0]!, &actions, &attributes, argv, envp)
-        close(readEnd)
-        guard code == 0 else { throw Errno(rawValue: code) }
-
         // The payload is small (a few KB at most) and fits the pipe; a hook that never reads its
         // input must not block this thread, so the write is non-blocking and gives up on EAGAIN.
         _ = fcntl(writeEnd, F_SETFL, fcntl(writeEnd, F_GETFL) | O_NONBLOCK)
@@ -232,15 +191,8 @@ public final class HookRunner: @unchecked Sendable {
     /// Lookout's environment with the event's variables set (replacing any of the same name).
     private func environmentStrings(adding variables: [(String, String)]) -> [String] {
         let names = Set(variables.map { $0.0 })
-        var result: [String] = []
-        var entry = environ
-        while let pointer = entry.pointee {
-            let text = String(cString: pointer)
-            let name = text.split(separator: "=", maxSplits: 1).first.map(String.init) ?? text
-            if !names.contains(name) { result.append(text) }
-            entry += 1
-        }
-        for (name, value) in variables { result.append(name + "=" + value) }
-        return result
+        return ChildProcess.currentEnvironment.filter { text in
+            !names.contains(text.split(separator: "=", maxSplits: 1).first.map(String.init) ?? text)
+        } + variables.map { $0.0 + "=" + $0.1 }
     }
 }

@@ -1,16 +1,21 @@
-/// Home Assistant MQTT discovery: retained config messages that make a presence binary sensor
-/// (device class occupancy) and a last-code sensor appear by themselves, wired to Lookout's
-/// availability topic so both show "unavailable" when Lookout is gone.
+/// Home Assistant MQTT discovery: retained config messages that make, for each camera, a device
+/// with a presence binary sensor (device class occupancy) and a last-code sensor, wired to the
+/// camera's and the node's availability topics so both show "unavailable" when the camera is
+/// lost or its Lookout is gone.
 public struct HomeAssistantDiscovery: Sendable {
     public let discoveryPrefix: String
     public let topics: MQTTTopics
-    /// The node ID under which both entities appear: the topic prefix with every character
-    /// outside [A-Za-z0-9_-] replaced by "_".
+    /// The node's availability topic, when the entities also depend on it.
+    public let nodeAvailabilityTopic: String?
+    /// The node ID under which the camera's entities appear: its topic prefix
+    /// (`<prefix>/<camera>`) with every character outside [A-Za-z0-9_-] replaced by "_". Unique
+    /// across a fleet whose nodes have unique prefixes.
     public let nodeID: String
 
-    public init(discoveryPrefix: String = "homeassistant", topics: MQTTTopics) {
+    public init(discoveryPrefix: String = "homeassistant", configuration: MQTTConfiguration) {
         self.discoveryPrefix = discoveryPrefix
-        self.topics = topics
+        self.topics = configuration.topics
+        self.nodeAvailabilityTopic = configuration.nodeAvailabilityTopic
         self.nodeID = String(topics.prefix.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") ? $0 : "_" })
     }
 
@@ -45,9 +50,18 @@ public struct HomeAssistantDiscovery: Sendable {
         writer.key("unique_id"); writer.string("lookout_\(nodeID)_\(object)")
         writer.key("object_id"); writer.string("lookout_\(nodeID)_\(object)")
         writer.key("state_topic"); writer.string(state)
-        writer.key("availability_topic"); writer.string(topics.availability)
-        writer.key("payload_available"); writer.string(MQTTTopics.online)
-        writer.key("payload_not_available"); writer.string(MQTTTopics.offline)
+        // Available only while both the camera and its node say so.
+        writer.key("availability")
+        writer.beginArray()
+        for topic in [nodeAvailabilityTopic, topics.availability].compactMap({ $0 }) {
+            writer.beginObject()
+            writer.key("topic"); writer.string(topic)
+            writer.key("payload_available"); writer.string(MQTTTopics.online)
+            writer.key("payload_not_available"); writer.string(MQTTTopics.offline)
+            writer.endObject()
+        }
+        writer.endArray()
+        writer.key("availability_mode"); writer.string("all")
         extra(&writer)
         writer.key("device")
         writer.beginObject()

@@ -17,16 +17,37 @@ public struct MQTTConfiguration: Sendable {
     public var queueCapacity = 10_000
     /// Home Assistant MQTT discovery: the discovery prefix, or nil for none.
     public var homeAssistantDiscoveryPrefix: String?
+    /// Where this connection's topics go: the address's prefix (a node), or `<prefix>/<camera>`.
+    public var topicPrefix: String
+    /// The camera this connection publishes for (state, events, discovery), or nil for a node's
+    /// own connection, which publishes only its availability.
+    public var camera: String?
+    /// The node's availability topic: a camera's Home Assistant entities are available only while
+    /// both the node and the camera are.
+    public var nodeAvailabilityTopic: String?
 
     public init(broker: MQTTBrokerAddress, clientID: String) {
         self.broker = broker
         self.clientID = clientID
+        self.topicPrefix = broker.topicPrefix
     }
 
-    public var topics: MQTTTopics { MQTTTopics(prefix: broker.topicPrefix) }
+    public var topics: MQTTTopics { MQTTTopics(prefix: topicPrefix) }
+
+    /// The configuration of `camera`'s own connection under this node's: topics under
+    /// `<prefix>/<camera>`, client ID `<id>-<camera>`, its last will on its own availability.
+    public func forCamera(_ camera: String) -> MQTTConfiguration {
+        var configuration = self
+        configuration.topicPrefix = topicPrefix + "/" + camera
+        configuration.clientID = clientID + "-" + camera
+        configuration.camera = camera
+        configuration.nodeAvailabilityTopic = topics.availability
+        return configuration
+    }
 }
 
-/// The topics Lookout publishes under its prefix.
+/// The topics Lookout publishes under a prefix: a node's `<prefix>/available`, and a camera's
+/// under `<prefix>/<camera>`.
 public struct MQTTTopics: Sendable, Equatable {
     public let prefix: String
     /// Retained "online"; the retained last will says "offline".

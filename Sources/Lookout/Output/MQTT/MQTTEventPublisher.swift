@@ -1,12 +1,14 @@
 import Dispatch
 import Synchronization
 
-/// Publishes events and state to an MQTT broker the way Frigate and Home Assistant expect:
+/// Publishes events and state to an MQTT broker the way Frigate and Home Assistant expect, on one
+/// connection of its own (a camera's, or a node's; see `MQTTNode`). Under its prefix:
 ///
-/// - `<prefix>/available`: retained "online", and a retained last will "offline";
-/// - `<prefix>/presence`: retained "ON"/"OFF"; `<prefix>/code`: the last code's text, retained;
-/// - `<prefix>/events`: every event as JSON, QoS 1, not retained;
-/// - Home Assistant discovery configs, retained, when asked for.
+/// - `available`: retained "online" (for a camera: while frames flow), and a retained last will
+///   "offline";
+/// - a camera's `presence`: retained "ON"/"OFF"; `code`: the last code's text, retained;
+/// - a camera's `events`: every event as JSON, QoS 1, not retained;
+/// - a camera's Home Assistant discovery configs, retained, when asked for.
 ///
 /// Publishing never blocks the caller. While the broker is away, events wait in a bounded queue
 /// (oldest dropped and counted) and go out in order on reconnect, after availability and the
@@ -43,6 +45,8 @@ public final class MQTTEventPublisher: @unchecked Sendable {
     private var retainedState: [(topic: String, payload: [UInt8])] = []
     private var stateToSend: [Message] = []
     private var connected = false
+    /// What `available` says while connected: a camera is offline while its input is lost.
+    private var available = true
     private var everConnected = false
     /// True until the first connection attempt has succeeded or failed: a run shorter than a TLS
     /// handshake must still wait for it at the end, rather than take "not connected" for
@@ -60,12 +64,12 @@ public final class MQTTEventPublisher: @unchecked Sendable {
     public init(configuration: MQTTConfiguration, diagnostics: @escaping @Sendable (String) -> Void) throws(MQTTError) {
         self.configuration = configuration
         self.topics = configuration.topics
-        self.discovery = configuration.homeAssistantDiscoveryPrefix.map {
-            HomeAssistantDiscovery(discoveryPrefix: $0, topics: configuration.topics)
+        self.discovery = configuration.camera == nil ? nil : configuration.homeAssistantDiscoveryPrefix.map {
+            HomeAssistantDiscovery(discoveryPrefix: $0, configuration: configuration)
         }
         self.diagnostics = diagnostics
         self.events = BoundedQueue(capacity: max(1, configuration.queueCapacity))
-        retainedState = [(topics.presence, Array("OFF".utf8))]
+        if configuration.camera != nil { retainedState = [(topics.presence, Array("OFF".utf8))] }
         let relay = Relay()
         connection = try MQTTConnection(configuration: configuration) { event in relay.publisher?.receive(event) }
         relay.publisher = self
@@ -113,6 +117,20 @@ public final class MQTTEventPublisher: @unchecked Sendable {
             drain()
         }
     }
+
+    /// Says whether the camera's frames flow (retained `available`), now and after reconnects.
+    public func setAvailable(_ isAvailable: Bool) {
+        queue.async { [self] in
+            guard available != isAvailable else { return }
+            available = isAvailable
+            guard connected else { return } // sent first on connecting
+            stateToSend.removeAll { $0.topic == topics.availability }
+            stateToSend.append(Message(topic: topics.availability, payload: Array(availabilityPayload.utf8), retain: true))
+            drain()
+        }
+    }
+
+    private var availabilityPayload: String { available ? MQTTTopics.online : MQTTTopics.offline }
 
     public var statistics: Statistics {
         queue.sync {
@@ -172,7 +190,7 @@ public final class MQTTEventPublisher: @unchecked Sendable {
             everConnected = true
             lastFailure = nil
             // Availability first, then discovery and state, then the waiting events.
-            var first = [Message(topic: topics.availability, payload: Array(MQTTTopics.online.utf8), retain: true)]
+            var first = [Message(topic: topics.availability, payload: Array(availabilityPayload.utf8), retain: true)]
             for config in discovery?.messages ?? [] {
                 first.append(Message(topic: config.topic, payload: config.payload, retain: true))
             }

@@ -1,5 +1,6 @@
-/// Publishes every event to the MQTT broker (`MQTTEventPublisher`), and each snapshot written as
-/// binary JPEG on `<prefix>/snapshot`, retained.
+/// Publishes a camera's events to the MQTT broker (`MQTTEventPublisher`), its availability as
+/// its input is lost and found, and each snapshot written as binary JPEG on
+/// `<prefix>/<camera>/snapshot`, retained.
 public final class MQTTEventSink: EventSink, @unchecked Sendable {
     public let publisher: MQTTEventPublisher
     private let diagnostics: @Sendable (String) -> Void
@@ -11,6 +12,11 @@ public final class MQTTEventSink: EventSink, @unchecked Sendable {
     }
 
     public func consume(_ output: PipelineOutput) {
+        switch output.inputChange {
+        case .lost?: publisher.setAvailable(false)
+        case .found?: publisher.setAvailable(true)
+        case nil: break
+        }
         for emitted in output.events { publisher.publish(emitted.event, line: emitted.line) }
     }
 

@@ -1,0 +1,93 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A capture input for anything ffmpeg reads: network cameras (`rtsp://`, `http://`, ...) and
+/// video files Lookout does not parse itself (MP4, MKV, ...).
+///
+/// Lookout runs `ffmpeg` (Debian's package) as a child that decodes and writes planar frames to a
+/// pipe as YUV4MPEG2: luma only (`gray`) when nothing needs colour, 4:2:0 when pictures are asked
+/// for (the web view, snapshots, recordings), so colour pictures come from the same child, made
+/// by TurboJPEG only when wanted. The detectors read the luma plane in place; Lookout converts
+/// nothing.
+///
+/// A network source is live, like a camera: when no frame arrives within the watchdog time, or
+/// ffmpeg exits, the input reports the loss (`camera_lost`), starts ffmpeg again with backoff and
+/// reports the first frame back (`camera_found`). A file ends where ffmpeg ends.
+public final class FFmpegInput: CaptureInput, @unchecked Sendable {
+    public struct Options: Sendable {
+        /// Ask ffmpeg for 4:2:0 frames (colour pictures) rather than luma only.
+        public var carriesChroma = false
+        /// ffmpeg's `-hwaccel` (`auto`, `vaapi`, `cuda`, ...), or nil for software decoding.
+        public var hardwareAcceleration: String?
+        /// Seconds without a frame before a network source counts as lost and ffmpeg is restarted.
+        public var watchdogTimeout = 3.0
+        /// Restart ffmpeg after a loss (true), or end the stream with `DeviceError.lost`.
+        public var reconnectsAfterLoss = true
+        /// Files only: real-time pacing (`-re`), with late frames dropped like a camera's.
+        public var pacing = AssetReaderInput.Pacing.asFastAsPossible
+        /// The program to run; default `ffmpeg` on $PATH (or $LOOKOUT_FFMPEG).
+        public var program: String?
+
+        public init() {}
+    }
+
+    /// The stream's format; size 0x0 until a network source's first frame.
+    public var formatDescription: VideoFormatDescription { ffmpeg.format.withLock { $0 } }
+    /// True for a network address (live, reconnecting), false for a file.
+    public let isNetworkSource: Bool
+
+    private let ffmpeg: FFmpegSource
+
+    /// Checks that ffmpeg is there and reads `path`'s scheme; a file is opened at once (its first
+    /// frame's header read, so a file ffmpeg cannot read fails here), a network source on the
+    /// session's first frame.
+    public init(path: String, options: Options = Options(), pixelBudget: PixelBudget = .standard) throws(CaptureError) {
+        let source: FFmpegSource
+        do {
+            source = try FFmpegSource(path: path, options: options, pixelBudget: pixelBudget)
+        } catch {
+            throw .input(error)
+        }
+        ffmpeg = source
+        isNetworkSource = source.isNetwork
+        super.init(source: source)
+    }
+
+    /// True when `path` is a URL (`scheme://...`) rather than a file.
+    public static func isURL(_ path: String) -> Bool {
+        guard let range = path.firstRange(of: "://") else { return false }
+        let scheme = path[..<range.lowerBound]
+        return !scheme.isEmpty && scheme.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == ".") }
+    }
+
+    /// `path` with a URL's password replaced by `***`, for lines and messages.
+    public static func redacted(_ path: String) -> String {
+        guard isURL(path), let scheme = path.firstRange(of: "://") else { return path }
+        let rest = path[scheme.upperBound...]
+        let authorityEnd = rest.firstIndex(of: "/") ?? rest.endIndex
+        guard let at = rest[..<authorityEnd].lastIndex(of: "@"),
+              let colon = rest[..<at].firstIndex(of: ":") else { return path }
+        return String(path[..<rest.index(after: colon)]) + "***" + String(path[at...])
+    }
+
+    /// The URL schemes the installed ffmpeg reads: its input protocols, and RTSP (a demuxer).
+    static func readableSchemes(program: String) -> Set<String> {
+        var schemes: Set<String> = ["rtsp", "rtsps"]
+        guard let text = FFmpegSource.run(program: program, arguments: ["-hide_banner", "-protocols"]) else { return schemes }
+        var inInput = false
+        for line in text.split(separator: "\n") {
+            let word = line.trimmingPrefix(while: { $0 == " " })
+            if word.hasPrefix("Input:") { inInput = true; continue }
+            if word.hasPrefix("Output:") { break }
+            if inInput, !word.isEmpty { schemes.insert(String(word)) }
+        }
+        return schemes
+    }
+}
+
+extension Substring {
+    fileprivate func trimmingPrefix(while predicate: (Character) -> Bool) -> Substring {
+        self.drop(while: predicate)
+    }
+}

@@ -1,0 +1,295 @@
+import Dispatch
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The frame source behind `FFmpegInput`: runs ffmpeg, reads its YUV4MPEG2 frames, and for a
+/// network source watches for silence and restarts it (the V4L2 source's loss and backoff).
+final class FFmpegSource: FrameSource, @unchecked Sendable {
+    let sourceName: String
+    let isRealTime: Bool
+    let pixelBudget: PixelBudget
+    let isNetwork: Bool
+    /// Written by the capture thread, read by `FFmpegInput.formatDescription`.
+    let format: Locked<VideoFormatDescription>
+
+    private let path: String
+    private let arguments: [String]
+    private let options: FFmpegInput.Options
+    private let cancellation: CancellationPipe
+    private let interruptionHandler = Locked<(@Sendable (SourceInterruption) -> Void)?>(nil)
+
+    // Capture-thread state.
+    private var process: FFmpegProcess?
+    private var stream: Y4MStreamReader?
+    private var sequence: UInt64 = 0
+    private var frameDuration: Int64 = 33_333_333
+    private var awaitingFirstFrameAfterLoss = false
+    private var lastTimestamp: Int64 = 0
+    /// The running child and when it last made progress (MonotonicClock ns), for the watchdog.
+    private let watched = Locked<(process: FFmpegProcess?, lastProgress: Int64, fired: Bool, streaming: Bool)>((nil, 0, false, false))
+    private var watchdog: (any DispatchSourceTimer)?
+
+    /// Backoff between restarts after a loss: 0.25 s doubling to 4 s, as for V4L2.
+    static let backoff: [Int32] = [250, 500, 1000, 2000, 4000]
+    /// Schemes checked once per process: running `ffmpeg -protocols` costs a start of ffmpeg.
+    private static let knownSchemes = Locked<[String: Set<String>]>([:])
+
+    init(path: String, options: FFmpegInput.Options, pixelBudget: PixelBudget) throws(MediaError) {
+        self.path = path
+        self.options = options
+        self.pixelBudget = pixelBudget
+        isNetwork = FFmpegInput.isURL(path)
+        sourceName = FFmpegInput.redacted(path)
+        isRealTime = isNetwork || options.pacing == .realTime
+        format = Locked(VideoFormatDescription(width: 0, height: 0, pixelFormat: options.carriesChroma ? .yuv420 : .gray, frameRate: nil))
+        do throws(Errno) { cancellation = try CancellationPipe() } catch { throw .unreadable(path: sourceName, error) }
+
+        let program = try Self.locate(options.program, for: sourceName)
+        if isNetwork {
+            let scheme = String(path[..<path.firstRange(of: "://")!.lowerBound]).lowercased()
+            let schemes = Self.knownSchemes.withLock { $0[program] } ?? {
+                let found = FFmpegInput.readableSchemes(program: program)
+                Self.knownSchemes.withLock { $0[program] = found }
+                return found
+            }()
+            guard schemes.contains(scheme) else { throw .unsupportedURL(url: sourceName, scheme: scheme) }
+        } else {
+            // The same errors as any file: missing, unreadable, a directory.
+            _ = try FileDescriptorReader(path: path)
+        }
+        arguments = Self.arguments(program: program, path: path, options: options, isNetwork: isNetwork)
+        if !isNetwork {
+            // A file ffmpeg cannot read fails now, with what ffmpeg said.
+            try start()
+        }
+    }
+
+    deinit {
+        watchdog?.cancel()
+        stopProcess()
+    }
+
+    /// ffmpeg's command line: quiet but for errors, video only, frames as Y4M on standard output.
+    static func arguments(program: String, path: String, options: FFmpegInput.Options, isNetwork: Bool) -> [String] {
+        var arguments = [program, "-hide_banner", "-nostdin", "-loglevel", "error"]
+        if let accel = options.hardwareAcceleration { arguments += ["-hwaccel", accel] }
+        if isNetwork {
+            // TCP for RTSP: lost UDP packets smear frames, which no detector reads through.
+            if path.lowercased().hasPrefix("rtsp") { arguments += ["-rtsp_transport", "tcp"] }
+            // A stalled server must not hold ffmpeg for minutes: the watchdog restarts it anyway.
+            arguments += ["-rw_timeout", String(Int64(max(1, options.watchdogTimeout) * 2_000_000))]
+        } else if options.pacing == .realTime {
+            arguments += ["-re"]
+        }
+        arguments += ["-i", path, "-map", "0:v:0", "-an", "-sn", "-dn"]
+        // Live: each frame as it comes, never duplicated to fill a constant rate.
+        if isNetwork { arguments += ["-fps_mode", "passthrough"] }
+        arguments += ["-f", "yuv4mpegpipe", "-pix_fmt", options.carriesChroma ? "yuv420p" : "gray", "-strict", "-1", "pipe:1"]
+        return arguments
+    }
+
+    /// The ffmpeg program to run: `program`, $LOOKOUT_FFMPEG, or `ffmpeg` on $PATH.
+    private static func locate(_ program: String?, for path: String) throws(MediaError) -> String {
+        let name = program ?? getenv("LOOKOUT_FFMPEG").map { String(cString: $0) } ?? "ffmpeg"
+        if name.contains("/") {
+            guard access(name, X_OK) == 0 else { throw .ffmpegMissing(path: path, reason: "is not at \(name) (\(Errno.current))") }
+            return name
+        }
+        guard let found = ChildProcess.findOnPath(name) else { throw .ffmpegMissing(path: path, reason: "is not on $PATH") }
+        return found
+    }
+
+    /// Runs a short ffmpeg command and returns its standard output, or nil when it cannot run.
+    static func run(program: String, arguments: [String]) -> String? {
+        guard let process = try? FFmpegProcess(arguments: [program] + arguments, name: "ffmpeg") else { return nil }
+        var text: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let result = try? buffer.withUnsafeMutableBytes { bytes throws(MediaError) in
+                try process.output.read(into: bytes.baseAddress!, count: bytes.count)
+            }
+            guard case .bytes(let n)? = result else { break }
+            text += buffer[0..<n]
+        }
+        process.reap()
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    func setInterruptionHandler(_ handler: @escaping @Sendable (SourceInterruption) -> Void) {
+        interruptionHandler.withLock { $0 = handler }
+    }
+
+    private func report(_ interruption: SourceInterruption) {
+        interruptionHandler.withLock { $0 }?(interruption)
+    }
+
+    func cancel() {
+        cancellation.cancel()
+        watched.withLock { $0.process }?.kill()
+        process?.output.cancel()
+    }
+
+    // MARK: Capture thread
+
+    /// Starts ffmpeg and reads the stream header (waiting for ffmpeg to open the input).
+    private func start() throws(MediaError) {
+        let child: FFmpegProcess
+        do {
+            child = try FFmpegProcess(arguments: arguments, name: sourceName)
+        } catch {
+            throw .ffmpegMissing(path: sourceName, reason: "could not be started (\(error))")
+        }
+        process = child
+        watched.withLock { $0 = (child, MonotonicClock.nanoseconds(), false, false) }
+        startWatchdog()
+        // The header: 9 bytes of signature first, as a file's are sniffed.
+        let prefix = UnsafeMutableRawPointer.allocate(byteCount: 9, alignment: 1)
+        defer { prefix.deallocate() }
+        let got = try child.output.readFully(into: prefix, count: 9)
+        let bytes = Array(UnsafeRawBufferPointer(start: prefix, count: got))
+        guard bytes == Array("YUV4MPEG2".utf8) else {
+            throw failure(of: child, default: bytes.isEmpty ? "no video stream" : "unexpected output")
+        }
+        let reader = try Y4MStreamReader(reader: child.output, prefix: bytes, budget: pixelBudget)
+        stream = reader
+        var described = reader.format
+        if described.frameRate == nil { described.frameRate = 30 }
+        frameDuration = Int64((1e9 / described.frameRate!).rounded())
+        format.withLock { $0 = described }
+    }
+
+    /// Why `child` stopped, from its exit and what it said; reaps it.
+    private func failure(of child: FFmpegProcess, default text: String) -> MediaError {
+        let fired = watched.withLock { $0.fired }
+        let status = child.reap()
+        if fired {
+            let waited = watched.withLock { $0.streaming } ? options.watchdogTimeout : max(options.watchdogTimeout, Self.startupGrace)
+            return .ffmpegFailed(path: sourceName, message: "no frame for \(waited.formatted(maxFractionDigits: 1)) s")
+        }
+        let said = child.lastError ?? (status & 0x7f != 0 ? "ffmpeg was killed by signal \(status & 0x7f)" : text)
+        return .ffmpegFailed(path: sourceName, message: said)
+    }
+
+    private func stopProcess() {
+        guard let child = process else { return }
+        watched.withLock { $0.process = nil }
+        child.kill()
+        child.reap()
+        process = nil
+        stream = nil
+    }
+
+    /// Before a new ffmpeg's first frame the watchdog waits at least this long: ffmpeg probes a
+    /// network stream (5 s by default) and waits for a key frame before it sends anything.
+    static let startupGrace = 10.0
+
+    /// Checks a few times a second that frames flow; kills a silent ffmpeg so its pipe ends.
+    private func startWatchdog() {
+        guard watchdog == nil, isNetwork else { return }
+        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "lookout.ffmpeg.watchdog"))
+        let streamingLimit = Int64(options.watchdogTimeout * 1e9)
+        let startupLimit = Int64(max(options.watchdogTimeout, Self.startupGrace) * 1e9)
+        let period = max(0.05, min(0.25, options.watchdogTimeout / 4))
+        timer.schedule(deadline: .fromNow(seconds: period), repeating: period)
+        timer.setEventHandler { [watched] in
+            let stale: FFmpegProcess? = watched.withLock { state in
+                let limit = state.streaming ? streamingLimit : startupLimit
+                guard let child = state.process, !state.fired, MonotonicClock.nanoseconds() - state.lastProgress > limit else { return nil }
+                state.fired = true
+                return child
+            }
+            stale?.kill()
+        }
+        timer.resume()
+        watchdog = timer
+    }
+
+    func nextFrame() throws(CaptureError) -> SourceFrame? {
+        while !cancellation.isCancelled {
+            if stream == nil {
+                guard isNetwork else { return nil }
+                do {
+                    try start()
+                } catch {
+                    if cancellation.isCancelled { return nil }
+                    try lose(error)
+                    continue
+                }
+            }
+            let event: Y4MStreamReader.Event?
+            do {
+                event = try stream!.next()
+            } catch {
+                if cancellation.isCancelled { return nil }
+                guard isNetwork else { throw .input(error) }
+                try lose(error)
+                continue
+            }
+            guard let event else {
+                if cancellation.isCancelled { return nil }
+                let child = process!
+                let status = child.reap()
+                if !isNetwork {
+                    defer { stopProcess() }
+                    if FFmpegProcess.succeeded(status) { return nil }
+                    throw .input(failure(of: child, default: "it exited with status \((status >> 8) & 0xff)"))
+                }
+                try lose(failure(of: child, default: "the stream ended"))
+                continue
+            }
+            watched.withLock {
+                $0.lastProgress = MonotonicClock.nanoseconds()
+                $0.streaming = true
+            }
+            return frame(from: event)
+        }
+        return nil
+    }
+
+    private func frame(from event: Y4MStreamReader.Event) -> SourceFrame {
+        let described = format.withLock { $0 }
+        var presentationTime: MediaTime
+        if isNetwork {
+            // Live: the arrival time on CLOCK_MONOTONIC, as V4L2 buffers are stamped.
+            var now = MonotonicClock.nanoseconds()
+            if now <= lastTimestamp { now = lastTimestamp + 1 }
+            lastTimestamp = now
+            presentationTime = MediaTime(nanoseconds: now)
+        } else {
+            let (nanoseconds, overflow) = Int64(truncatingIfNeeded: sequence).multipliedReportingOverflow(by: frameDuration)
+            presentationTime = MediaTime(nanoseconds: overflow ? .max : nanoseconds)
+        }
+        if awaitingFirstFrameAfterLoss {
+            awaitingFirstFrameAfterLoss = false
+            report(.restored(format: described))
+        }
+        defer { sequence += 1 }
+        let payload: SourceFrame.Payload
+        switch event {
+        case .frame(let bytes): payload = .raw(bytes, bytesPerRow: described.width)
+        case .corrupt(let reason): payload = .corrupt(reason: reason)
+        }
+        return SourceFrame(payload: payload, sequence: sequence, presentationTime: presentationTime,
+                           wallClockTime: .now(), format: described)
+    }
+
+    /// A network source lost: stop ffmpeg, report once, wait the backoff. Throws when
+    /// reconnection is off.
+    private func lose(_ error: MediaError) throws(CaptureError) {
+        stopProcess()
+        let reason: String
+        if case .ffmpegFailed(_, let message) = error { reason = message } else { reason = error.description }
+        guard options.reconnectsAfterLoss else { throw .device(.lost(path: sourceName, reason: reason)) }
+        if !awaitingFirstFrameAfterLoss {
+            awaitingFirstFrameAfterLoss = true
+            report(.lost(reason: reason))
+            restartAttempt = 0
+        }
+        _ = cancellation.sleep(milliseconds: Self.backoff[min(restartAttempt, Self.backoff.count - 1)])
+        restartAttempt += 1
+    }
+
+    private var restartAttempt = 0
+}
