@@ -10,7 +10,7 @@ struct HTTPOptions: ParsableArguments {
     var http: String?
 
     @Option(name: .customLong("http-token-file"), help: ArgumentHelp(
-        "Require the token in this file (first line) of every request but /healthz: as a bearer token, or as the basic-auth password in a browser.",
+        "Require the token in this file (first line) of every request but /healthz: as a bearer token, or as the basic-auth password in a browser. Under systemd, a credential named http-token does the same.",
         valueName: "file"))
     var tokenFile: String?
 
@@ -30,7 +30,7 @@ struct HTTPOptions: ParsableArguments {
         guard let address = WebServerAddress(parsing: http) else {
             throw ValidationError("--http takes [ADDR:]PORT (8080, 0.0.0.0:8080, [::1]:8080), not '\(http)'.")
         }
-        if !address.isLoopback, tokenFile == nil, !insecure {
+        if !address.isLoopback, tokenFile == nil, systemdCredential("http-token") == nil, !insecure {
             throw ValidationError("--http \(address) is reachable from other machines: give --http-token-file FILE, or --http-insecure to serve the camera to anyone.")
         }
     }
@@ -40,7 +40,7 @@ struct HTTPOptions: ParsableArguments {
         guard let http, let address = WebServerAddress(parsing: http) else { return nil }
         var configuration = WebServer.Configuration(address: address)
         configuration.previewRate = previewRate
-        if let tokenFile {
+        if let tokenFile = tokenFile ?? systemdCredential("http-token") {
             configuration.token = try readToken(tokenFile)
         }
         do {

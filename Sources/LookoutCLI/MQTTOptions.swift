@@ -15,7 +15,7 @@ struct MQTTOptions: ParsableArguments {
     var user: String?
 
     @Option(name: .customLong("mqtt-password-file"), help: ArgumentHelp(
-        "Read the MQTT password from the first line of this file. The environment variable LOOKOUT_MQTT_PASSWORD works too.",
+        "Read the MQTT password from the first line of this file. The environment variable LOOKOUT_MQTT_PASSWORD works too, and so does a systemd credential named mqtt-password.",
         valueName: "path"))
     var passwordFile: String?
 
@@ -70,14 +70,14 @@ struct MQTTOptions: ParsableArguments {
         let broker = try MQTTBrokerAddress(mqtt)
         var configuration = MQTTConfiguration(broker: broker, clientID: clientID ?? Self.defaultClientID())
         configuration.username = user
-        if let passwordFile {
+        if let value = getenv("LOOKOUT_MQTT_PASSWORD"), passwordFile == nil {
+            configuration.password = String(cString: value)
+        } else if let passwordFile = passwordFile ?? systemdCredential("mqtt-password") {
             do throws(Errno) {
                 configuration.password = String(decoding: try firstLineOfSecretFile(passwordFile), as: UTF8.self)
             } catch {
                 throw .unreadableFile(path: passwordFile, error)
             }
-        } else if let value = getenv("LOOKOUT_MQTT_PASSWORD") {
-            configuration.password = String(cString: value)
         }
         configuration.caFile = caFile
         configuration.certificateFile = certificateFile

@@ -23,3 +23,14 @@ func firstLineOfSecretFile(_ path: String) throws(Errno) -> [UInt8] {
     let line = bytes.split(separator: 0x0A, maxSplits: 1, omittingEmptySubsequences: false).first ?? []
     return Array(line.last == 0x0D ? line.dropLast() : line)
 }
+
+/// A systemd credential (`LoadCredential=NAME:...` in the unit): the path of a non-empty file
+/// `NAME` in $CREDENTIALS_DIRECTORY, or nil outside systemd or when the credential is empty.
+/// Read when the matching option is not given, so a unit needs no secret in its arguments.
+func systemdCredential(_ name: String) -> String? {
+    guard let directory = getenv("CREDENTIALS_DIRECTORY").map({ String(cString: $0) }), !directory.isEmpty else { return nil }
+    let path = directory + "/" + name
+    var info = stat()
+    guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_size > 0 else { return nil }
+    return path
+}

@@ -39,7 +39,7 @@ enum WebPage {
 </style>
 </head>
 <body>
-<header><h1>Lookout</h1><span id="source"></span><span id="presence">presence off</span><span id="input"></span></header>
+<header><h1>Lookout</h1><select id="camera" hidden aria-label="camera"></select><span id="source"></span><span id="presence">presence off</span><span id="input"></span></header>
 <main>
   <div id="view">
     <img id="picture" alt="live picture">
@@ -58,6 +58,23 @@ enum WebPage {
 "use strict";
 const svgNS = "http://www.w3.org/2000/svg";
 const $ = (id) => document.getElementById(id);
+// The camera shown (?camera=NAME; the server's first by default), passed on to every request.
+const camera = new URLSearchParams(location.search).get("camera");
+const withCamera = (path, name = camera) => name ? `${path}${path.includes("?") ? "&" : "?"}camera=${encodeURIComponent(name)}` : path;
+
+function showCameras(cameras, current) {
+  const select = $("camera");
+  select.hidden = cameras.length < 2;
+  if (select.hidden || select.options.length === cameras.length) return;
+  select.replaceChildren(...cameras.map((c) => {
+    const option = document.createElement("option");
+    option.value = c.camera;
+    option.textContent = c.camera;
+    option.selected = c.camera === current;
+    return option;
+  }));
+  select.onchange = () => { location.search = `?camera=${encodeURIComponent(select.value)}`; };
+}
 
 function row(name, value) {
   const tr = document.createElement("tr");
@@ -102,6 +119,7 @@ function drawBoxes(objects, width, height) {
 }
 
 function show(status) {
+  showCameras(status.cameras || [], status.camera);
   $("source").textContent = status.source;
   const on = status.presence === "on";
   $("presence").textContent = `presence ${status.presence}`;
@@ -127,10 +145,10 @@ function show(status) {
     const li = document.createElement("li");
     const what = e.kind === "code" ? `${e.symbology} ${e.value}` : e.kind === "presence" ? `presence ${e.state}`
       : e.kind.startsWith("recording") ? e.file : `face ${e.face_id}`;
-    li.textContent = `${e.time.slice(11, 23)} ${e.kind}: ${what}`;
+    li.textContent = `${e.time.slice(11, 23)} ${status.cameras && status.cameras.length > 1 ? e.camera + " " : ""}${e.kind}: ${what}`;
     if (e.snapshot) {
       const a = document.createElement("a");
-      a.href = `/snapshots/${encodeURIComponent(e.snapshot)}`;
+      a.href = withCamera(`/snapshots/${encodeURIComponent(e.snapshot)}`, e.camera);
       a.textContent = " [snapshot]";
       li.appendChild(a);
     }
@@ -141,7 +159,7 @@ function show(status) {
 // Recent clips (--record), newest first, each a download link.
 async function pollRecordings() {
   try {
-    const response = await fetch("/api/recordings", { cache: "no-store" });
+    const response = await fetch(withCamera("/api/recordings"), { cache: "no-store" });
     if (response.ok) {
       const { recordings } = await response.json();
       $("recordings").replaceChildren(...recordings.slice(0, 10).map((clip) => {
@@ -161,7 +179,7 @@ async function pollRecordings() {
 
 async function poll() {
   try {
-    const response = await fetch("/api/status", { cache: "no-store" });
+    const response = await fetch(withCamera("/api/status"), { cache: "no-store" });
     if (response.ok) show(await response.json());
   } catch (error) {
     $("input").textContent = "Lookout is not answering";
@@ -171,7 +189,7 @@ async function poll() {
 
 // The stream starts after the page has loaded, so the page's load never waits on it.
 window.addEventListener("load", () => {
-  $("picture").src = "/api/stream.mjpeg";
+  $("picture").src = withCamera("/api/stream.mjpeg");
   poll();
   pollRecordings();
 });

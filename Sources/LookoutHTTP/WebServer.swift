@@ -124,6 +124,10 @@ public final class WebServer: StatisticsReporting, @unchecked Sendable {
 
     /// Starts listening; returns once the port is open, or throws why it could not be.
     public func start() throws(WebServerError) {
+        // A port in use is found here, before Hummingbird starts: its failing start tears a
+        // service group down in a way that can deadlock in swift-async-algorithms' merge (seen
+        // once in 2026-11, the run hung in `bound.wait()`).
+        try Self.checkBindable(configuration.address)
         let bound = DispatchSemaphore(value: 0)
         let router = makeRouter()
         var logger = Logger(label: "lookout.http")
@@ -159,11 +163,36 @@ public final class WebServer: StatisticsReporting, @unchecked Sendable {
             $0.task = task
             $0.group = group
         }
-        bound.wait()
+        // Bounded all the same: a server that neither listens nor fails within this is reported.
+        if bound.wait(timeout: .fromNow(seconds: 20)) == .timedOut {
+            throw .cannotListen(address: address, reason: "the server did not start within 20 s")
+        }
         if let failure = running.withLock({ $0.failure }) {
             throw .cannotListen(address: address, reason: failure)
         }
         for camera in cameras { camera.preview.start() }
+    }
+
+    /// Binds a socket to `address` as the server will (SO_REUSEADDR, as NIO sets it) and closes
+    /// it; throws the system's reason when that fails.
+    static func checkBindable(_ address: WebServerAddress) throws(WebServerError) {
+        var hints = addrinfo()
+        hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var found: UnsafeMutablePointer<addrinfo>?
+        let code = getaddrinfo(address.host, String(address.port), &hints, &found)
+        guard code == 0, let info = found else {
+            throw .cannotListen(address: address, reason: String(cString: gai_strerror(code)))
+        }
+        defer { freeaddrinfo(found) }
+        let fd = socket(info.pointee.ai_family, info.pointee.ai_socktype, info.pointee.ai_protocol)
+        guard fd >= 0 else { return } // the server will say why
+        defer { close(fd) }
+        var yes: Int32 = 1
+        _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        if bind(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) != 0 {
+            throw .cannotListen(address: address, reason: Errno.current.description)
+        }
     }
 
     /// Ends the streams, closes every connection and stops listening (waiting two seconds at most).

@@ -1,0 +1,150 @@
+import Foundation
+import Testing
+@testable import Lookout
+
+/// Several inputs in one process, and sources read through a real ffmpeg child: an MP4 file made
+/// from the sample clip, and a live MPEG-TS stream served by ffmpeg's own HTTP listener.
+@Suite("Several inputs and ffmpeg sources", .serialized)
+struct SeveralInputsTests {
+    static func lines(_ result: ProcessResult) throws -> [[String: Any]] { try jsonObjects(result) }
+
+    /// `sample.mjpeg` as H.264 in MP4, made by ffmpeg (15 fps, as the clip).
+    static func sampleMP4() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("lookout-sample-\(UUID().uuidString).mp4")
+        let result = try run("/usr/bin/ffmpeg", ["-loglevel", "error", "-f", "mjpeg", "-r", "15", "-i", Fixtures.path("sample.mjpeg"),
+                                                 "-c:v", "libx264", "-pix_fmt", "yuv420p", url.path])
+        try #require(result == 0, "ffmpeg could not make the MP4")
+        return url
+    }
+
+    static func run(_ program: String, _ arguments: [String]) throws -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: program)
+        process.arguments = arguments
+        try process.run()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    /// A TCP port nobody listens on now.
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        try #require(bound)
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    @Test func twoFilesAtOnceGiveLinesForBothEachNamed() throws {
+        let result = try lookout(["run", "-i", "shelf=" + Fixtures.path("sample.mjpeg"), "-i", Fixtures.path("events-codes.mjpeg"),
+                                  "--events", "changes", "--stats", "-q"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = try Self.lines(result)
+        let cameras = Set(lines.compactMap { $0["camera"] as? String })
+        #expect(cameras == ["shelf", "events-codes"], "the name given, and one made from the path")
+        let shelfCodes = lines.filter { $0["camera"] as? String == "shelf" && $0["kind"] as? String == "code" }
+        #expect(Set(shelfCodes.compactMap { $0["value"] as? String }) == ["4006381333931", "Lookout sample QR: été ✓"])
+        #expect(shelfCodes.allSatisfy { ($0["source"] as? String)?.hasSuffix("sample.mjpeg") == true })
+        #expect(lines.contains { $0["camera"] as? String == "events-codes" && $0["kind"] as? String == "code" })
+        // A stats line per input, each counting its own frames only.
+        let stats = Dictionary(uniqueKeysWithValues: lines.filter { $0["kind"] as? String == "stats" }
+            .map { ($0["camera"] as? String ?? "", $0["frames_read"] as? Int ?? -1) })
+        #expect(stats == ["shelf": 60, "events-codes": 80])
+    }
+
+    @Test func inputNamesMustBeDistinct() throws {
+        let clip = Fixtures.path("sample.mjpeg")
+        let result = try lookout(["run", "-i", clip, "-i", clip])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("two inputs are named 'sample'"), "\(result.stderr)")
+        #expect(try lookout(["run", "-i", "a=" + clip, "-i", "b=" + clip, "-q"]).status == 0)
+    }
+
+    @Test func anMP4MadeByFFmpegGivesTheSamplesCodesAndFaces() throws {
+        let mp4 = try Self.sampleMP4()
+        defer { try? FileManager.default.removeItem(at: mp4) }
+        let result = try lookout(["run", "--input", mp4.path, "--events", "changes", "--stats", "-q"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = try Self.lines(result)
+        #expect(Set(lines.filter { $0["kind"] as? String == "code" }.compactMap { $0["value"] as? String })
+                == ["4006381333931", "Lookout sample QR: été ✓"])
+        #expect(lines.contains { $0["kind"] as? String == "face_enter" })
+        let stats = try #require(lines.last)
+        #expect(stats["frames_read"] as? Int == 60, "every frame of the clip")
+        // Luma only: nothing asked for colour pictures.
+        #expect((stats["format"] as? [String: Any])?["pixel_format"] as? String == "GREY")
+        #expect(lines.allSatisfy { $0["camera"] as? String == mp4.deletingPathExtension().lastPathComponent })
+    }
+
+    @Test func ffmpegMissingAFileItCannotReadAndAnUnknownSchemeEachGiveOneSentence() throws {
+        let mp4 = try Self.sampleMP4()
+        defer { try? FileManager.default.removeItem(at: mp4) }
+        let missing = try lookout(["run", "--input", mp4.path], environment: ["LOOKOUT_FFMPEG": "/nonexistent/ffmpeg"])
+        #expect(missing.status == 72)
+        #expect(missing.stderr.contains("needs ffmpeg") && missing.stderr.split(separator: "\n").count == 1, "\(missing.stderr)")
+
+        let scheme = try lookout(["run", "--input", "gopherx://camera.local/stream"])
+        #expect(scheme.status == 64)
+        #expect(scheme.stderr.contains("ffmpeg does not read gopherx:// addresses"), "\(scheme.stderr)")
+
+        let text = FileManager.default.temporaryDirectory.appendingPathComponent("lookout-not-video-\(UUID().uuidString).mp4")
+        try Data("not a video\n".utf8).write(to: text)
+        defer { try? FileManager.default.removeItem(at: text) }
+        let unreadable = try lookout(["run", "--input", text.path])
+        #expect(unreadable.status == 66)
+        #expect(unreadable.stderr.contains("ffmpeg cannot read") && unreadable.stderr.contains("Invalid data"), "\(unreadable.stderr)")
+    }
+
+    @Test func passwordsInAURLNeverReachTheLines() throws {
+        #expect(FFmpegInput.redacted("rtsp://admin:s3cret@10.0.0.5:554/live") == "rtsp://admin:***@10.0.0.5:554/live")
+        #expect(FFmpegInput.redacted("http://10.0.0.5/a@b") == "http://10.0.0.5/a@b")
+        #expect(CameraName.derived(from: "rtsp://admin:s3cret@10.0.0.5:554/live") == "10_0_0_5-live")
+        #expect(CameraName.derived(from: "/dev/v4l/by-id/usb-Cam_0001-video-index0") == "usb-Cam_0001-video-index0")
+        #expect(CameraName.split("hall=/dev/video0") == ("hall", "/dev/video0"))
+        #expect(CameraName.split("rtsp://h/s?a=b") == (nil, "rtsp://h/s?a=b"))
+    }
+
+    /// A live MPEG-TS stream from ffmpeg's HTTP listener: it loops the sample, paced (-re).
+    static func serve(_ mp4: URL, port: Int) throws -> BackgroundProcess {
+        try BackgroundProcess("/usr/bin/ffmpeg", ["-loglevel", "quiet", "-re", "-stream_loop", "-1", "-i", mp4.path, "-c", "copy",
+                                                  "-f", "mpegts", "-listen", "1", "http://127.0.0.1:\(port)/live.ts"])
+    }
+
+    @Test func aNetworkStreamCutAndRestoredGivesCameraLostThenFoundAndDetectionsResume() throws {
+        let mp4 = try Self.sampleMP4()
+        defer { try? FileManager.default.removeItem(at: mp4) }
+        let port = try Self.freePort()
+        var server = try Self.serve(mp4, port: port)
+        defer { server.signal(SIGKILL) }
+        Thread.sleep(forTimeInterval: 0.5) // the listener's socket
+        let run = try BackgroundProcess(lookoutBinary, ["run", "--input", "door=http://127.0.0.1:\(port)/live.ts",
+                                                        "--events", "changes", "--watchdog", "2"])
+        defer { run.signal(SIGKILL) }
+        func kinds(_ lines: [String]) -> [String] {
+            lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }.compactMap { $0["kind"] as? String }
+        }
+        #expect(run.output.wait(timeout: 40) { kinds($0).contains("code") }, "no code from the stream: \(run.errors.lines)")
+        server.signal(SIGKILL)
+        server.waitForExit()
+        #expect(run.output.wait(timeout: 20) { kinds($0).contains("camera_lost") }, "\(run.errors.lines)")
+        server = try Self.serve(mp4, port: port)
+        #expect(run.output.wait(timeout: 40) { lines in
+            let all = kinds(lines)
+            guard let found = all.firstIndex(of: "camera_found") else { return false }
+            return all[found...].contains("code")
+        }, "\(kinds(run.output.lines)) \(run.errors.lines)")
+        run.signal(SIGINT)
+        #expect(run.waitForExit() == 0)
+        let lines = run.output.lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(lines.allSatisfy { $0["camera"] as? String == "door" })
+        let lost = try #require(lines.first { $0["kind"] as? String == "camera_lost" })
+        #expect(lost["source"] as? String == "http://127.0.0.1:\(port)/live.ts")
+        #expect(run.errors.lines.contains { $0.contains("camera lost") }, "a person is told too")
+    }
+}
