@@ -26,21 +26,6 @@ struct SeveralInputsTests {
         return process.terminationStatus
     }
 
-    /// A TCP port nobody listens on now.
-    static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        try #require(bound)
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-
     @Test func twoFilesAtOnceGiveLinesForBothEachNamed() throws {
         let result = try lookout(["run", "-i", "shelf=" + Fixtures.path("sample.mjpeg"), "-i", Fixtures.path("events-codes.mjpeg"),
                                   "--events", "changes", "--stats", "-q"])
@@ -119,7 +104,7 @@ struct SeveralInputsTests {
     @Test func aNetworkStreamCutAndRestoredGivesCameraLostThenFoundAndDetectionsResume() throws {
         let mp4 = try Self.sampleMP4()
         defer { try? FileManager.default.removeItem(at: mp4) }
-        let port = try Self.freePort()
+        let port = try MQTTBroker.freePort()
         var server = try Self.serve(mp4, port: port)
         defer { server.signal(SIGKILL) }
         Thread.sleep(forTimeInterval: 0.5) // the listener's socket
