@@ -86,7 +86,11 @@ final class FFmpegSource: FrameSource, @unchecked Sendable {
         arguments += ["-i", path, "-map", "0:v:0", "-an", "-sn", "-dn"]
         // Live: each frame as it comes, never duplicated to fill a constant rate.
         if isNetwork { arguments += ["-fps_mode", "passthrough"] }
-        arguments += ["-f", "yuv4mpegpipe", "-pix_fmt", options.carriesChroma ? "yuv420p" : "gray", "-strict", "-1", "pipe:1"]
+        // Luma only: the decoder's own Y plane, copied out (extractplanes). `-pix_fmt gray` alone
+        // would convert every pixel from limited to full range, twice ffmpeg's whole cost (P8).
+        // 4:2:0 is what most decoders give: passed through as it is.
+        arguments += options.carriesChroma ? ["-pix_fmt", "yuv420p"] : ["-vf", "extractplanes=y", "-pix_fmt", "gray"]
+        arguments += ["-f", "yuv4mpegpipe", "-strict", "-1", "pipe:1"]
         return arguments
     }
 
