@@ -43,6 +43,37 @@ struct SeveralInputsTests {
         #expect(stats == ["shelf": 60, "events-codes": 80])
     }
 
+    @Test func oneWebServerShowsEveryCameraAndKeepsTheirFilesApart() throws {
+        let snapshots = FileManager.default.temporaryDirectory.appendingPathComponent("lookout-snapshots-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: snapshots) }
+        let (run, base) = try startLookoutWithHTTP(["-i", "a=" + Fixtures.path("sample.mjpeg"), "-i", "b=" + Fixtures.path("events-codes.mjpeg"),
+                                                    "--events", "changes", "--stats", "--snapshots", snapshots])
+        defer { run.signal(SIGKILL) }
+        #expect(run.output.wait(timeout: 60) { $0.filter { $0.contains(#""kind":"stats""#) }.count == 2 }, "\(run.errors.lines)")
+        let first = try httpGet(base + "/api/status")
+        #expect(first.json?["camera"] as? String == "a")
+        #expect((first.json?["cameras"] as? [[String: Any]])?.compactMap { $0["camera"] as? String } == ["a", "b"])
+        let second = try httpGet(base + "/api/status?camera=b")
+        #expect(second.json?["camera"] as? String == "b" && second.json?["frames_read"] as? Int == 80)
+        #expect(try httpGet(base + "/api/status?camera=c").status == 404)
+        let metrics = try httpGet(base + "/metrics").text
+        #expect(metrics.contains(#"lookout_frames_read_total{camera="a"} 60"#) && metrics.contains(#"lookout_frames_read_total{camera="b"} 80"#),
+                "\(metrics.split(separator: "\n").filter { $0.contains("frames_read") })")
+        let health = try httpGet(base + "/healthz")
+        #expect(health.status == 200 && (health.json?["cameras"] as? [String: String]) == ["a": "ended", "b": "ended"])
+        #expect(try httpGet(base + "/api/latest.jpg?camera=c").status == 404)
+        // Each camera's snapshots in its own folder, served for that camera only.
+        // (Names are times and frame numbers: both cameras may well make the same name.)
+        let ofA = Set(try FileManager.default.contentsOfDirectory(atPath: snapshots + "/a").filter(SnapshotFileName.isSnapshot))
+        let ofB = try FileManager.default.contentsOfDirectory(atPath: snapshots + "/b").filter(SnapshotFileName.isSnapshot)
+        #expect(!ofA.isEmpty)
+        let name = try #require(ofB.first { !ofA.contains($0) }, "no snapshot of camera b alone")
+        #expect(try httpGet(base + "/snapshots/\(name)?camera=b").status == 200)
+        #expect(try httpGet(base + "/snapshots/\(name)?camera=a").status == 404)
+        run.signal(SIGINT)
+        #expect(run.waitForExit() == 0)
+    }
+
     @Test func inputNamesMustBeDistinct() throws {
         let clip = Fixtures.path("sample.mjpeg")
         let result = try lookout(["run", "-i", clip, "-i", clip])
