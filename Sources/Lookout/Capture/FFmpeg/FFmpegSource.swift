@@ -76,10 +76,15 @@ final class FFmpegSource: FrameSource, @unchecked Sendable {
         var arguments = [program, "-hide_banner", "-nostdin", "-loglevel", "error"]
         if let accel = options.hardwareAcceleration { arguments += ["-hwaccel", accel] }
         if isNetwork {
-            // TCP for RTSP: lost UDP packets smear frames, which no detector reads through.
-            if path.lowercased().hasPrefix("rtsp") { arguments += ["-rtsp_transport", "tcp"] }
-            // A stalled server must not hold ffmpeg for minutes: the watchdog restarts it anyway.
-            arguments += ["-rw_timeout", String(Int64(max(1, options.watchdogTimeout) * 2_000_000))]
+            // A stalled server must not hold ffmpeg for minutes (the watchdog restarts it anyway).
+            // RTSP is a demuxer with its own socket timeout; every other scheme is a protocol.
+            let timeout = String(Int64(max(1, options.watchdogTimeout) * 2_000_000))
+            if path.lowercased().hasPrefix("rtsp") {
+                // TCP for RTSP: lost UDP packets smear frames, which no detector reads through.
+                arguments += ["-rtsp_transport", "tcp", "-timeout", timeout]
+            } else {
+                arguments += ["-rw_timeout", timeout]
+            }
         } else if options.pacing == .realTime {
             arguments += ["-re"]
         }
