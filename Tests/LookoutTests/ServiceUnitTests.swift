@@ -2,11 +2,11 @@ import Foundation
 import Testing
 @testable import Lookout
 
-/// The systemd unit (systemd/lookout@.service), scripts/install, and credentials as systemd
+/// The systemd unit (scripts/lookout@.service), scripts/install, and credentials as systemd
 /// hands them over. systemd itself does not run here: the unit is checked by systemd-analyze.
 @Suite("Running as a service", .serialized)
 struct ServiceUnitTests {
-    static let unitPath = Fixtures.packageRoot + "/systemd/lookout@.service"
+    static let unitPath = Fixtures.packageRoot + "/scripts/lookout@.service"
 
     static func run(_ program: String, _ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, output: String) {
         let process = Process()
