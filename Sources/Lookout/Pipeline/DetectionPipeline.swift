@@ -120,6 +120,11 @@ public final class DetectionPipeline: MetadataOutputObjectsDelegate, @unchecked 
         metadataOutput.setMetadataObjectsDelegate(self, queue: queue)
         session.setEventHandler(queue: control) { [self] event in handle(event) }
         session.startRunning()
+        // A stop asked for before the session ran (a signal during start-up) found nothing to
+        // stop: stop it now.
+        if state.withLock({ $0.stopRequested }) {
+            DispatchQueue.global().async { [session] in session.stopRunning() }
+        }
         stopped.wait()
         queue.sync {}
         if case .device(.lost(_, let reason))? = state.withLock({ $0.failure }) {

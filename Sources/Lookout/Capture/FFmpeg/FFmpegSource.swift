@@ -136,8 +136,10 @@ final class FFmpegSource: FrameSource, @unchecked Sendable {
 
     func cancel() {
         cancellation.cancel()
-        watched.withLock { $0.process }?.kill()
-        process?.output.cancel()
+        // The running child, as the capture thread published it: killed, and its reader woken.
+        let child = watched.withLock { $0.process }
+        child?.kill()
+        child?.output.cancel()
     }
 
     // MARK: Capture thread
@@ -152,6 +154,11 @@ final class FFmpegSource: FrameSource, @unchecked Sendable {
         }
         process = child
         watched.withLock { $0 = (child, MonotonicClock.nanoseconds(), false, false) }
+        // A cancel that came before the child was published must still stop it.
+        if cancellation.isCancelled {
+            child.kill()
+            child.output.cancel()
+        }
         startWatchdog()
         // The header: 9 bytes of signature first, as a file's are sniffed.
         let prefix = UnsafeMutableRawPointer.allocate(byteCount: 9, alignment: 1)
@@ -177,8 +184,24 @@ final class FFmpegSource: FrameSource, @unchecked Sendable {
             let waited = watched.withLock { $0.streaming } ? options.watchdogTimeout : max(options.watchdogTimeout, Self.startupGrace)
             return .ffmpegFailed(path: sourceName, message: "no frame for \(waited.formatted(maxFractionDigits: 1)) s")
         }
-        let said = child.lastError ?? (status & 0x7f != 0 ? "ffmpeg was killed by signal \(status & 0x7f)" : text)
+        let said = child.lastError.map(redacted) ?? (status & 0x7f != 0 ? "ffmpeg was killed by signal \(status & 0x7f)" : text)
         return .ffmpegFailed(path: sourceName, message: said)
+    }
+
+    /// ffmpeg's words without the URL's password: they go into lines, MQTT and the journal.
+    private func redacted(_ message: String) -> String {
+        guard sourceName != path else { return message }
+        var text = message.replacing(path, with: sourceName)
+        let redactedURL = sourceName
+        // The password alone, wherever ffmpeg quoted it (`user:password@`).
+        if let stars = redactedURL.firstRange(of: ":***@") {
+            let start = path.index(path.startIndex, offsetBy: redactedURL.distance(from: redactedURL.startIndex, to: stars.lowerBound) + 1)
+            if let at = path[start...].firstIndex(of: "@") {
+                let password = String(path[start..<at])
+                if !password.isEmpty { text = text.replacing(password, with: "***") }
+            }
+        }
+        return text
     }
 
     private func stopProcess() {
