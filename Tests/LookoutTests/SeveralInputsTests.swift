@@ -133,6 +133,15 @@ struct SeveralInputsTests {
         #expect(CameraName.derived(from: "/dev/v4l/by-id/usb-Cam_0001-video-index0") == "usb-Cam_0001-video-index0")
         #expect(CameraName.split("hall=/dev/video0") == ("hall", "/dev/video0"))
         #expect(CameraName.split("rtsp://h/s?a=b") == (nil, "rtsp://h/s?a=b"))
+        // End to end: ffmpeg quotes the URL when it fails; Lookout's lines and messages do not.
+        let run = try BackgroundProcess(lookoutBinary, ["run", "-i", "http://admin:s3cr3t@127.0.0.1:1/live"])
+        defer { run.signal(SIGKILL) }
+        #expect(run.output.wait(timeout: 20) { $0.contains { $0.contains("camera_lost") } }, "\(run.errors.lines)")
+        run.signal(SIGTERM)
+        #expect(run.waitForExit() == 0)
+        let everything = run.output.lines + run.errors.lines
+        #expect(everything.contains { $0.contains("http://admin:***@127.0.0.1:1/live") })
+        #expect(!everything.contains { $0.contains("s3cr3t") }, "\(everything)")
     }
 
     /// The sample, 20 s of it (five times over), for a server that plays a file once per client.
