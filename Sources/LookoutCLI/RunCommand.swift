@@ -92,7 +92,7 @@ struct RunCommand: ParsableCommand {
         let shared = try makeSharedSinks(diagnostics: diagnostics)
         var cameras: [WebServer.Camera] = []
         for specification in specifications {
-            let pipeline = try makePipeline(specification, several: specifications.count > 1)
+            let pipeline = try makePipeline(specification)
             pipeline.addSink(standardOutput)
             let camera = pipeline.configuration.camera
             // Several cameras keep their files apart: DIR/<camera>/.
@@ -160,12 +160,12 @@ struct RunCommand: ParsableCommand {
     }
 
     /// One input's session, metadata output and pipeline.
-    private func makePipeline(_ specification: (name: String?, path: String), several: Bool) throws -> DetectionPipeline {
+    private func makePipeline(_ specification: (name: String?, path: String)) throws -> DetectionPipeline {
         let session = CaptureSession()
         let metadata: MetadataOutput
         let source: String
         do {
-            source = try addInput(specification.path, to: session, several: several)
+            source = try addInput(specification.path, to: session)
             // A camera, a network source, or a file paced like one: the motion gate is on by default.
             metadata = try detection.makeMetadataOutput(in: session, profile: .video, isRealTime: realtime || session.inputs.first?.isRealTime == true,
                                                         faceTrackRetention: events.faceLeave.time)
@@ -174,7 +174,8 @@ struct RunCommand: ParsableCommand {
         } catch let error as DeviceError {
             throw fail(.device(error))
         }
-        var configuration = DetectionPipeline.Configuration(source: source, camera: specification.name ?? CameraName.derived(from: specification.path.isEmpty ? source : specification.path))
+        // Unnamed: made from `source`, the name checked for uniqueness (a URL's without its password).
+        var configuration = DetectionPipeline.Configuration(source: source, camera: specification.name)
         configuration.lineFormat = output.format
         configuration.linesAreEvents = events.events == .changes
         configuration.eventSettings = events.settings
@@ -194,7 +195,7 @@ struct RunCommand: ParsableCommand {
 
     /// Adds the camera, file or URL `input` names (the first camera for ""); returns its name
     /// for lines (a URL without its password).
-    private func addInput(_ input: String, to session: CaptureSession, several: Bool) throws -> String {
+    private func addInput(_ input: String, to session: CaptureSession) throws -> String {
         let wantsPictures = web.http != nil || snapshots.snapshots != nil || recordings.record != nil
         if FFmpegInput.isURL(input) {
             if camera.isCustomized && !camera.appliesToNetworkSources { printDiagnostic("camera options other than --watchdog and --exit-on-loss are ignored for \(FFmpegInput.redacted(input))") }

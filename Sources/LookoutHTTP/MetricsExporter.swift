@@ -22,88 +22,82 @@ final class MetricsExporter: @unchecked Sendable {
     func render(_ snapshots: [StatisticsSnapshot]) -> [UInt8] {
         lock.withLock { exported in
             for snapshot in snapshots { add(snapshot, camera: snapshot.camera ?? "", to: &exported) }
-            if let http = snapshots.first?.http { add(http, to: &exported) }
+            // The server's own, once: every camera's snapshot carries the same.
+            if let http = snapshots.first?.http {
+                registry.makeGauge(name: "lookout_http_event_clients", labels: [], help: "Clients on /api/events.").set(Double(http.eventClients))
+            }
             var text: [UInt8] = []
             registry.emit(into: &text)
             return text
         }
     }
 
-    private func counter(_ name: String, _ help: String, _ labels: [(String, String)], _ total: Int, _ exported: inout Exported) {
-        let key = name + labels.map { "|\($0.0)=\($0.1)" }.joined()
-        let delta = total - exported.counters[key, default: 0]
-        let counter = registry.makeCounter(name: name, labels: labels, help: help)
-        if delta > 0 { counter.increment(by: Int64(delta)) }
-        exported.counters[key] = max(total, exported.counters[key, default: 0])
-    }
-
-    private func add(_ http: StatisticsSnapshot.HTTPStatistics, to exported: inout Exported) {
-        registry.makeGauge(name: "lookout_http_event_clients", labels: [], help: "Clients on /api/events.").set(Double(http.eventClients))
-    }
-
     private func add(_ snapshot: StatisticsSnapshot, camera: String, to exported: inout Exported) {
-        do {
-            let cameraLabel = ("camera", camera)
-            func count(_ name: String, _ help: String, _ labels: [(String, String)] = [], _ total: Int) {
-                counter(name, help, [cameraLabel] + labels, total, &exported)
-            }
-            func gauge(_ name: String, _ help: String, _ labels: [(String, String)] = [], _ value: Double) {
-                registry.makeGauge(name: name, labels: [cameraLabel] + labels, help: help).set(value)
-            }
+        let cameraLabel = ("camera", camera)
+        func count(_ name: String, _ help: String, _ labels: [(String, String)] = [], _ total: Int) {
+            let labels = [cameraLabel] + labels
+            let key = name + labels.map { "|\($0.0)=\($0.1)" }.joined()
+            let delta = total - exported.counters[key, default: 0]
+            let counter = registry.makeCounter(name: name, labels: labels, help: help)
+            if delta > 0 { counter.increment(by: Int64(delta)) }
+            exported.counters[key] = max(total, exported.counters[key, default: 0])
+        }
+        func gauge(_ name: String, _ help: String, _ labels: [(String, String)] = [], _ value: Double) {
+            registry.makeGauge(name: name, labels: [cameraLabel] + labels, help: help).set(value)
+        }
 
-            count("lookout_frames_read_total", "Frames the input produced, damaged ones included.", [], snapshot.framesRead)
-            count("lookout_frames_analysed_total", "Frames analysed for codes.", [], snapshot.framesAnalysed)
-            count("lookout_face_analyses_total", "Frames analysed for faces.", [], snapshot.faceAnalyses)
-            for reason in DropReason.allCases {
-                count("lookout_frames_dropped_total", "Frames not analysed, by reason.", [("reason", reason.rawValue)],
-                      snapshot.drops[reason])
+        count("lookout_frames_read_total", "Frames the input produced, damaged ones included.", [], snapshot.framesRead)
+        count("lookout_frames_analysed_total", "Frames analysed for codes.", [], snapshot.framesAnalysed)
+        count("lookout_face_analyses_total", "Frames analysed for faces.", [], snapshot.faceAnalyses)
+        for reason in DropReason.allCases {
+            count("lookout_frames_dropped_total", "Frames not analysed, by reason.", [("reason", reason.rawValue)],
+                  snapshot.drops[reason])
+        }
+        for type in MetadataObjectType.allCodeTypes + [.face] where snapshot.detections[type] != nil || type == .qr || type == .ean13 || type == .face {
+            count("lookout_detections_total", "Objects found, by type (one per object per analysed frame).",
+                  [("type", type.rawValue)], snapshot.detections[type] ?? 0)
+        }
+        for kind in ["code", "face_enter", "face_leave", "presence"] {
+            count("lookout_events_total", "Events decided, by kind.", [("kind", kind)], snapshot.events[kind] ?? 0)
+        }
+        gauge("lookout_camera_up", "1 while frames arrive or may (streaming, starting, a file read), 0 while the camera is lost or the run stopped.",
+              [], snapshot.input.isHealthy ? 1 : 0)
+        gauge("lookout_presence", "1 while presence is on.", [], snapshot.isPresent ? 1 : 0)
+        gauge("lookout_input_fps", "Frames read per second, measured over the last seconds.", [], snapshot.measuredFrameRate)
+        if let mqtt = snapshot.mqtt {
+            gauge("lookout_mqtt_queue_depth", "MQTT messages waiting for the broker.", [], Double(mqtt.queued))
+            gauge("lookout_mqtt_connected", "1 while connected to the MQTT broker.", [], mqtt.connected ? 1 : 0)
+            count("lookout_mqtt_dropped_total", "Events dropped from the full MQTT queue.", [], mqtt.dropped)
+        }
+        for hook in snapshot.hooks {
+            count("lookout_hook_runs_total", "Hook runs started.", [("hook", hook.name)], hook.runs)
+            count("lookout_hook_failures_total", "Hook runs that failed or timed out.", [("hook", hook.name)], hook.failed + hook.timedOut)
+            count("lookout_hook_dropped_total", "Hook runs dropped from the full queue.", [("hook", hook.name)], hook.dropped)
+        }
+        if let snapshots = snapshot.snapshots {
+            count("lookout_snapshots_written_total", "Snapshots written.", [], snapshots.written)
+            count("lookout_snapshots_failed_total", "Snapshots not written (unwritable directory, full disk, busy).", [], snapshots.failed)
+        }
+        if let http = snapshot.http {
+            gauge("lookout_http_stream_clients", "Clients on /api/stream.mjpeg.", [], Double(http.streamClients))
+            count("lookout_http_preview_frames_total", "Pictures sent to viewers.", [], http.previewFrames)
+            count("lookout_http_preview_frames_skipped_total", "Pictures a slow viewer missed.", [], http.previewFramesSkipped)
+        }
+        for timing in snapshot.timings {
+            let key = camera + "|" + timing.name
+            let histogram = registry.makeValueHistogram(
+                name: "lookout_stage_seconds", labels: [cameraLabel, ("stage", timing.name)], buckets: Self.timingBuckets,
+                help: "Time per frame of each stage: decode, codes (ZBar), faces (cascade, per analysis), code_latency (frame received to line written).")
+            var seen = exported.buckets[key, default: [:]]
+            timing.histogram.forEachBucket { lower, total in
+                let delta = total - seen[lower, default: 0]
+                guard delta > 0 else { return }
+                // Samples are known to a bucket of TimingHistogram: record each at its middle.
+                let value = (Double(lower) + Double(TimingHistogram.resolutionNanoseconds) / 2) / 1e9
+                for _ in 0..<delta { histogram.record(value) }
+                seen[lower] = total
             }
-            for type in MetadataObjectType.allCodeTypes + [.face] where snapshot.detections[type] != nil || type == .qr || type == .ean13 || type == .face {
-                count("lookout_detections_total", "Objects found, by type (one per object per analysed frame).",
-                      [("type", type.rawValue)], snapshot.detections[type] ?? 0)
-            }
-            for kind in ["code", "face_enter", "face_leave", "presence"] {
-                count("lookout_events_total", "Events decided, by kind.", [("kind", kind)], snapshot.events[kind] ?? 0)
-            }
-            gauge("lookout_camera_up", "1 while frames arrive or may (streaming, starting, a file read), 0 while the camera is lost or the run stopped.",
-                  [], snapshot.input.isHealthy ? 1 : 0)
-            gauge("lookout_presence", "1 while presence is on.", [], snapshot.isPresent ? 1 : 0)
-            gauge("lookout_input_fps", "Frames read per second, measured over the last seconds.", [], snapshot.measuredFrameRate)
-            if let mqtt = snapshot.mqtt {
-                gauge("lookout_mqtt_queue_depth", "MQTT messages waiting for the broker.", [], Double(mqtt.queued))
-                gauge("lookout_mqtt_connected", "1 while connected to the MQTT broker.", [], mqtt.connected ? 1 : 0)
-                count("lookout_mqtt_dropped_total", "Events dropped from the full MQTT queue.", [], mqtt.dropped)
-            }
-            for hook in snapshot.hooks {
-                count("lookout_hook_runs_total", "Hook runs started.", [("hook", hook.name)], hook.runs)
-                count("lookout_hook_failures_total", "Hook runs that failed or timed out.", [("hook", hook.name)], hook.failed + hook.timedOut)
-                count("lookout_hook_dropped_total", "Hook runs dropped from the full queue.", [("hook", hook.name)], hook.dropped)
-            }
-            if let snapshots = snapshot.snapshots {
-                count("lookout_snapshots_written_total", "Snapshots written.", [], snapshots.written)
-                count("lookout_snapshots_failed_total", "Snapshots not written (unwritable directory, full disk, busy).", [], snapshots.failed)
-            }
-            if let http = snapshot.http {
-                gauge("lookout_http_stream_clients", "Clients on /api/stream.mjpeg.", [], Double(http.streamClients))
-                count("lookout_http_preview_frames_total", "Pictures sent to viewers.", [], http.previewFrames)
-                count("lookout_http_preview_frames_skipped_total", "Pictures a slow viewer missed.", [], http.previewFramesSkipped)
-            }
-            for timing in snapshot.timings {
-                let key = camera + "|" + timing.name
-                let histogram = registry.makeValueHistogram(
-                    name: "lookout_stage_seconds", labels: [cameraLabel, ("stage", timing.name)], buckets: Self.timingBuckets,
-                    help: "Time per frame of each stage: decode, codes (ZBar), faces (cascade, per analysis), code_latency (frame received to line written).")
-                var seen = exported.buckets[key, default: [:]]
-                timing.histogram.forEachBucket { lower, total in
-                    let delta = total - seen[lower, default: 0]
-                    guard delta > 0 else { return }
-                    // Samples are known to a bucket of TimingHistogram: record each at its middle.
-                    let value = (Double(lower) + Double(TimingHistogram.resolutionNanoseconds) / 2) / 1e9
-                    for _ in 0..<delta { histogram.record(value) }
-                    seen[lower] = total
-                }
-                exported.buckets[key] = seen
-            }
+            exported.buckets[key] = seen
         }
     }
 }

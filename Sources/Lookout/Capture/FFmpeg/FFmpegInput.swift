@@ -63,12 +63,20 @@ public final class FFmpegInput: CaptureInput, @unchecked Sendable {
 
     /// `path` with a URL's password replaced by `***`, for lines and messages.
     public static func redacted(_ path: String) -> String {
-        guard isURL(path), let scheme = path.firstRange(of: "://") else { return path }
+        guard let range = passwordRange(in: path) else { return path }
+        var shown = path
+        shown.replaceSubrange(range, with: "***")
+        return shown
+    }
+
+    /// Where a URL's password is (`scheme://user:PASSWORD@host/...`), or nil for none.
+    static func passwordRange(in path: String) -> Range<String.Index>? {
+        guard isURL(path), let scheme = path.firstRange(of: "://") else { return nil }
         let rest = path[scheme.upperBound...]
         let authorityEnd = rest.firstIndex(of: "/") ?? rest.endIndex
         guard let at = rest[..<authorityEnd].lastIndex(of: "@"),
-              let colon = rest[..<at].firstIndex(of: ":") else { return path }
-        return String(path[..<rest.index(after: colon)]) + "***" + String(path[at...])
+              let colon = rest[..<at].firstIndex(of: ":") else { return nil }
+        return rest.index(after: colon)..<at
     }
 
     /// The URL schemes the installed ffmpeg reads: its input protocols, and RTSP (a demuxer).
@@ -77,17 +85,11 @@ public final class FFmpegInput: CaptureInput, @unchecked Sendable {
         guard let text = FFmpegSource.run(program: program, arguments: ["-hide_banner", "-protocols"]) else { return schemes }
         var inInput = false
         for line in text.split(separator: "\n") {
-            let word = line.trimmingPrefix(while: { $0 == " " })
+            let word = line.drop(while: { $0 == " " })
             if word.hasPrefix("Input:") { inInput = true; continue }
             if word.hasPrefix("Output:") { break }
             if inInput, !word.isEmpty { schemes.insert(String(word)) }
         }
         return schemes
-    }
-}
-
-extension Substring {
-    fileprivate func trimmingPrefix(while predicate: (Character) -> Bool) -> Substring {
-        self.drop(while: predicate)
     }
 }

@@ -42,13 +42,15 @@ final class FFmpegProcess: @unchecked Sendable {
         }
         pid = childPid
         let reader: FileDescriptorReader
-        do {
+        do throws(MediaError) {
             reader = try FileDescriptorReader(descriptor: outputEnd, path: name)
         } catch {
             close(errorEnd)
             _ = Glibc.kill(-childPid, SIGKILL)
             var status: Int32 = 0
             _ = waitpid(childPid, &status, 0)
+            // Its only failure: no descriptors left for its cancellation pipe.
+            if case .unreadable(_, let cause) = error { throw cause }
             throw Errno(rawValue: EMFILE)
         }
         output = reader

@@ -25,14 +25,16 @@ final class FFmpegSource: FrameSource, @unchecked Sendable {
     private var stream: Y4MStreamReader?
     private var sequence: UInt64 = 0
     private var frameDuration: Int64 = 33_333_333
+    /// The stream's format as the capture thread reads it; `format` publishes it, on each start.
+    private var currentFormat: VideoFormatDescription
     private var awaitingFirstFrameAfterLoss = false
     private var lastTimestamp: Int64 = 0
     /// The running child and when it last made progress (MonotonicClock ns), for the watchdog.
     private let watched = Locked<(process: FFmpegProcess?, lastProgress: Int64, fired: Bool, streaming: Bool)>((nil, 0, false, false))
     private var watchdog: (any DispatchSourceTimer)?
 
-    /// Backoff between restarts after a loss: 0.25 s doubling to 4 s, as for V4L2.
-    static let backoff: [Int32] = [250, 500, 1000, 2000, 4000]
+    /// Backoff between restarts after a loss: a camera's (0.25 s doubling to 4 s).
+    static var backoff: [Int32] { V4L2CaptureSource.backoff }
     /// Schemes checked once per process: running `ffmpeg -protocols` costs a start of ffmpeg.
     private static let knownSchemes = Locked<[String: Set<String>]>([:])
 
@@ -43,7 +45,8 @@ final class FFmpegSource: FrameSource, @unchecked Sendable {
         isNetwork = FFmpegInput.isURL(path)
         sourceName = FFmpegInput.redacted(path)
         isRealTime = isNetwork || options.pacing == .realTime
-        format = Locked(VideoFormatDescription(width: 0, height: 0, pixelFormat: options.carriesChroma ? .yuv420 : .gray, frameRate: nil))
+        currentFormat = VideoFormatDescription(width: 0, height: 0, pixelFormat: options.carriesChroma ? .yuv420 : .gray, frameRate: nil)
+        format = Locked(currentFormat)
         do throws(Errno) { cancellation = try CancellationPipe() } catch { throw .unreadable(path: sourceName, error) }
 
         let program = try Self.locate(options.program, for: sourceName)
@@ -173,6 +176,7 @@ final class FFmpegSource: FrameSource, @unchecked Sendable {
         var described = reader.format
         if described.frameRate == nil { described.frameRate = 30 }
         frameDuration = Int64((1e9 / described.frameRate!).rounded())
+        currentFormat = described
         format.withLock { $0 = described }
     }
 
@@ -188,20 +192,11 @@ final class FFmpegSource: FrameSource, @unchecked Sendable {
         return .ffmpegFailed(path: sourceName, message: said)
     }
 
-    /// ffmpeg's words without the URL's password: they go into lines, MQTT and the journal.
+    /// ffmpeg's words without the URL's password (`user:PASSWORD@`, as ffmpeg quotes the URL):
+    /// they go into lines, MQTT and the journal.
     private func redacted(_ message: String) -> String {
-        guard sourceName != path else { return message }
-        var text = message.replacing(path, with: sourceName)
-        let redactedURL = sourceName
-        // The password alone, wherever ffmpeg quoted it (`user:password@`).
-        if let stars = redactedURL.firstRange(of: ":***@") {
-            let start = path.index(path.startIndex, offsetBy: redactedURL.distance(from: redactedURL.startIndex, to: stars.lowerBound) + 1)
-            if let at = path[start...].firstIndex(of: "@") {
-                let password = String(path[start..<at])
-                if !password.isEmpty { text = text.replacing(password, with: "***") }
-            }
-        }
-        return text
+        guard let range = FFmpegInput.passwordRange(in: path), !range.isEmpty else { return message }
+        return message.replacing(":" + path[range] + "@", with: ":***@")
     }
 
     private func stopProcess() {
@@ -281,7 +276,7 @@ final class FFmpegSource: FrameSource, @unchecked Sendable {
     }
 
     private func frame(from event: Y4MStreamReader.Event) -> SourceFrame {
-        let described = format.withLock { $0 }
+        let described = currentFormat
         var presentationTime: MediaTime
         if isNetwork {
             // Live: the arrival time on CLOCK_MONOTONIC, as V4L2 buffers are stamped.
