@@ -15,6 +15,9 @@ let package = Package(
         // The HTTP server (web view, API, metrics) only: the library and its tests do not wait on them.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.0"),
+        // NIO's HTTP/1 types, for the web server's connection guard (already part of Hummingbird).
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.70.0"),
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.24.0"),
     ],
     targets: [
         // C libraries, each behind a tiny shim header for what does not import into Swift
@@ -66,6 +69,8 @@ let package = Package(
                 "Lookout",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
             ],
             path: "Sources/LookoutHTTP"
         ),

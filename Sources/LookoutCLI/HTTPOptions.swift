@@ -17,6 +17,11 @@ struct HTTPOptions: ParsableArguments {
     @Flag(name: .customLong("http-insecure"), help: "Allow a non-loopback --http address without a token: anyone who reaches it sees the camera.")
     var insecure = false
 
+    @Option(name: .customLong("http-allowed-host"), help: ArgumentHelp(
+        "A host name (or address) the web view may be reached by besides localhost and 127.0.0.1 (repeatable): a loopback server without a token refuses requests naming any other Host (DNS rebinding), and pages of this name may use the API (Origin).",
+        valueName: "name"))
+    var allowedHosts: [String] = []
+
     @Option(name: .customLong("preview-fps"), help: ArgumentHelp(
         "Pictures a second per viewer of the live stream, at most (0.1-30).", valueName: "fps"))
     var previewRate = 5.0
@@ -24,11 +29,16 @@ struct HTTPOptions: ParsableArguments {
     mutating func validate() throws {
         guard (0.1...30).contains(previewRate) else { throw ValidationError("--preview-fps must be between 0.1 and 30.") }
         guard let http else {
-            if tokenFile != nil || insecure { throw ValidationError("--http-token-file and --http-insecure go with --http.") }
+            if tokenFile != nil || insecure || !allowedHosts.isEmpty {
+                throw ValidationError("--http-token-file, --http-insecure and --http-allowed-host go with --http.")
+            }
             return
         }
         guard let address = WebServerAddress(parsing: http) else {
             throw ValidationError("--http takes [ADDR:]PORT (8080, 0.0.0.0:8080, [::1]:8080), not '\(http)'.")
+        }
+        for host in allowedHosts where HostPolicy.split(host).map({ $0.port != nil || $0.host.isEmpty }) ?? true || host.contains("/") {
+            throw ValidationError("--http-allowed-host takes a host name or address without port or scheme (lookout.local, 192.168.1.20), not '\(host)'.")
         }
         if !address.isLoopback, tokenFile == nil, systemdCredential("http-token") == nil, !insecure {
             throw ValidationError("--http \(address) is reachable from other machines: give --http-token-file FILE, or --http-insecure to serve the camera to anyone.")
@@ -40,6 +50,7 @@ struct HTTPOptions: ParsableArguments {
         guard let http, let address = WebServerAddress(parsing: http) else { return nil }
         var configuration = WebServer.Configuration(address: address)
         configuration.previewRate = previewRate
+        configuration.allowedHosts = allowedHosts
         if let tokenFile = tokenFile ?? systemdCredential("http-token") {
             configuration.token = try readToken(tokenFile)
         }

@@ -70,8 +70,12 @@ public final class WebServer: StatisticsReporting, @unchecked Sendable {
         public var snapshotDirectory: String?
         /// Where `/api/recordings` and `/recordings/NAME` read from (as above).
         public var recordingDirectory: String?
-        /// Connections open at once; more wait in the listen backlog.
-        public var maximumConnections = 64
+        /// Connections per client and in all, and how long a request's head and an idle
+        /// connection may take (see `ConnectionLimits`).
+        public var limits = ConnectionLimits()
+        /// Host names besides loopback ones a loopback server without a token answers to, and
+        /// origins whose pages may use the API (`--http-allowed-host`).
+        public var allowedHosts: [String] = []
 
         public init(address: WebServerAddress) {
             self.address = address
@@ -133,13 +137,17 @@ public final class WebServer: StatisticsReporting, @unchecked Sendable {
         var logger = Logger(label: "lookout.http")
         logger.logLevel = .critical
         let address = configuration.address
+        let registry = ConnectionRegistry<any Channel>(limits: configuration.limits)
+        let http1 = HTTP1Channel.Configuration(
+            // A backstop only: ConnectionGuard's own deadlines are shorter.
+            idleTimeout: .seconds(60),
+            httpDecoderConfiguration: .init(maxHeaderFieldSize: Self.maximumHeaderFieldBytes, maxHeaderListSize: 16384, maxHeaderFieldCount: 64))
         let app = Application(
             router: router,
-            server: .http1(configuration: .init(
-                idleTimeout: .seconds(60),
-                httpDecoderConfiguration: .init(maxHeaderFieldSize: 8192, maxHeaderListSize: 16384, maxHeaderFieldCount: 64))),
-            configuration: .init(address: .hostname(address.host, port: address.port), serverName: "Lookout",
-                                 availableConnectionsDelegate: MaximumAvailableConnections(configuration.maximumConnections)),
+            server: HTTPServerBuilder { responder in
+                GuardedHTTP1Channel(inner: HTTP1Channel(responder: responder, configuration: http1), registry: registry)
+            },
+            configuration: .init(address: .hostname(address.host, port: address.port), serverName: "Lookout"),
             onServerRunning: { [running] channel in
                 running.withLock { $0.port = channel.localAddress?.port }
                 bound.signal()
@@ -172,6 +180,10 @@ public final class WebServer: StatisticsReporting, @unchecked Sendable {
         }
         for camera in cameras { camera.preview.start() }
     }
+
+    /// The longest request header line the server reads (an `Authorization` header with its token
+    /// included); a longer one is refused with 431.
+    public static let maximumHeaderFieldBytes = 8192
 
     /// Binds a socket to `address` as the server will (SO_REUSEADDR, as NIO sets it) and closes
     /// it; throws the system's reason when that fails.
@@ -223,7 +235,11 @@ public final class WebServer: StatisticsReporting, @unchecked Sendable {
     // MARK: Routes
 
     private func makeRouter() -> Router<LookoutRequestContext> {
-        let router = Router(context: LookoutRequestContext.self)
+        // HEAD is answered as GET without the body (the streams check for it themselves).
+        let router = Router(context: LookoutRequestContext.self, options: .autoGenerateHeadEndpoints)
+        router.add(middleware: HostCheck(policy: HostPolicy(
+            allowedHosts: configuration.allowedHosts,
+            restrictsHost: configuration.address.isLoopback && configuration.token == nil)))
         if let token = configuration.token { router.add(middleware: TokenAuthentication(token: token)) }
         router.get("/") { [self] _, _ in
             counted(Self.response(.ok, type: "text/html; charset=utf-8", Array(WebPage.html.utf8)))
@@ -255,9 +271,13 @@ public final class WebServer: StatisticsReporting, @unchecked Sendable {
         router.get("/api/stream.mjpeg") { [self] request, context in
             guard let preview = camera(for: request)?.preview else { return counted(unknownCamera) }
             let boxes = request.uri.queryParameters.get("boxes").map { $0 == "1" || $0 == "true" } ?? false
+            if request.method == .head { return counted(Response(status: .ok, headers: Self.headers(type: Self.streamType))) }
             return counted(stream(preview, drawsBoxes: boxes, channel: context.channel))
         }
-        router.get("/api/events") { [self] _, context in counted(eventStream(channel: context.channel)) }
+        router.get("/api/events") { [self] request, context in
+            if request.method == .head { return counted(Response(status: .ok, headers: Self.headers(type: "text/event-stream"))) }
+            return counted(eventStream(channel: context.channel))
+        }
         router.get("/snapshots/{name}") { [self] request, context in
             guard let camera = camera(for: request) else { return counted(unknownCamera) }
             return counted(snapshot(named: context.parameters.get("name") ?? "", in: camera.camera.snapshotDirectory))
@@ -339,12 +359,13 @@ public final class WebServer: StatisticsReporting, @unchecked Sendable {
     }
 
     private static let boundary = "lookout-frame"
+    private static let streamType = "multipart/x-mixed-replace; boundary=\(boundary)"
 
     private func stream(_ preview: PreviewBroadcaster, drawsBoxes: Bool, channel: any Channel) -> Response {
         guard let (id, pictures) = preview.addViewer(drawsBoxes: drawsBoxes, channel: channel) else {
             return Self.message(.serviceUnavailable, "\(PreviewBroadcaster.maximumViewers) viewers already watch")
         }
-        return Response(status: .ok, headers: Self.headers(type: "multipart/x-mixed-replace; boundary=\(Self.boundary)"),
+        return Response(status: .ok, headers: Self.headers(type: Self.streamType),
                         body: ResponseBody { writer in
             defer { preview.removeViewer(id) }
             // Each part ends with the next boundary, so a browser shows a picture as soon as it is

@@ -28,10 +28,9 @@ public struct WebServerAddress: Sendable, Equatable, CustomStringConvertible {
         self.port = port
     }
 
-    /// True for addresses only this machine reaches: 127.0.0.0/8, ::1 and localhost.
-    public var isLoopback: Bool {
-        host == "localhost" || host == "::1" || host.hasPrefix("127.")
-    }
+    /// True for addresses only this machine reaches: 127.0.0.0/8, ::1 and localhost (parsed, so a
+    /// name that merely starts with `127.` is not one).
+    public var isLoopback: Bool { LoopbackHost.contains(host) }
 
     public var description: String {
         host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"

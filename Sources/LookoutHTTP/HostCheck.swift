@@ -1,0 +1,26 @@
+import Hummingbird
+
+/// Refuses, with 403 and the reason, requests `HostPolicy` does not allow. `/healthz` is checked
+/// for its `Host` only: a health checker sends no `Origin`, and the answer reveals nothing.
+struct HostCheck<Context: RequestContext>: RouterMiddleware {
+    let policy: HostPolicy
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let origin = request.uri.path == "/healthz" ? nil : request.headers[.origin]
+        switch policy.check(host: request.head.authority, origin: origin) {
+        case .allowed:
+            return try await next(request, context)
+        case .wrongHost(let host):
+            return Self.refusal("this server answers to loopback names only, not '\(host)'; name it with --http-allowed-host to allow it")
+        case .crossOrigin(let origin):
+            return Self.refusal("requests from another site (Origin: \(origin)) are refused")
+        }
+    }
+
+    private static func refusal(_ text: String) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "text/plain; charset=utf-8"
+        headers[.cacheControl] = "no-store"
+        return Response(status: .forbidden, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: text + "\n")))
+    }
+}
