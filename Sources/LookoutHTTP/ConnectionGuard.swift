@@ -10,7 +10,8 @@ import NIOHTTP1
 /// - closes a connection whose request head is not complete `requestHeadTimeout` after the
 ///   connection opened or the request's first byte, or that is idle `keepAliveTimeout` between
 ///   requests (a slow or silent client cannot hold a connection; a streamed answer can);
-/// - answers CONNECT with 405 and a body over `maximumBodyBytes` with 413 itself, and closes;
+/// - answers CONNECT with 405, a body over `maximumBodyBytes` with 413 and a request NIO cannot
+///   parse with 400 (431 for headers over the bound) itself, in words, and closes;
 /// - closes after the answer when the client did not ask to keep the connection (HTTP/1.0
 ///   without keep-alive, `Connection: close`).
 final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
@@ -152,6 +153,18 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         written.futureResult.whenComplete { [context] _ in context.close(promise: nil) }
         if let promise { written.futureResult.cascade(to: promise) }
         context.write(data, promise: written)
+    }
+
+    /// A request NIO's parser refused (a malformed line or header): answered in words, as every
+    /// refusal is, rather than with Hummingbird's empty 400.
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        guard let parserError = error as? HTTPParserError else {
+            context.fireErrorCaught(error)
+            return
+        }
+        isFirstRequest = false
+        refuse(context: context, status: parserError == .headerOverflow ? .requestHeaderFieldsTooLarge : .badRequest,
+               "a malformed request (\(parserError)) is not served")
     }
 
     /// Answers the request that just arrived itself, then closes. An answer already under way

@@ -11,16 +11,9 @@ struct HostCheck<Context: RequestContext>: RouterMiddleware {
         case .allowed:
             return try await next(request, context)
         case .wrongHost(let host):
-            return Self.refusal("this server answers to loopback names only, not '\(host)'; name it with --http-allowed-host to allow it")
+            return .plainText(.forbidden, "this server answers to loopback names only, not '\(host)'; name it with --http-allowed-host to allow it")
         case .crossOrigin(let origin):
-            return Self.refusal("requests from another site (Origin: \(origin)) are refused")
+            return .plainText(.forbidden, "requests from another site (Origin: \(origin)) are refused")
         }
-    }
-
-    private static func refusal(_ text: String) -> Response {
-        var headers = HTTPFields()
-        headers[.contentType] = "text/plain; charset=utf-8"
-        headers[.cacheControl] = "no-store"
-        return Response(status: .forbidden, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: text + "\n")))
     }
 }

@@ -241,6 +241,7 @@ public final class WebServer: StatisticsReporting, @unchecked Sendable {
             allowedHosts: configuration.allowedHosts,
             restrictsHost: configuration.address.isLoopback && configuration.token == nil)))
         if let token = configuration.token { router.add(middleware: TokenAuthentication(token: token)) }
+        router.add(middleware: QueryCheck())
         router.get("/") { [self] _, _ in
             counted(Self.response(.ok, type: "text/html; charset=utf-8", Array(WebPage.html.utf8)))
         }
@@ -312,7 +313,7 @@ public final class WebServer: StatisticsReporting, @unchecked Sendable {
 
     /// A short answer in words: a refusal, or why there is nothing.
     private static func message(_ status: HTTPResponse.Status, _ text: String) -> Response {
-        response(status, type: "text/plain; charset=utf-8", Array((text + "\n").utf8))
+        .plainText(status, text)
     }
 
     private func status(of camera: Shown) -> Response {
