@@ -256,7 +256,7 @@ public final class WebServer: StatisticsReporting, @unchecked Sendable {
         }
         router.get("/api/latest.jpg") { [self] request, _ in
             guard let preview = camera(for: request)?.preview else { return counted(unknownCamera) }
-            let boxes = request.uri.queryParameters.get("boxes").map { $0 == "1" || $0 == "true" } ?? false
+            guard let boxes = Self.drawsBoxes(request) else { return counted(Self.badBoxes) }
             var height: Int?
             if let text = request.uri.queryParameters.get("h") {
                 guard let value = Int(text), (16...8192).contains(value) else {
@@ -271,7 +271,7 @@ public final class WebServer: StatisticsReporting, @unchecked Sendable {
         }
         router.get("/api/stream.mjpeg") { [self] request, context in
             guard let preview = camera(for: request)?.preview else { return counted(unknownCamera) }
-            let boxes = request.uri.queryParameters.get("boxes").map { $0 == "1" || $0 == "true" } ?? false
+            guard let boxes = Self.drawsBoxes(request) else { return counted(Self.badBoxes) }
             if request.method == .head { return counted(Response(status: .ok, headers: Self.headers(type: Self.streamType))) }
             return counted(stream(preview, drawsBoxes: boxes, channel: context.channel))
         }
@@ -293,6 +293,17 @@ public final class WebServer: StatisticsReporting, @unchecked Sendable {
         }
         return router
     }
+
+    /// `?boxes=`: 1 or true draws the boxes, 0 or false (or none) does not; nil for anything else.
+    private static func drawsBoxes(_ request: Request) -> Bool? {
+        switch request.uri.queryParameters.get("boxes") {
+        case nil, "0", "false": return false
+        case "1", "true": return true
+        default: return nil
+        }
+    }
+
+    private static var badBoxes: Response { message(.badRequest, "boxes takes 1, true, 0 or false") }
 
     private func counted(_ response: Response) -> Response {
         requestCount.add(1, ordering: .relaxed)
