@@ -88,11 +88,19 @@ struct MQTTOptions: ParsableArguments {
     }
 
     /// The password from LOOKOUT_MQTT_PASSWORD, --mqtt-password-file or the systemd credential
-    /// (in that order), checked; nil when none is given. A refusal is said here, in one
-    /// sentence, and thrown as its exit code: 66 for a file that cannot be read (or is a FIFO,
-    /// device, socket or directory), 64 for a password MQTT cannot carry.
-    func password() throws -> String? {
+    /// (in that order), checked, nil when none is given; the TLS files checked to be regular
+    /// files (OpenSSL would wait on a FIFO for ever). A refusal is said here, in one sentence,
+    /// and thrown as its exit code: 66 for a file that cannot be read (or is a FIFO, device,
+    /// socket or directory), 64 for a password MQTT cannot carry.
+    func credentials() throws -> String? {
         guard mqtt != nil else { return nil }
+        for (option, path) in [("--mqtt-ca", caFile), ("--mqtt-cert", certificateFile), ("--mqtt-key", keyFile)] {
+            guard let path else { continue }
+            do throws(SecretFileError) { try refuseSpecialFile(at: path) } catch {
+                printDiagnostic("cannot read the \(option) file \(path): \(error)")
+                throw ExitCode(ExitStatus.noInput)
+            }
+        }
         if passwordFile == nil, let value = getenv("LOOKOUT_MQTT_PASSWORD") {
             return try checkedPassword(bytes: Array(UnsafeBufferPointer(start: value, count: strlen(value)).map { UInt8(bitPattern: $0) }),
                                        from: "LOOKOUT_MQTT_PASSWORD")
@@ -125,7 +133,7 @@ struct MQTTOptions: ParsableArguments {
         return text
     }
 
-    /// The publisher's configuration, or nil without --mqtt; `password` from `password()`.
+    /// The publisher's configuration, or nil without --mqtt; `password` from `credentials()`.
     func configuration(password: String?) throws(MQTTError) -> MQTTConfiguration? {
         guard let mqtt else { return nil }
         let broker = try MQTTBrokerAddress(mqtt)

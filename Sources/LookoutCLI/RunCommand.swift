@@ -276,7 +276,7 @@ struct RunCommand: ParsableCommand {
             printDiagnostic(error.message)
             throw ExitCode(ExitStatus.usage)
         }
-        let password = try mqtt.password()
+        let password = try mqtt.credentials()
         do throws(MQTTError) {
             if let configuration = try mqtt.configuration(password: password) {
                 if mqtt.passwordInURL {

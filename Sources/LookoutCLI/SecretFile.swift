@@ -53,6 +53,15 @@ func firstLineOfSecretFile(_ path: String, limit: Int) throws(SecretFileError) -
     return Array(line)
 }
 
+/// Throws when something other than a regular file is at `path` (a FIFO, device, socket or
+/// directory), without opening it; a path where nothing is, or that cannot be looked at, passes:
+/// whoever opens it says why it cannot.
+func refuseSpecialFile(at path: String) throws(SecretFileError) {
+    var info = stat()
+    guard path.withPlatformPath({ stat($0, &info) }) == 0 else { return }
+    try requireRegularFile(info)
+}
+
 /// Throws unless `info` describes a regular file, naming what it is instead.
 private func requireRegularFile(_ info: stat) throws(SecretFileError) {
     switch info.st_mode & S_IFMT {

@@ -171,6 +171,17 @@ struct ValueValidationTests {
         }
     }
 
+    @Test(arguments: ["--mqtt-ca", "--mqtt-cert", "--mqtt-key"])
+    func aFIFOAsATLSFileIsRefusedBeforeOpenSSLWaitsOnIt(option: String) throws {
+        let fifo = temporaryPath("fifo")
+        try #require(mkfifo(fifo, 0o600) == 0, "mkfifo: \(String(cString: strerror(errno)))")
+        defer { unlink(fifo) }
+        let pair = option == "--mqtt-ca" ? [] : [option == "--mqtt-cert" ? "--mqtt-key" : "--mqtt-cert", sample]
+        let (status, line) = try refusal(["run", "--input", sample, "--mqtt", "mqtts://127.0.0.1:1/t", option, fifo] + pair)
+        #expect(status == 66)
+        #expect(line == "lookout: cannot read the \(option) file \(fifo): it is a FIFO, not a regular file")
+    }
+
     @Test func aSystemdCredentialThatIsAFIFOIsRefusedToo() throws {
         let directory = try temporaryFolder("credentials")
         defer { try? FileManager.default.removeItem(atPath: directory) }
