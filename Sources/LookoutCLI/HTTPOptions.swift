@@ -10,7 +10,7 @@ struct HTTPOptions: ParsableArguments {
     var http: String?
 
     @Option(name: .customLong("http-token-file"), help: ArgumentHelp(
-        "Require the token in this file (first line) of every request but /healthz: as a bearer token, or as the basic-auth password in a browser. Under systemd, a credential named http-token does the same.",
+        "Require the token in this file (first line; 1 to \(TokenLimit.maximumBytes) printable ASCII characters) of every request but /healthz: as a bearer token, or as the basic-auth password in a browser. Under systemd, a credential named http-token does the same.",
         valueName: "file"))
     var tokenFile: String?
 

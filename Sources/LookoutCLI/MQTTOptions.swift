@@ -15,7 +15,7 @@ struct MQTTOptions: ParsableArguments {
     var user: String?
 
     @Option(name: .customLong("mqtt-password-file"), help: ArgumentHelp(
-        "Read the MQTT password from the first line of this file. The environment variable LOOKOUT_MQTT_PASSWORD works too, and so does a systemd credential named mqtt-password.",
+        "Read the MQTT password from the first line of this file (a regular file; at most \(MQTTConfiguration.maximumCredentialBytes) bytes of UTF-8). The environment variable LOOKOUT_MQTT_PASSWORD works too, and so does a systemd credential named mqtt-password.",
         valueName: "path"))
     var passwordFile: String?
 
