@@ -29,7 +29,7 @@ struct HTTPOptions: ParsableArguments {
             return
         }
         guard let address = WebServerAddress(parsing: http) else {
-            throw ValidationError("--http takes [ADDR:]PORT (8080, 0.0.0.0:8080, [::1]:8080), not '\(http)'.")
+            throw ValidationError("--http takes [ADDR:]PORT with PORT 0 to 65535 (8080, 0.0.0.0:8080, [::1]:8080; 0 picks a free port), not '\(http)'.")
         }
         if !address.isLoopback, tokenFile == nil, systemdCredential("http-token") == nil, !insecure {
             throw ValidationError("--http \(address) is reachable from other machines: give --http-token-file FILE, or --http-insecure to serve the camera to anyone.")

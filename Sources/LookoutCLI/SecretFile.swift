@@ -25,6 +25,8 @@ enum SecretFileError: Error, CustomStringConvertible {
 /// systemd credential), without its line end (LF or CRLF): secrets are read from files so that
 /// `ps` never shows them. Only a regular file is read: a FIFO would block the start for ever,
 /// a device (`/dev/zero`) never end. A first line longer than `limit` bytes is refused.
+/// Symbolic links are followed (no O_NOFOLLOW): /etc/lookout files and credentials may be links,
+/// and what they lead to is checked the same way.
 func firstLineOfSecretFile(_ path: String, limit: Int) throws(SecretFileError) -> [UInt8] {
     var info = stat()
     // Looked at before opening: opening a device or a FIFO can itself have effects.

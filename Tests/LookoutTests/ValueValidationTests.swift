@@ -75,13 +75,16 @@ struct ValueValidationTests {
         #expect(line.contains("'--min-face <pixels>'") && line.contains("allowed 1 to 16384 pixels"), "\(line)")
     }
 
-    @Test func aSizeOrControlOutOfRangeNamesItsRange() throws {
+    @Test func aSizeControlOrPortOutOfRangeNamesItsRange() throws {
         let size = try refusal(["run", "--input", sample, "--size", "-1x5"])
         #expect(size.status == 64)
         #expect(size.line == "lookout: --size takes WIDTHxHEIGHT, each side 1 to 16384, e.g. 1280x720, not '-1x5'. See lookout --help.")
         let control = try refusal(["run", "--input", sample, "--control", "brightness=99999999999"])
         #expect(control.status == 64)
         #expect(control.line.contains("--control takes name=value with a whole number from -2147483648 to 2147483647"), "\(control.line)")
+        let port = try refusal(["run", "--input", sample, "--http", "99999"])
+        #expect(port.status == 64)
+        #expect(port.line.hasPrefix("lookout: --http takes [ADDR:]PORT with PORT 0 to 65535 "), "\(port.line)")
     }
 
     // MARK: Input names
