@@ -102,7 +102,7 @@ struct MQTTOptions: ParsableArguments {
             }
         }
         if passwordFile == nil, let value = getenv("LOOKOUT_MQTT_PASSWORD") {
-            return try checkedPassword(bytes: Array(UnsafeBufferPointer(start: value, count: strlen(value)).map { UInt8(bitPattern: $0) }),
+            return try checkedPassword(bytes: UnsafeBufferPointer(start: value, count: strlen(value)).map { UInt8(bitPattern: $0) },
                                        from: "LOOKOUT_MQTT_PASSWORD")
         }
         guard let path = passwordFile ?? systemdCredential("mqtt-password") else { return nil }
