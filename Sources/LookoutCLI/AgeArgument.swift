@@ -1,6 +1,7 @@
 import ArgumentParser
 
-/// An age on the command line: `7d`, `12h`, `30m`, `90s`, `3600` (seconds).
+/// An age on the command line: `7d`, `12h`, `30m`, `90s`, `3600` (seconds). Any finite number
+/// parses: the option's `ValueRange` says what it allows.
 struct AgeArgument: ExpressibleByArgument, CustomStringConvertible {
     var seconds: Double
 
@@ -8,7 +9,7 @@ struct AgeArgument: ExpressibleByArgument, CustomStringConvertible {
         let text = argument.lowercased()
         let units: [(suffix: String, scale: Double)] = [("d", 86_400), ("h", 3600), ("m", 60), ("s", 1), ("", 1)]
         for unit in units where text.hasSuffix(unit.suffix) {
-            guard let value = Double(text.dropLast(unit.suffix.count)), value.isFinite, value > 0 else { return nil }
+            guard let value = Double(text.dropLast(unit.suffix.count)), abs(value * unit.scale) <= 1e12 else { return nil }
             seconds = value * unit.scale
             return
         }
@@ -16,4 +17,9 @@ struct AgeArgument: ExpressibleByArgument, CustomStringConvertible {
     }
 
     var description: String { seconds == seconds.rounded() ? "\(Int(seconds))s" : "\(seconds)s" }
+
+    /// An age as a range states it: `1s`, `3650d`.
+    static func words(seconds: Double) -> String {
+        seconds >= 86_400 && seconds.truncatingRemainder(dividingBy: 86_400) == 0 ? "\(Int(seconds / 86_400))d" : "\(ValueRange<Double>.words(seconds))s"
+    }
 }

@@ -24,7 +24,7 @@ struct ByteCountArgument: ExpressibleByArgument, CustomStringConvertible {
     }
 
     var description: String {
-        for (unit, scale) in [("G", Int64(1) << 30), ("M", Int64(1) << 20), ("K", Int64(1) << 10)] where bytes >= scale && bytes % scale == 0 {
+        for (unit, scale) in [("T", Int64(1) << 40), ("G", Int64(1) << 30), ("M", Int64(1) << 20), ("K", Int64(1) << 10)] where bytes >= scale && bytes % scale == 0 {
             return "\(bytes / scale)\(unit)"
         }
         return "\(bytes)"

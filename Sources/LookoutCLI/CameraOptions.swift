@@ -3,14 +3,17 @@ import Lookout
 
 /// Options that configure a camera (`--input /dev/videoN`, or the default camera).
 struct CameraOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("Camera frame size (default 1280x720 or the nearest offered).", valueName: "WxH"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp(
+        "Camera frame size (default 1280x720 or the nearest offered; each side 1 to \(CameraOptions.maximumSide)).", valueName: "WxH"))
     var size: String?
 
     @Option(name: .customLong("pixel-format"), help: ArgumentHelp(
         "Camera pixel format, as `lookout devices` lists it (default: MJPG, then YUYV, GREY, NV12, YU12).", valueName: "fourcc"))
     var pixelFormat: String?
 
-    @Option(name: .long, help: ArgumentHelp("Driver buffers to stream with (2-32).", valueName: "n"))
+    static let bufferRange = ValueRange.integer(2...32)
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Driver buffers to stream with (\(CameraOptions.bufferRange.text)). (default: 4)", valueName: "n"),
+            transform: { try CameraOptions.bufferRange.parse($0) })
     var buffers: Int = 4
 
     @Option(name: .customLong("control"), help: ArgumentHelp(
@@ -18,7 +21,10 @@ struct CameraOptions: ParsableArguments {
         valueName: "name=value"))
     var controls: [String] = []
 
-    @Option(name: .long, help: ArgumentHelp("Seconds without a frame before the camera counts as lost.", valueName: "seconds"))
+    static let watchdogRange = ValueRange.number(0.2...3600, unit: " seconds")
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp(
+        "Seconds without a frame before the camera counts as lost (\(CameraOptions.watchdogRange.text)). (default: 3)", valueName: "seconds"),
+            transform: { try CameraOptions.watchdogRange.parse($0) })
     var watchdog: Double = 3
 
     @Flag(name: .customLong("exit-on-loss"), help: "Exit with status 69 when the camera is lost, instead of reconnecting.")
@@ -28,15 +34,17 @@ struct CameraOptions: ParsableArguments {
         _ = try parsedSize()
         _ = try parsedPixelFormat()
         _ = try parsedControls()
-        guard (2...32).contains(buffers) else { throw ValidationError("--buffers must be between 2 and 32.") }
-        guard watchdog >= 0.2, watchdog <= 3600 else { throw ValidationError("--watchdog must be between 0.2 and 3600 seconds.") }
     }
+
+    /// The largest width or height --size takes.
+    static let maximumSide = 16384
 
     func parsedSize() throws -> (width: Int, height: Int)? {
         guard let size else { return nil }
         let parts = size.lowercased().split(separator: "x").map { Int($0) }
-        guard parts.count == 2, let width = parts[0], let height = parts[1], width > 0, height > 0, width <= 16384, height <= 16384 else {
-            throw ValidationError("--size takes WIDTHxHEIGHT, e.g. 1280x720.")
+        guard parts.count == 2, let width = parts[0], let height = parts[1], (1...Self.maximumSide).contains(width),
+              (1...Self.maximumSide).contains(height) else {
+            throw ValidationError("--size takes WIDTHxHEIGHT, each side 1 to \(Self.maximumSide), e.g. 1280x720, not '\(size)'.")
         }
         return (width, height)
     }
@@ -53,7 +61,7 @@ struct CameraOptions: ParsableArguments {
         try controls.map { text in
             let parts = text.split(separator: "=", maxSplits: 1)
             guard parts.count == 2, let value = Int32(parts[1].trimmingSpaces()), !parts[0].isEmpty else {
-                throw ValidationError("--control takes name=value with an integer value, e.g. brightness=128.")
+                throw ValidationError("--control takes name=value with a whole number from \(Int32.min) to \(Int32.max), e.g. brightness=128, not '\(text)'.")
             }
             return (parts[0].trimmingSpaces().lowercased(), value)
         }

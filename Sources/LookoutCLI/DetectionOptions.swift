@@ -9,24 +9,27 @@ struct DetectionOptions: ParsableArguments {
         valueName: "kinds"))
     var types: String = MetadataObjectType.defaultTypes.map(\.rawValue).joined(separator: ",")
 
-    @Option(name: .customLong("rect-of-interest"), help: ArgumentHelp(
+    @Option(name: .customLong("rect-of-interest"), parsing: .unconditional, help: ArgumentHelp(
         "Search only this part of the frame: x,y,width,height as fractions of the frame, top-left origin.",
         valueName: "x,y,w,h"))
     var rectOfInterest: String?
 
-    @Option(name: .long, help: ArgumentHelp(
-        "ZBar scan density: 1 scans every line; 2-4 are faster and may miss thin or small codes (default 1 for scan, 2 for run).",
-        valueName: "n"))
+    static let densityRange = ValueRange.integer(1...16)
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp(
+        "ZBar scan density (\(DetectionOptions.densityRange.text)): 1 scans every line; 2-4 are faster and may miss thin or small codes (default 1 for scan, 2 for run).",
+        valueName: "n"), transform: { try DetectionOptions.densityRange.parse($0) })
     var density: Int?
 
-    @Option(name: .customLong("code-budget"), help: ArgumentHelp(
-        "Milliseconds a frame or image ZBar read no code in may spend on a second look: ZBar on prepared copies (contrast stretched, halved, inverted) and zxing-cpp (0 = off; default 3000 for scan, 15 for run).",
-        valueName: "ms"))
+    static let codeBudgetRange = ValueRange.number(0...60_000, unit: " ms")
+    @Option(name: .customLong("code-budget"), parsing: .unconditional, help: ArgumentHelp(
+        "Milliseconds a frame or image ZBar read no code in may spend on a second look: ZBar on prepared copies (contrast stretched, halved, inverted) and zxing-cpp (\(DetectionOptions.codeBudgetRange.text); 0 = off; default 3000 for scan, 15 for run).",
+        valueName: "ms"), transform: { try DetectionOptions.codeBudgetRange.parse($0) })
     var codeBudget: Double?
 
-    @Option(name: .customLong("code-budget-rate"), help: ArgumentHelp(
-        "Second looks per second of video at most (0 = on every frame ZBar read nothing in; default 4). Bounds what a camera showing no code costs.",
-        valueName: "n"))
+    static let codeBudgetRateRange = ValueRange.number(0...1000)
+    @Option(name: .customLong("code-budget-rate"), parsing: .unconditional, help: ArgumentHelp(
+        "Second looks per second of video at most (\(DetectionOptions.codeBudgetRateRange.text); 0 = on every frame ZBar read nothing in; default 4). Bounds what a camera showing no code costs.",
+        valueName: "n"), transform: { try DetectionOptions.codeBudgetRateRange.parse($0) })
     var codeBudgetRate: Double = 4
 
     @Option(name: .long, help: ArgumentHelp(
@@ -39,14 +42,16 @@ struct DetectionOptions: ParsableArguments {
         valueName: "full|half|auto"))
     var codeResolution: CodeScanResolution?
 
-    @Option(name: .customLong("face-rate"), help: ArgumentHelp(
-        "Face analyses per second of video at most (0 = every frame; default 10). Codes are still read on every frame; faces run beside them on their own queue.",
-        valueName: "n"))
+    static let faceRateRange = ValueRange.number(0...1000)
+    @Option(name: .customLong("face-rate"), parsing: .unconditional, help: ArgumentHelp(
+        "Face analyses per second of video at most (\(DetectionOptions.faceRateRange.text); 0 = every frame; default 10). Codes are still read on every frame; faces run beside them on their own queue.",
+        valueName: "n"), transform: { try DetectionOptions.faceRateRange.parse($0) })
     var faceRate: Double = 10
 
-    @Option(name: .customLong("motion-threshold"), help: ArgumentHelp(
-        "Skip the detectors on frames where no 16x16 block changed by more than this many grey levels since the last analysed frame; they get that frame's results (0 = analyse every frame; default 4 for cameras and --realtime, 0 for files read as fast as possible). After a second without change, every other frame is looked at.",
-        valueName: "levels"))
+    static let motionThresholdRange = ValueRange.integer(0...255)
+    @Option(name: .customLong("motion-threshold"), parsing: .unconditional, help: ArgumentHelp(
+        "Skip the detectors on frames where no 16x16 block changed by more than this many grey levels since the last analysed frame; they get that frame's results (\(DetectionOptions.motionThresholdRange.text); 0 = analyse every frame; default 4 for cameras and --realtime, 0 for files read as fast as possible). After a second without change, every other frame is looked at.",
+        valueName: "levels"), transform: { try DetectionOptions.motionThresholdRange.parse($0) })
     var motionThreshold: Int?
 
     @Option(name: .customLong("face-model"), help: ArgumentHelp(
@@ -59,55 +64,53 @@ struct DetectionOptions: ParsableArguments {
         valueName: "path|none"))
     var faceVerifier: String?
 
-    @Option(name: .customLong("verify-neighbors"), help: "Face verifier: raw hits it needs around a face (1-100).")
+    static let verifyNeighborsRange = ValueRange.integer(1...100)
+    @Option(name: .customLong("verify-neighbors"), parsing: .unconditional,
+            help: "Face verifier: raw hits it needs around a face (\(DetectionOptions.verifyNeighborsRange.text)). (default: 12)",
+            transform: { try DetectionOptions.verifyNeighborsRange.parse($0) })
     var verifyNeighbors: Int = 12
 
-    @Option(name: .customLong("face-confirm"), help: ArgumentHelp(
-        "Video: analyses a face must be found in (within a second of each other) before it is reported (1-10; default 2). 1 reports a face on its first analysis; 2 drops faces that flicker on one frame, one analysis later (0.1 s at --face-rate 10).",
-        valueName: "n"))
+    static let faceConfirmRange = ValueRange.integer(1...10)
+    @Option(name: .customLong("face-confirm"), parsing: .unconditional, help: ArgumentHelp(
+        "Video: analyses a face must be found in (within a second of each other) before it is reported (\(DetectionOptions.faceConfirmRange.text); default 2). 1 reports a face on its first analysis; 2 drops faces that flicker on one frame, one analysis later (0.1 s at --face-rate 10).",
+        valueName: "n"), transform: { try DetectionOptions.faceConfirmRange.parse($0) })
     var faceConfirm: Int?
 
-    @Option(name: .customLong("scale-factor"), help: "Haar detector: window growth between scales (1.01-4; default 1.1 for scan, 1.25 for run).")
+    // Below 1.01, OpenCV's image pyramid holds more than 50 copies of the frame.
+    static let scaleFactorRange = ValueRange.number(1.01...4)
+    @Option(name: .customLong("scale-factor"), parsing: .unconditional,
+            help: "Haar detector: window growth between scales (\(DetectionOptions.scaleFactorRange.text); default 1.1 for scan, 1.25 for run).",
+            transform: { try DetectionOptions.scaleFactorRange.parse($0) })
     var scaleFactor: Double?
 
-    @Option(name: .customLong("min-neighbors"), help: "Haar detector: overlapping hits a face needs (0-100).")
+    static let minNeighborsRange = ValueRange.integer(0...100)
+    @Option(name: .customLong("min-neighbors"), parsing: .unconditional,
+            help: "Haar detector: overlapping hits a face needs (\(DetectionOptions.minNeighborsRange.text)). (default: 3)",
+            transform: { try DetectionOptions.minNeighborsRange.parse($0) })
     var minNeighbors: Int = 3
 
-    @Option(name: .customLong("min-face"), help: ArgumentHelp(
-        "Haar detector: smallest face, in frame pixels (1-16384). Default: 30 for scan; for run, 30 pixels of the --face-width copy (60 in a 1280-wide frame).",
-        valueName: "pixels"))
+    static let minFaceRange = ValueRange.integer(1...16384, unit: " pixels")
+    @Option(name: .customLong("min-face"), parsing: .unconditional, help: ArgumentHelp(
+        "Haar detector: smallest face, in frame pixels (\(DetectionOptions.minFaceRange.text)). Default: 30 for scan; for run, 30 pixels of the --face-width copy (60 in a 1280-wide frame).",
+        valueName: "pixels"), transform: { try DetectionOptions.minFaceRange.parse($0) })
     var minFace: Int?
 
-    @Option(name: .customLong("face-width"), help: ArgumentHelp(
-        "Shrink frames wider than this before face detection (0 = never; 64-16384; default 1280 for scan, 640 for run). Frames are also shrunk when OpenCV's image pyramid would exceed a quarter of --max-pixels.",
-        valueName: "pixels"))
+    static let faceWidthRange = ValueRange<Int>(text: "0 (never) or 64 to 16384 pixels", read: { Int($0) },
+                                                allows: { $0 == 0 || (64...16384).contains($0) })
+    @Option(name: .customLong("face-width"), parsing: .unconditional, help: ArgumentHelp(
+        "Shrink frames wider than this before face detection (\(DetectionOptions.faceWidthRange.text); default 1280 for scan, 640 for run). Frames are also shrunk when OpenCV's image pyramid would exceed a quarter of --max-pixels.",
+        valueName: "pixels"), transform: { try DetectionOptions.faceWidthRange.parse($0) })
     var faceWidth: Int?
 
-    @Option(name: .customLong("max-pixels"), help: ArgumentHelp(
-        "The largest frame or image decoded, as a pixel count or WxH (default 8192x8192). Larger frames are dropped as corrupt before decoding; larger images and Y4M headers are refused.",
-        valueName: "n|WxH"))
+    static let maxPixelsRange = ValueRange.pixels(PixelBudget.allowedRange)
+    @Option(name: .customLong("max-pixels"), parsing: .unconditional, help: ArgumentHelp(
+        "The largest frame or image decoded, as a pixel count or WxH (\(DetectionOptions.maxPixelsRange.text); default 8192x8192). Larger frames are dropped as corrupt before decoding; larger images and Y4M headers are refused.",
+        valueName: "n|WxH"), transform: { try DetectionOptions.maxPixelsRange.parse($0) })
     var maxPixels: PixelCountArgument = PixelCountArgument(PixelBudget.standard.maximumPixels)
 
     mutating func validate() throws {
         _ = try parsedTypes()
         _ = try parsedRectOfInterest()
-        guard (density ?? 1) >= 1, (density ?? 1) <= 16 else { throw ValidationError("--density must be between 1 and 16.") }
-        // Below 1.01, OpenCV's image pyramid holds more than 50 copies of the frame.
-        guard (scaleFactor ?? 1.1) >= 1.01, (scaleFactor ?? 1.1) <= 4 else { throw ValidationError("--scale-factor must be between 1.01 and 4.") }
-        guard (0...100).contains(minNeighbors) else { throw ValidationError("--min-neighbors must be between 0 and 100.") }
-        guard (1...16384).contains(minFace ?? 30) else { throw ValidationError("--min-face must be between 1 and 16384 pixels.") }
-        guard (1...10).contains(faceConfirm ?? 1) else { throw ValidationError("--face-confirm must be between 1 and 10.") }
-        guard (1...100).contains(verifyNeighbors) else { throw ValidationError("--verify-neighbors must be between 1 and 100.") }
-        guard faceWidth.map({ $0 == 0 || (64...16384).contains($0) }) ?? true else {
-            throw ValidationError("--face-width must be 0 or between 64 and 16384.")
-        }
-        guard PixelBudget.allowedRange.contains(maxPixels.pixels) else {
-            throw ValidationError("--max-pixels must be between \(PixelBudget.allowedRange.lowerBound) (64x64) and \(PixelBudget.allowedRange.upperBound) (32768x32768).")
-        }
-        guard faceRate >= 0, faceRate <= 1000 else { throw ValidationError("--face-rate must be between 0 and 1000.") }
-        guard (0...255).contains(motionThreshold ?? 0) else { throw ValidationError("--motion-threshold must be between 0 and 255.") }
-        guard codeBudget.map({ (0...60_000).contains($0) }) ?? true else { throw ValidationError("--code-budget must be between 0 and 60000 ms.") }
-        guard (0...1000).contains(codeBudgetRate) else { throw ValidationError("--code-budget-rate must be between 0 and 1000.") }
         _ = try parsedCharset()
     }
 

@@ -1,7 +1,8 @@
 import ArgumentParser
 import Lookout
 
-/// A length of time on the command line: `2s`, `500ms`, `1.5` (seconds), `2m`.
+/// A length of time on the command line: `2s`, `500ms`, `1.5` (seconds), `2m`, `1h`. Any finite
+/// number parses (a negative one too): the option's `ValueRange` says what it allows.
 struct DurationArgument: ExpressibleByArgument, CustomStringConvertible {
     var time: MediaTime
 
@@ -9,11 +10,11 @@ struct DurationArgument: ExpressibleByArgument, CustomStringConvertible {
 
     init?(argument: String) {
         let text = argument.lowercased()
-        let units: [(suffix: String, scale: Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("", 1)]
+        let units: [(suffix: String, scale: Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600), ("", 1)]
         for unit in units where text.hasSuffix(unit.suffix) {
-            guard let value = Double(text.dropLast(unit.suffix.count)), value >= 0, value * unit.scale <= 86_400 else {
-                return nil
-            }
+            // Beyond ±10 years cannot be a MediaTime; no option allows it anyway.
+            guard let value = Double(text.dropLast(unit.suffix.count)), value.isFinite,
+                  abs(value * unit.scale) <= 315_360_000 else { return nil }
             time = MediaTime(seconds: value * unit.scale)
             return
         }
@@ -27,4 +28,10 @@ struct DurationArgument: ExpressibleByArgument, CustomStringConvertible {
     }
 
     var defaultValueDescription: String { description }
+
+    /// A time as a range states it: `500ms`, `60s`, `24h`.
+    static func words(seconds: Double) -> String {
+        if seconds >= 7200, seconds.truncatingRemainder(dividingBy: 3600) == 0 { return "\(Int(seconds / 3600))h" }
+        return DurationArgument(seconds: seconds).description
+    }
 }

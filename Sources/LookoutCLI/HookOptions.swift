@@ -13,16 +13,19 @@ struct HookOptions: ParsableArguments {
         valueName: "cmd [args...]"))
     var onPresence: [String] = []
 
-    @Option(name: .customLong("hook-timeout"), help: ArgumentHelp(
-        "A hook running longer is stopped (SIGTERM, then SIGKILL).", valueName: "time"))
+    static let timeoutRange = ValueRange.duration(0.001...86_400)
+    @Option(name: .customLong("hook-timeout"), parsing: .unconditional, help: ArgumentHelp(
+        "A hook running longer is stopped (SIGTERM, then SIGKILL; \(HookOptions.timeoutRange.text)). (default: 10s)", valueName: "time"),
+            transform: { try HookOptions.timeoutRange.parse($0) })
     var timeout = DurationArgument(seconds: 10)
 
-    @Option(name: .customLong("hook-jobs"), help: ArgumentHelp("Hooks of one kind running at once, at most.", valueName: "n"))
+    static let jobsRange = ValueRange.integer(1...64)
+    @Option(name: .customLong("hook-jobs"), parsing: .unconditional, help: ArgumentHelp(
+        "Hooks of one kind running at once, at most (\(HookOptions.jobsRange.text)). (default: 4)", valueName: "n"),
+            transform: { try HookOptions.jobsRange.parse($0) })
     var jobs = 4
 
     mutating func validate() throws {
-        guard timeout.time > .zero else { throw ValidationError("--hook-timeout must be above 0.") }
-        guard (1...64).contains(jobs) else { throw ValidationError("--hook-jobs must be between 1 and 64.") }
     }
 
     var isEmpty: Bool { onCode.isEmpty && onPresence.isEmpty }

@@ -27,11 +27,13 @@ struct Lookout: ParsableCommand {
               0   success; also after SIGINT/SIGTERM, or when the
                   reader of the output goes away
               1   any other failure (stream format, face model, write)
-              64  usage error (unknown option, bad value, bad --mqtt
+              64  usage error (unknown option, a value out of its
+                  range, a bad input name or token, bad --mqtt
                   address, hook program not found, a URL scheme
                   ffmpeg does not read)
-              66  input missing or unreadable (also a password or
-                  TLS file, or a file ffmpeg cannot read)
+              66  input missing or unreadable (also a password,
+                  token or TLS file, a secret file that is a FIFO,
+                  device or directory, or a file ffmpeg cannot read)
               69  the camera was lost and --exit-on-loss was given
               72  the input needs ffmpeg and ffmpeg is not installed
             """,

@@ -15,7 +15,7 @@ struct MQTTOptions: ParsableArguments {
     var user: String?
 
     @Option(name: .customLong("mqtt-password-file"), help: ArgumentHelp(
-        "Read the MQTT password from the first line of this file. The environment variable LOOKOUT_MQTT_PASSWORD works too, and so does a systemd credential named mqtt-password.",
+        "Read the MQTT password from the first line of this file (a regular file; at most \(MQTTConfiguration.maximumCredentialBytes) bytes of UTF-8). The environment variable LOOKOUT_MQTT_PASSWORD works too, and so does a systemd credential named mqtt-password.",
         valueName: "path"))
     var passwordFile: String?
 
@@ -30,17 +30,20 @@ struct MQTTOptions: ParsableArguments {
     var keyFile: String?
 
     @Option(name: .customLong("mqtt-client-id"), help: ArgumentHelp(
-        "MQTT client ID (default lookout-<host>-<pid>).", valueName: "id"))
+        "MQTT client ID (default lookout-<host>-<pid>; 1 to \(MQTTConfiguration.maximumGivenClientIDBytes) bytes): each camera connects as <id>-<camera>.", valueName: "id"))
     var clientID: String?
 
-    @Option(name: .customLong("mqtt-queue"), help: ArgumentHelp(
-        "Events kept while the broker is away; past it the oldest are dropped.", valueName: "n"))
+    static let queueRange = ValueRange.integer(1...1_000_000)
+    @Option(name: .customLong("mqtt-queue"), parsing: .unconditional, help: ArgumentHelp(
+        "Events kept while the broker is away; past it the oldest are dropped (\(MQTTOptions.queueRange.text)). (default: 10000)", valueName: "n"),
+            transform: { try MQTTOptions.queueRange.parse($0) })
     var queueCapacity = 10_000
 
     @Flag(name: .customLong("ha-discovery"), help: "Publish Home Assistant discovery configs (a presence sensor and a last-code sensor).")
     var homeAssistantDiscovery = false
 
-    @Option(name: .customLong("ha-prefix"), help: ArgumentHelp("Home Assistant's discovery prefix.", valueName: "topic"))
+    @Option(name: .customLong("ha-prefix"), help: ArgumentHelp(
+        "Home Assistant's discovery prefix (1 to \(MQTTConfiguration.maximumTopicPrefixBytes) bytes, no + or #).", valueName: "topic"))
     var homeAssistantPrefix = "homeassistant"
 
     mutating func validate() throws {
@@ -50,7 +53,6 @@ struct MQTTOptions: ParsableArguments {
                          (homeAssistantDiscovery, "--ha-discovery")].filter(\.0).map(\.1)
             if let first = given.first { throw ValidationError("\(first) needs --mqtt.") }
         }
-        guard (1...1_000_000).contains(queueCapacity) else { throw ValidationError("--mqtt-queue must be between 1 and 1000000.") }
         guard (certificateFile == nil) == (keyFile == nil) else { throw ValidationError("--mqtt-cert and --mqtt-key go together.") }
         if let mqtt {
             let broker: MQTTBrokerAddress
@@ -58,27 +60,86 @@ struct MQTTOptions: ParsableArguments {
             if !broker.usesTLS && (caFile != nil || certificateFile != nil) {
                 throw ValidationError("--mqtt-ca, --mqtt-cert and --mqtt-key need an mqtts:// address.")
             }
+            try Self.check("--mqtt: the topic prefix", broker.topicPrefix, maximumBytes: MQTTConfiguration.maximumTopicPrefixBytes)
+            if let user {
+                try Self.check("--mqtt-user", user, maximumBytes: MQTTConfiguration.maximumCredentialBytes)
+            } else if let name = broker.username {
+                try Self.check("--mqtt: the user name", name, maximumBytes: MQTTConfiguration.maximumCredentialBytes)
+            }
+            if let password = broker.password {
+                try Self.check("--mqtt: the password", password, maximumBytes: MQTTConfiguration.maximumCredentialBytes)
+            }
+            if let clientID {
+                try Self.check("--mqtt-client-id", clientID, maximumBytes: MQTTConfiguration.maximumGivenClientIDBytes,
+                               note: " (each camera connects as ID-CAMERA, within \(MQTTConfiguration.maximumClientIDBytes))")
+            }
         }
-        if homeAssistantPrefix.isEmpty || homeAssistantPrefix.contains(where: { $0 == "+" || $0 == "#" }) {
-            throw ValidationError("--ha-prefix must be a topic without wildcards.")
+        if homeAssistantPrefix.contains(where: { $0 == "+" || $0 == "#" }) {
+            throw ValidationError("--ha-prefix must be a topic without the wildcards + and #.")
+        }
+        try Self.check("--ha-prefix", homeAssistantPrefix, maximumBytes: MQTTConfiguration.maximumTopicPrefixBytes)
+    }
+
+    /// Refuses MQTT text that a broker or libmosquitto would, in a sentence naming `what`.
+    private static func check(_ what: String, _ text: String, maximumBytes: Int, note: String = "") throws {
+        if let problem = MQTTConfiguration.textProblem(text, maximumBytes: maximumBytes) {
+            throw ValidationError("\(what) \(problem)\(note).")
         }
     }
 
-    /// The publisher's configuration, or nil without --mqtt. Reads the password file.
-    func configuration() throws(MQTTError) -> MQTTConfiguration? {
+    /// The password from LOOKOUT_MQTT_PASSWORD, --mqtt-password-file or the systemd credential
+    /// (in that order), checked, nil when none is given; the TLS files checked to be regular
+    /// files (OpenSSL would wait on a FIFO for ever). A refusal is said here, in one sentence,
+    /// and thrown as its exit code: 66 for a file that cannot be read (or is a FIFO, device,
+    /// socket or directory), 64 for a password MQTT cannot carry.
+    func credentials() throws -> String? {
+        guard mqtt != nil else { return nil }
+        for (option, path) in [("--mqtt-ca", caFile), ("--mqtt-cert", certificateFile), ("--mqtt-key", keyFile)] {
+            guard let path else { continue }
+            do throws(SecretFileError) { try refuseSpecialFile(at: path) } catch {
+                printDiagnostic("cannot read the \(option) file \(path): \(error)")
+                throw ExitCode(ExitStatus.noInput)
+            }
+        }
+        if passwordFile == nil, let value = getenv("LOOKOUT_MQTT_PASSWORD") {
+            return try checkedPassword(bytes: UnsafeBufferPointer(start: value, count: strlen(value)).map { UInt8(bitPattern: $0) },
+                                       from: "LOOKOUT_MQTT_PASSWORD")
+        }
+        guard let path = passwordFile ?? systemdCredential("mqtt-password") else { return nil }
+        let line: [UInt8]
+        do throws(SecretFileError) {
+            line = try firstLineOfSecretFile(path, limit: MQTTConfiguration.maximumCredentialBytes)
+        } catch .tooLong(let limit) {
+            printDiagnostic("the MQTT password in \(path) is longer than \(limit) bytes, the most MQTT carries")
+            throw ExitCode(ExitStatus.usage)
+        } catch {
+            printDiagnostic("cannot read the MQTT password file \(path): \(error)")
+            throw ExitCode(ExitStatus.noInput)
+        }
+        return try checkedPassword(bytes: line, from: "the MQTT password in \(path)")
+    }
+
+    private func checkedPassword(bytes: [UInt8], from source: String) throws -> String {
+        // An empty password is MQTT's "password flag with no bytes": allowed, as before.
+        guard !bytes.isEmpty else { return "" }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            printDiagnostic("\(source) holds bytes that are not UTF-8; allowed: 1 to \(MQTTConfiguration.maximumCredentialBytes) bytes of UTF-8 text without control characters")
+            throw ExitCode(ExitStatus.usage)
+        }
+        if let problem = MQTTConfiguration.textProblem(text, maximumBytes: MQTTConfiguration.maximumCredentialBytes) {
+            printDiagnostic("\(source) \(problem)")
+            throw ExitCode(ExitStatus.usage)
+        }
+        return text
+    }
+
+    /// The publisher's configuration, or nil without --mqtt; `password` from `credentials()`.
+    func configuration(password: String?) throws(MQTTError) -> MQTTConfiguration? {
         guard let mqtt else { return nil }
         let broker = try MQTTBrokerAddress(mqtt)
         var configuration = MQTTConfiguration(broker: broker, clientID: clientID ?? Self.defaultClientID())
         configuration.username = user
-        if let value = getenv("LOOKOUT_MQTT_PASSWORD"), passwordFile == nil {
-            configuration.password = String(cString: value)
-        } else if let passwordFile = passwordFile ?? systemdCredential("mqtt-password") {
-            do throws(Errno) {
-                configuration.password = String(decoding: try firstLineOfSecretFile(passwordFile), as: UTF8.self)
-            } catch {
-                throw .unreadableFile(path: passwordFile, error)
-            }
-        }
+        configuration.password = password
         configuration.caFile = caFile
         configuration.certificateFile = certificateFile
         configuration.keyFile = keyFile

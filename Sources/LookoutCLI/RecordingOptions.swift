@@ -15,27 +15,40 @@ struct RecordingOptions: ParsableArguments {
         valueName: "presence|codes|always"))
     var trigger = ClipRecorder.Trigger.presence
 
-    @Option(name: .customLong("pre-roll"), help: ArgumentHelp(
-        "How much of the stream before the event a clip starts with (kept in memory, within --record-memory).", valueName: "time"))
+    static let preRollRange = ValueRange.duration(0...60)
+    @Option(name: .customLong("pre-roll"), parsing: .unconditional, help: ArgumentHelp(
+        "How much of the stream before the event a clip starts with (kept in memory, within --record-memory; \(RecordingOptions.preRollRange.text)). (default: 5s)",
+        valueName: "time"), transform: { try RecordingOptions.preRollRange.parse($0) })
     var preRoll = DurationArgument(seconds: 5)
 
-    @Option(name: .customLong("post-roll"), help: ArgumentHelp(
-        "How long a clip goes on after the event ends (the last face seen, the code read).", valueName: "time"))
+    static let postRollRange = ValueRange.duration(0...3600)
+    @Option(name: .customLong("post-roll"), parsing: .unconditional, help: ArgumentHelp(
+        "How long a clip goes on after the event ends (the last face seen, the code read; \(RecordingOptions.postRollRange.text)). (default: 5s)",
+        valueName: "time"), transform: { try RecordingOptions.postRollRange.parse($0) })
     var postRoll = DurationArgument(seconds: 5)
 
-    @Option(name: .long, help: ArgumentHelp("Length of each file with --record-on always.", valueName: "time"))
+    static let segmentRange = ValueRange.duration(1...86_400)
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp(
+        "Length of each file with --record-on always (\(RecordingOptions.segmentRange.text)). (default: 60s)", valueName: "time"),
+            transform: { try RecordingOptions.segmentRange.parse($0) })
     var segment = DurationArgument(seconds: 60)
 
-    @Option(name: .customLong("record-keep"), help: ArgumentHelp(
-        "Keep at most this much in clips (e.g. 10G, 500M); the oldest are deleted first.", valueName: "size"))
+    static let keepRange = ValueRange.bytes((1 << 20)...(1 << 50))
+    @Option(name: .customLong("record-keep"), parsing: .unconditional, help: ArgumentHelp(
+        "Keep at most this much in clips (e.g. 10G, 500M; \(RecordingOptions.keepRange.text)); the oldest are deleted first.", valueName: "size"),
+            transform: { try RecordingOptions.keepRange.parse($0) })
     var keep: ByteCountArgument?
 
-    @Option(name: .customLong("record-max-age"), help: ArgumentHelp(
-        "Delete clips older than this (e.g. 7d, 12h, 30m).", valueName: "age"))
+    static let maxAgeRange = ValueRange.age(1...(3650 * 86_400))
+    @Option(name: .customLong("record-max-age"), parsing: .unconditional, help: ArgumentHelp(
+        "Delete clips older than this (e.g. 7d, 12h, 30m; \(RecordingOptions.maxAgeRange.text)).", valueName: "age"),
+            transform: { try RecordingOptions.maxAgeRange.parse($0) })
     var maxAge: AgeArgument?
 
-    @Option(name: .customLong("record-memory"), help: ArgumentHelp(
-        "Memory for the pre-roll and for frames waiting for the disk, at most: the frame ring's bound.", valueName: "size"))
+    static let memoryRange = ValueRange.bytes((1 << 20)...(1 << 34))
+    @Option(name: .customLong("record-memory"), parsing: .unconditional, help: ArgumentHelp(
+        "Memory for the pre-roll and for frames waiting for the disk, at most: the frame ring's bound (\(RecordingOptions.memoryRange.text)). (default: \(ByteCountArgument(bytes: Int64(MovieFileOutput.defaultFrameRingCapacity))))",
+        valueName: "size"), transform: { try RecordingOptions.memoryRange.parse($0) })
     var memory = ByteCountArgument(bytes: Int64(MovieFileOutput.defaultFrameRingCapacity))
 
     mutating func validate() throws {
@@ -43,13 +56,6 @@ struct RecordingOptions: ParsableArguments {
         guard record != nil || !isCustomized else {
             throw ValidationError("the recording options need --record DIR.")
         }
-        if preRoll.seconds > 60 { throw ValidationError("--pre-roll must be at most 60 s.") }
-        if postRoll.seconds > 3600 { throw ValidationError("--post-roll must be at most 3600 s.") }
-        if segment.seconds < 1 { throw ValidationError("--segment must be at least 1 s.") }
-        guard (1 << 20...1 << 34).contains(memory.bytes) else {
-            throw ValidationError("--record-memory must be between 1M and 16G.")
-        }
-        if let keep, keep.bytes < 1 << 20 { throw ValidationError("--record-keep must be at least 1M.") }
     }
 
     /// True when an option other than --record was given.

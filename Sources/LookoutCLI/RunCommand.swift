@@ -30,9 +30,10 @@ struct RunCommand: ParsableCommand {
     @Flag(name: .long, help: "Behave like a camera: drop frames the detectors cannot keep up with; a file is paced at its frame rate, a pipe taken as it comes.")
     var realtime = false
 
-    @Option(name: .long, help: ArgumentHelp(
-        "Camera frame rate to ask for (default 30 where offered); for files, the rate that times MJPEG input (default 30) or overrides a Y4M header.",
-        valueName: "fps"))
+    static let fpsRange = ValueRange.number(FrameRate.validRange)
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp(
+        "Camera frame rate to ask for (\(RunCommand.fpsRange.text); default 30 where offered); for files, the rate that times MJPEG input (default 30) or overrides a Y4M header.",
+        valueName: "fps"), transform: { try RunCommand.fpsRange.parse($0) })
     var fps: Double?
 
     @OptionGroup(title: "Camera") var camera: CameraOptions
@@ -46,7 +47,6 @@ struct RunCommand: ParsableCommand {
     @OptionGroup(title: "Web view and API") var web: HTTPOptions
 
     mutating func validate() throws {
-        if let fps, !FrameRate.validRange.contains(fps) { throw ValidationError("--fps must be between 0.001 and 1000.") }
         _ = try inputSpecifications()
         if let hwaccel, hwaccel.isEmpty || hwaccel.hasPrefix("-") { throw ValidationError("--hwaccel takes an ffmpeg -hwaccel name (auto, vaapi, cuda, ...).") }
         if let size = try camera.parsedSize(), !detection.pixelBudget.allows(width: size.width, height: size.height) {
@@ -60,6 +60,12 @@ struct RunCommand: ParsableCommand {
         return path != "-" && path.withPlatformPath({ stat($0, &info) }) == 0 && (info.st_mode & S_IFMT) == S_IFCHR
     }
 
+    /// True when something (a file, a device, a directory) is at `path`.
+    private static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return path.withPlatformPath { stat($0, &info) } == 0
+    }
+
     /// The inputs as (camera name, path), names checked and unique; the first camera when none.
     func inputSpecifications() throws -> [(name: String?, path: String)] {
         guard !input.isEmpty else { return [(nil, "")] }
@@ -67,6 +73,11 @@ struct RunCommand: ParsableCommand {
         var result: [(name: String?, path: String)] = []
         for argument in input {
             let (name, path) = CameraName.split(argument)
+            // NAME=PATH with a name that breaks the rule (`..`, `a/b`, `café`) is refused as a name,
+            // not opened as a path: only a URL or an existing file keeps a '=' without a valid name.
+            if name == nil, let equals = argument.firstIndex(of: "="), !FFmpegInput.isURL(argument), !Self.exists(argument) {
+                throw ValidationError("--input: camera name '\(argument[..<equals])' is not allowed; a name is 1 to \(CameraName.maximumLength) letters, digits, _ and - (a path that holds '=' is given as NAME=PATH)")
+            }
             guard !path.isEmpty else { throw ValidationError("--input \(argument) names no input.") }
             let camera = name ?? CameraName.derived(from: path)
             guard seen.insert(camera).inserted else {
@@ -265,8 +276,9 @@ struct RunCommand: ParsableCommand {
             printDiagnostic(error.message)
             throw ExitCode(ExitStatus.usage)
         }
+        let password = try mqtt.credentials()
         do throws(MQTTError) {
-            if let configuration = try mqtt.configuration() {
+            if let configuration = try mqtt.configuration(password: password) {
                 if mqtt.passwordInURL {
                     printDiagnostic("warning: the MQTT password in --mqtt is visible to every user of this machine; use --mqtt-password-file or LOOKOUT_MQTT_PASSWORD")
                 }

@@ -15,12 +15,13 @@ struct SnapshotOptions: ParsableArguments {
     @Flag(name: .customLong("snapshot-clean"), help: "Also write each snapshot without boxes, as <name>.clean.jpg.")
     var clean = false
 
-    @Option(name: .customLong("snapshot-keep"), help: ArgumentHelp(
-        "Keep the newest n snapshots in the directory; older ones are deleted.", valueName: "n"))
+    static let keepRange = ValueRange.integer(1...10_000_000)
+    @Option(name: .customLong("snapshot-keep"), parsing: .unconditional, help: ArgumentHelp(
+        "Keep the newest n snapshots in the directory; older ones are deleted (\(SnapshotOptions.keepRange.text)). (default: 1000)", valueName: "n"),
+            transform: { try SnapshotOptions.keepRange.parse($0) })
     var keep = 1000
 
     mutating func validate() throws {
-        guard (1...10_000_000).contains(keep) else { throw ValidationError("--snapshot-keep must be between 1 and 10000000.") }
         if let snapshots, snapshots.isEmpty { throw ValidationError("--snapshots needs a directory.") }
     }
 

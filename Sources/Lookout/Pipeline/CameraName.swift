@@ -16,7 +16,9 @@ public enum CameraName {
     }
 
     /// Splits `NAME=PATH` when the text before the first `=` is a valid name; otherwise the whole
-    /// text is the path (a URL's query, `rtsp://h/s?a=b`, keeps its `=`).
+    /// text is the path (a URL's query, `rtsp://h/s?a=b`, keeps its `=`). The command line refuses
+    /// the rest of the texts with a `=` that are neither a URL nor an existing file as a bad name;
+    /// a path holding `=` is always reachable as `NAME=PATH` (the first `=` splits).
     public static func split(_ argument: String) -> (name: String?, path: String) {
         if let equals = argument.firstIndex(of: "=") {
             let name = String(argument[..<equals])

@@ -64,3 +64,37 @@ public struct MQTTTopics: Sendable, Equatable {
     public static let online = "online"
     public static let offline = "offline"
 }
+
+/// The bounds Lookout keeps MQTT values within, checked before libmosquitto sees them.
+extension MQTTConfiguration {
+    /// Bytes in the topic prefix (`--mqtt`'s path, `--ha-prefix`): a camera's topics add its name
+    /// and a level (`/hall/availability`), far within MQTT's 65535 bytes per topic.
+    public static let maximumTopicPrefixBytes = 512
+    /// Bytes in any connection's client ID. MQTT 3.1.1 promises only 23; mosquitto and the usual
+    /// brokers take far more, and 128 keeps broker logs readable.
+    public static let maximumClientIDBytes = 128
+    /// Bytes in the client ID given: each camera connects as `<id>-<camera>`, and a camera's name
+    /// may have 64 bytes, so 63 keeps every connection within `maximumClientIDBytes`.
+    public static var maximumGivenClientIDBytes: Int { maximumClientIDBytes - 1 - CameraName.maximumLength }
+    /// Bytes in a user name or password: MQTT's two-byte length.
+    public static let maximumCredentialBytes = 65535
+
+    /// What keeps `text` from going out as MQTT text (a topic, client ID, user name or password),
+    /// or nil: it must be 1 to `maximumBytes` bytes of UTF-8 without control characters (which
+    /// brokers refuse) and without bytes that are not UTF-8 (kept from the command line as
+    /// U+10FF80 to U+10FFFF, see `String(platformPath:)`).
+    public static func textProblem(_ text: String, maximumBytes: Int) -> String? {
+        let rule = "1 to \(maximumBytes) bytes of UTF-8 text without control characters"
+        if text.isEmpty { return "is empty; allowed: \(rule)" }
+        if text.utf8.count > maximumBytes { return "is \(text.utf8.count) bytes long; allowed: \(rule)" }
+        if let bad = text.unicodeScalars.first(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) {
+            return "holds the control character U+\(String(bad.value, radix: 16, uppercase: true).leftPadded(to: 4)); allowed: \(rule)"
+        }
+        if text.unicodeScalars.contains(where: { $0.value >= 0x10FF80 }) { return "holds bytes that are not UTF-8; allowed: \(rule)" }
+        return nil
+    }
+}
+
+private extension String {
+    func leftPadded(to length: Int) -> String { count >= length ? self : String(repeating: "0", count: length - count) + self }
+}

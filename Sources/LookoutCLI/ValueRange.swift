@@ -1,0 +1,98 @@
+import ArgumentParser
+
+/// The values an option takes, checked while the value is parsed: a malformed or out-of-range
+/// value is refused in one sentence naming the option (ArgumentParser's words) and the range
+/// (`text`), e.g. "The value '-1' is invalid for '--buffers <n>': allowed 2 to 32".
+///
+/// Options checked so parse `.unconditional`ly: otherwise ArgumentParser takes `-1` for an
+/// option's name and says only "Missing value".
+struct ValueRange<Value: Sendable>: Sendable {
+    /// The allowed values in words, as the help and refusals state them: "2 to 32".
+    let text: String
+    private let read: @Sendable (String) -> Value?
+    private let allows: @Sendable (Value) -> Bool
+
+    init(text: String, read: @escaping @Sendable (String) -> Value?, allows: @escaping @Sendable (Value) -> Bool) {
+        self.text = text
+        self.read = read
+        self.allows = allows
+    }
+
+    /// The value `argument` gives, when it is well-formed and in range.
+    func parse(_ argument: String) throws(ValueRefusal) -> Value {
+        guard let value = read(argument), allows(value) else { throw ValueRefusal(range: text) }
+        return value
+    }
+
+    /// Whether `value` (a default, or one made otherwise) is in range.
+    func contains(_ value: Value) -> Bool { allows(value) }
+}
+
+/// A value outside its option's range; ArgumentParser puts this after its own words.
+struct ValueRefusal: Error, CustomStringConvertible {
+    let range: String
+    var description: String { "allowed " + range }
+}
+
+extension ValueRange where Value == Int {
+    /// Whole numbers within `bounds`.
+    static func integer(_ bounds: ClosedRange<Int>, unit: String = "") -> Self {
+        Self(text: "\(bounds.lowerBound) to \(bounds.upperBound)\(unit)", read: { Int($0) }, allows: bounds.contains)
+    }
+}
+
+extension ValueRange where Value == Double {
+    /// Numbers (decimals allowed) within `bounds`; never NaN or infinite.
+    static func number(_ bounds: ClosedRange<Double>, unit: String = "") -> Self {
+        Self(text: "\(words(bounds.lowerBound)) to \(words(bounds.upperBound))\(unit)",
+             read: { Double($0) }, allows: { $0.isFinite && bounds.contains($0) })
+    }
+
+    /// `1000` rather than `1000.0`.
+    static func words(_ number: Double) -> String {
+        number == number.rounded() && abs(number) < 1e15 ? String(Int(number)) : String(number)
+    }
+}
+
+extension ValueRange {
+    /// Values `read` gives whose `measure` lies within `bounds`, stated in `words` with `units`.
+    fileprivate static func measured(_ bounds: ClosedRange<Double>, words: (Double) -> String, units: String,
+                                     read: @escaping @Sendable (String) -> Value?, measure: @escaping @Sendable (Value) -> Double) -> Self {
+        Self(text: "\(words(bounds.lowerBound)) to \(words(bounds.upperBound)) (\(units))", read: read, allows: { bounds.contains(measure($0)) })
+    }
+}
+
+extension ValueRange where Value == DurationArgument {
+    /// Times within `bounds` seconds.
+    static func duration(_ bounds: ClosedRange<Double>) -> Self {
+        measured(bounds, words: DurationArgument.words(seconds:), units: "ms, s, m or h; bare numbers are seconds",
+                 read: DurationArgument.init(argument:), measure: { $0.seconds })
+    }
+}
+
+extension ValueRange where Value == AgeArgument {
+    /// Ages within `bounds` seconds.
+    static func age(_ bounds: ClosedRange<Double>) -> Self {
+        measured(bounds, words: AgeArgument.words(seconds:), units: "s, m, h or d", read: AgeArgument.init(argument:), measure: { $0.seconds })
+    }
+}
+
+extension ValueRange where Value == ByteCountArgument {
+    /// Byte counts within `bounds`.
+    static func bytes(_ bounds: ClosedRange<Int64>) -> Self {
+        Self(text: "\(ByteCountArgument(bytes: bounds.lowerBound)) to \(ByteCountArgument(bytes: bounds.upperBound)) (K, M, G, T: powers of 1024)",
+             read: ByteCountArgument.init(argument:), allows: { bounds.contains($0.bytes) })
+    }
+}
+
+extension ValueRange where Value == PixelCountArgument {
+    /// Pixel counts within `bounds`, given as a count or WxH.
+    static func pixels(_ bounds: ClosedRange<Int>) -> Self {
+        func words(_ count: Int) -> String {
+            let side = Int(Double(count).squareRoot())
+            return side * side == count ? "\(count) (\(side)x\(side))" : "\(count)"
+        }
+        return Self(text: "\(words(bounds.lowerBound)) to \(words(bounds.upperBound)) pixels",
+                    read: PixelCountArgument.init(argument:), allows: { bounds.contains($0.pixels) })
+    }
+}
