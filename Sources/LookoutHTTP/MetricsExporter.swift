@@ -18,13 +18,18 @@ final class MetricsExporter: @unchecked Sendable {
         var buckets: [String: [Int64: Int]] = [:]
     }
 
+    /// A series' full name (Lookout's names carry their unit already) and help.
+    private static func descriptor(_ name: String, _ help: String) -> MetricNameDescriptor {
+        MetricNameDescriptor(metricName: name, unitName: "", helpText: help)
+    }
+
     /// The exposition text for the cameras' snapshots.
     func render(_ snapshots: [StatisticsSnapshot]) -> [UInt8] {
         lock.withLock { exported in
             for snapshot in snapshots { add(snapshot, camera: snapshot.camera ?? "", to: &exported) }
             // The server's own, once: every camera's snapshot carries the same.
             if let http = snapshots.first?.http {
-                registry.makeGauge(name: "lookout_http_event_clients", labels: [], help: "Clients on /api/events.").set(Double(http.eventClients))
+                registry.makeGauge(descriptor: Self.descriptor("lookout_http_event_clients", "Clients on /api/events."), labels: []).set(Double(http.eventClients))
             }
             var text: [UInt8] = []
             registry.emit(into: &text)
@@ -38,12 +43,12 @@ final class MetricsExporter: @unchecked Sendable {
             let labels = [cameraLabel] + labels
             let key = name + labels.map { "|\($0.0)=\($0.1)" }.joined()
             let delta = total - exported.counters[key, default: 0]
-            let counter = registry.makeCounter(name: name, labels: labels, help: help)
+            let counter = registry.makeCounter(descriptor: Self.descriptor(name, help), labels: labels)
             if delta > 0 { counter.increment(by: Int64(delta)) }
             exported.counters[key] = max(total, exported.counters[key, default: 0])
         }
         func gauge(_ name: String, _ help: String, _ labels: [(String, String)] = [], _ value: Double) {
-            registry.makeGauge(name: name, labels: [cameraLabel] + labels, help: help).set(value)
+            registry.makeGauge(descriptor: Self.descriptor(name, help), labels: [cameraLabel] + labels).set(value)
         }
 
         count("lookout_frames_read_total", "Frames the input produced, damaged ones included.", [], snapshot.framesRead)
@@ -86,8 +91,9 @@ final class MetricsExporter: @unchecked Sendable {
         for timing in snapshot.timings {
             let key = camera + "|" + timing.name
             let histogram = registry.makeValueHistogram(
-                name: "lookout_stage_seconds", labels: [cameraLabel, ("stage", timing.name)], buckets: Self.timingBuckets,
-                help: "Time per frame of each stage: decode, codes (ZBar), faces (cascade, per analysis), code_latency (frame received to line written).")
+                descriptor: Self.descriptor("lookout_stage_seconds",
+                                            "Time per frame of each stage: decode, codes (ZBar), faces (cascade, per analysis), code_latency (frame received to line written)."),
+                labels: [cameraLabel, ("stage", timing.name)], buckets: Self.timingBuckets)
             var seen = exported.buckets[key, default: [:]]
             timing.histogram.forEachBucket { lower, total in
                 let delta = total - seen[lower, default: 0]

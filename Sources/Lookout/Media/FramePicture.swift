@@ -33,7 +33,7 @@ public final class FramePicture: @unchecked Sendable {
     /// A picture that owns a copy of `bytes` (tests, stills): outside any pool.
     public convenience init(copying bytes: [UInt8], width: Int, height: Int, pixelFormat: PixelFormat, bytesPerRow: Int = 0) {
         let memory = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, bytes.count), alignment: 16)
-        memory.copyMemory(from: UnsafeRawBufferPointer(start: bytes, count: bytes.count))
+        bytes.withUnsafeBytes { memory.copyMemory(from: $0) }
         self.init(width: width, height: height, pixelFormat: pixelFormat, bytesPerRow: bytesPerRow,
                   bytes: UnsafeRawBufferPointer(rebasing: memory[0..<bytes.count]), pool: nil, poolIndex: -1)
         ownsMemory = memory
