@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import Lookout
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -128,6 +129,15 @@ struct OddSourceTests {
         #expect(lines[0] == "lookout: \(clip.path): over the pixel budget: 1280x720 is more than the 307200 pixels --max-pixels allows")
         #expect(lines[1].hasPrefix("lookout: the library said: ") && lines[1].contains("Picture size 1280x720 exceeds specified max pixel count 614400"),
                 "\(lines[1])")
+    }
+
+    @Test func aFileURLNamesAPathOfThisMachine() throws {
+        #expect(try FFmpegInput.fileURLPath("file:///tmp/a%20b%2Fc.mp4") == "/tmp/a b/c.mp4")
+        #expect(try FFmpegInput.fileURLPath("file://localhost/srv/clip.mkv") == "/srv/clip.mkv")
+        #expect(try FFmpegInput.fileURLPath("FILE:///x%zz%4") == "/x%zz%4", "a % without two hex digits stays")
+        #expect(try FFmpegInput.fileURLPath("/tmp/clip.mp4") == nil)
+        #expect(try FFmpegInput.fileURLPath("rtsp://cam.local/file:///x") == nil)
+        #expect(throws: MediaError.notFound(path: "file://nas/clip.mp4")) { try FFmpegInput.fileURLPath("file://nas/clip.mp4") }
     }
 
     /// A `file://` URL is the file: read once to its end (exit 0), the same codes as its path,

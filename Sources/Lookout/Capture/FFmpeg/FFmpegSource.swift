@@ -72,7 +72,7 @@ final class FFmpegSource: FrameSource, @unchecked Sendable {
         }
         arguments = Self.arguments(program: program, path: path, options: options, isNetwork: isNetwork, limits: limits)
         if !isNetwork {
-            // A file ffmpeg cannot read fails now, with what ffmpeg said.
+            // A file ffmpeg cannot read fails now, saying why.
             try start()
         }
     }
