@@ -92,7 +92,8 @@ struct OddSourceTests {
 
     /// ffmpeg is run through a script that writes its pid and its address-space limit, then
     /// becomes ffmpeg: the refusal must leave no ffmpeg behind once Lookout has exited.
-    @Test(arguments: [("1280x720", "ffmpeg's decoder refuses it"), ("800x480", "Lookout refuses the header ffmpeg writes")])
+    @Test(arguments: [("1280x720", "ffmpeg's decoder refuses it"), ("1000x722", "ffmpeg's decoder refuses it, naming the padded width too"),
+                      ("800x480", "Lookout refuses the header ffmpeg writes")])
     func aVideoOverTheBudgetIsRefusedAndItsFFmpegStopped(size: String, refusedBy: String) throws {
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -11,8 +11,10 @@ struct FFmpegDiagnosis: Equatable {
     let isOverBudget: Bool
 
     init(lines: [String], budget: PixelBudget, limits: FFmpegLimits) {
-        if let line = lines.first(where: { $0.contains("exceeds specified max pixel count") }) {
-            let size = Self.pictureSize(in: line)
+        let refusals = lines.filter { $0.contains("exceeds specified max pixel count") }
+        if let line = refusals.first {
+            // ffmpeg says the size twice: as coded, then with the width padded for its buffers.
+            let size = refusals.compactMap(Self.pictureSize).min { $0.width * $0.height < $1.width * $1.height }
             reason = size.map { Self.overBudget(width: $0.width, height: $0.height, budget: budget) }
                 ?? "over the pixel budget: its pictures are more than the \(budget.maximumPixels) pixels --max-pixels allows"
             ffmpegLine = line
