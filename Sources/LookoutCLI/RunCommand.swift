@@ -206,8 +206,11 @@ struct RunCommand: ParsableCommand {
 
     /// Adds the camera, file or URL `input` names (the first camera for ""); returns its name
     /// for lines (a URL without its password).
-    private func addInput(_ input: String, to session: CaptureSession) throws -> String {
+    private func addInput(_ named: String, to session: CaptureSession) throws -> String {
         let wantsPictures = web.http != nil || snapshots.snapshots != nil || recordings.record != nil
+        // A file: URL is the file it names (an MJPEG or Y4M file is then read by Lookout itself).
+        let input: String
+        do { input = try FFmpegInput.fileURLPath(named) ?? named } catch { throw CaptureError.input(error) }
         if FFmpegInput.isURL(input) {
             if camera.isCustomized && !camera.appliesToNetworkSources { printDiagnostic("camera options other than --watchdog and --exit-on-loss are ignored for \(FFmpegInput.redacted(input))") }
             try session.addInput(try FFmpegInput(path: input, options: ffmpegOptions(carriesChroma: wantsPictures), pixelBudget: detection.pixelBudget))

@@ -123,7 +123,7 @@ struct SeveralInputsTests {
         defer { try? FileManager.default.removeItem(at: text) }
         let unreadable = try lookout(["run", "--input", text.path])
         #expect(unreadable.status == 66)
-        #expect(unreadable.stderr.contains("ffmpeg cannot read") && unreadable.stderr.contains("Invalid data"), "\(unreadable.stderr)")
+        #expect(unreadable.stderr == "lookout: \(text.path): not a video Lookout or ffmpeg can read\n", "\(unreadable.stderr)")
     }
 
     @Test func passwordsInAURLNeverReachTheLines() throws {

@@ -19,8 +19,9 @@ public enum MediaError: Error, Equatable, Sendable, CustomStringConvertible {
     case ffmpegMissing(path: String, reason: String)
     /// A URL whose scheme the installed ffmpeg does not read.
     case unsupportedURL(url: String, scheme: String)
-    /// ffmpeg could not read the input; `message` is the last thing it said.
-    case ffmpegFailed(path: String, message: String)
+    /// ffmpeg could not read the input: `reason` says why in Lookout's words ("no video stream"),
+    /// `detail` is what ffmpeg said (for --verbose).
+    case ffmpegFailed(path: String, reason: String, detail: String? = nil)
 
     public var description: String {
         switch self {
@@ -38,20 +39,23 @@ public enum MediaError: Error, Equatable, Sendable, CustomStringConvertible {
         case .corruptImage(let reason):
             return "corrupt image: \(reason)"
         case .unsupportedImage(let path, let reason, _):
-            return "\(path) \(reason)"
+            return "\(path): \(reason)"
         case .ffmpegMissing(let path, let reason):
             return "reading \(path) needs ffmpeg, which \(reason) (install it: apt-get install ffmpeg)"
         case .unsupportedURL(let url, let scheme):
             return "\(url): ffmpeg does not read \(scheme):// addresses (it reads rtsp, rtmp, http, https, udp, tcp, srt and more; see ffmpeg -protocols)"
-        case .ffmpegFailed(let path, let message):
-            return "ffmpeg cannot read \(path): \(message)"
+        case .ffmpegFailed(let path, let reason, _):
+            return "\(path): \(reason)"
         }
     }
 
     /// What a library said about the failure, beyond the sentence (for --verbose).
     public var detail: String? {
-        if case .unsupportedImage(_, _, let detail) = self, let detail, !detail.isEmpty { return detail }
-        return nil
+        switch self {
+        case .unsupportedImage(_, _, let detail?) where !detail.isEmpty: return detail
+        case .ffmpegFailed(_, _, let detail?) where !detail.isEmpty: return detail
+        default: return nil
+        }
     }
 
     /// Bytes as "FF D8 00".

@@ -20,7 +20,10 @@ final class Y4MStreamReader {
 
     /// Parses the stream header. `prefix` holds bytes already read while sniffing. Every number
     /// in it is checked before use: sizes against `budget`, the rate against `FrameRate`.
-    init(reader: FileDescriptorReader, prefix: [UInt8], budget: PixelBudget = .standard) throws(MediaError) {
+    /// `overBudget` names a refused size for a stream that is not itself the input (ffmpeg's
+    /// output, for the video it decodes); by default the stream is named as a Y4M stream.
+    init(reader: FileDescriptorReader, prefix: [UInt8], budget: PixelBudget = .standard,
+         overBudget: ((_ width: Int, _ height: Int) -> MediaError)? = nil) throws(MediaError) {
         self.reader = reader
         self.pending = prefix
         let path = reader.path
@@ -55,6 +58,7 @@ final class Y4MStreamReader {
             throw .unsupportedY4M(path: path, reason: "the header has no valid W and H")
         }
         guard budget.allows(width: width, height: height) else {
+            if let overBudget { throw overBudget(width, height) }
             throw .unsupportedY4M(path: path, reason: budget.refusal(width: width, height: height))
         }
         let luma = width * height

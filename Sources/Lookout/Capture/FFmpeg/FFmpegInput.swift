@@ -61,6 +61,36 @@ public final class FFmpegInput: CaptureInput, @unchecked Sendable {
         return !scheme.isEmpty && scheme.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == ".") }
     }
 
+    /// The file a `file:` URL names (`file:///path`, `file://localhost/path`, percent escapes
+    /// decoded), or nil for any other path or URL. A file is read once to its end; as a URL it
+    /// would be watched and restarted like a camera. Throws for another host's file.
+    public static func fileURLPath(_ path: String) throws(MediaError) -> String? {
+        guard isURL(path), let scheme = path.firstRange(of: "://"), path[..<scheme.lowerBound].lowercased() == "file" else { return nil }
+        var rest = path[scheme.upperBound...]
+        if rest.lowercased().hasPrefix("localhost/") { rest = rest.dropFirst("localhost".count) }
+        guard rest.hasPrefix("/") else { throw .notFound(path: redacted(path)) }
+        return percentDecoded(rest)
+    }
+
+    /// `%XX` escapes replaced by their bytes; a `%` without two hex digits is kept as it is.
+    private static func percentDecoded(_ text: Substring) -> String {
+        var bytes: [UInt8] = []
+        let utf8 = Array(text.utf8)
+        var index = 0
+        while index < utf8.count {
+            let pair = utf8.dropFirst(index + 1).prefix(2)
+            if utf8[index] == UInt8(ascii: "%"), pair.count == 2, pair.allSatisfy({ Character(UnicodeScalar($0)).isHexDigit }),
+               let byte = UInt8(String(decoding: pair, as: UTF8.self), radix: 16) {
+                bytes.append(byte)
+                index += 3
+            } else {
+                bytes.append(utf8[index])
+                index += 1
+            }
+        }
+        return String(platformPath: bytes)
+    }
+
     /// `path` with a URL's password replaced by `***`, for lines and messages.
     public static func redacted(_ path: String) -> String {
         guard let range = passwordRange(in: path) else { return path }

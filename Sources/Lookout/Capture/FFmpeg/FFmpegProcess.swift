@@ -12,8 +12,9 @@ final class FFmpegProcess: @unchecked Sendable {
     private let errorLines = Locked<[String]>([])
     private let errorDone = DispatchSemaphore(value: 0)
     private var status: Int32?
-    /// Lines of standard error kept, the newest last.
-    static let keptErrorLines = 4
+    /// Lines of standard error kept, the newest last: enough to hold the line that says why
+    /// (ffmpeg follows it with advice and with what failed after it).
+    static let keptErrorLines = 8
 
     /// Starts `arguments` (the first the program's path), its standard input /dev/null.
     init(arguments: [String], name: String) throws(Errno) {
@@ -86,9 +87,9 @@ final class FFmpegProcess: @unchecked Sendable {
         }
     }
 
-    /// What ffmpeg said last on standard error (once it has exited: all of it), or nil.
-    var lastError: String? {
-        errorLines.withLock { $0.last }
+    /// What ffmpeg said last on standard error (once it has exited: all of it), the newest last.
+    var errors: [String] {
+        errorLines.withLock { $0 }
     }
 
     /// Stops ffmpeg and everything it started (SIGKILL to its process group). Any thread.

@@ -16,6 +16,7 @@ final class FFmpegSource: FrameSource, @unchecked Sendable {
 
     private let path: String
     private let arguments: [String]
+    private let limits: FFmpegLimits
     private let options: FFmpegInput.Options
     private let cancellation: CancellationPipe
     private let interruptionHandler = Locked<(@Sendable (SourceInterruption) -> Void)?>(nil)
@@ -28,6 +29,9 @@ final class FFmpegSource: FrameSource, @unchecked Sendable {
     /// The stream's format as the capture thread reads it; `format` publishes it, on each start.
     private var currentFormat: VideoFormatDescription
     private var awaitingFirstFrameAfterLoss = false
+    /// Set when the pictures are over the budget: a network source then ends, since a restart
+    /// would decode the same size again.
+    private var isOverBudget = false
     private var lastTimestamp: Int64 = 0
     /// The running child and when it last made progress (MonotonicClock ns), for the watchdog.
     private let watched = Locked<(process: FFmpegProcess?, lastProgress: Int64, fired: Bool, streaming: Bool)>((nil, 0, false, false))
@@ -39,10 +43,14 @@ final class FFmpegSource: FrameSource, @unchecked Sendable {
     private static let knownSchemes = Locked<[String: Set<String>]>([:])
 
     init(path: String, options: FFmpegInput.Options, pixelBudget: PixelBudget) throws(MediaError) {
+        // A file: URL is the file: read once to its end, not watched and restarted like a camera.
+        let local = try FFmpegInput.fileURLPath(path)
+        let path = local ?? path
         self.path = path
         self.options = options
         self.pixelBudget = pixelBudget
-        isNetwork = FFmpegInput.isURL(path)
+        limits = FFmpegLimits(budget: pixelBudget)
+        isNetwork = local == nil && FFmpegInput.isURL(path)
         sourceName = FFmpegInput.redacted(path)
         isRealTime = isNetwork || options.pacing == .realTime
         currentFormat = VideoFormatDescription(width: 0, height: 0, pixelFormat: options.carriesChroma ? .yuv420 : .gray, frameRate: nil)
@@ -62,9 +70,9 @@ final class FFmpegSource: FrameSource, @unchecked Sendable {
             // The same errors as any file: missing, unreadable, a directory.
             _ = try FileDescriptorReader(path: path)
         }
-        arguments = Self.arguments(program: program, path: path, options: options, isNetwork: isNetwork)
+        arguments = Self.arguments(program: program, path: path, options: options, isNetwork: isNetwork, limits: limits)
         if !isNetwork {
-            // A file ffmpeg cannot read fails now, with what ffmpeg said.
+            // A file ffmpeg cannot read fails now, saying why.
             try start()
         }
     }
@@ -74,10 +82,14 @@ final class FFmpegSource: FrameSource, @unchecked Sendable {
         stopProcess()
     }
 
-    /// ffmpeg's command line: quiet but for errors, video only, frames as Y4M on standard output.
-    static func arguments(program: String, path: String, options: FFmpegInput.Options, isNetwork: Bool) -> [String] {
+    /// ffmpeg's command line: quiet but for errors, video only, frames as Y4M on standard output;
+    /// its decoder limited to `limits.decoderPixels` and, without hardware decoding, its memory to
+    /// `limits.addressSpaceBytes`.
+    static func arguments(program: String, path: String, options: FFmpegInput.Options, isNetwork: Bool,
+                          limits: FFmpegLimits) -> [String] {
         var arguments = [program, "-hide_banner", "-nostdin", "-loglevel", "error"]
         if let accel = options.hardwareAcceleration { arguments += ["-hwaccel", accel] }
+        arguments += ["-max_pixels", String(limits.decoderPixels)]
         if isNetwork {
             // A stalled server must not hold ffmpeg for minutes (the watchdog restarts it anyway).
             // RTSP is a demuxer with its own socket timeout; every other scheme is a protocol.
@@ -96,11 +108,22 @@ final class FFmpegSource: FrameSource, @unchecked Sendable {
         if isNetwork { arguments += ["-fps_mode", "passthrough"] }
         // Luma only: the decoder's own Y plane, copied out (extractplanes). `-pix_fmt gray` alone
         // would convert every pixel from limited to full range, twice ffmpeg's whole cost (P8).
+        // A decoder whose output has no Y plane (GIF, PNG, RGB FFV1: RGB or a palette) is
+        // converted by ffmpeg to one of these first; one with a Y plane passes through unchanged.
         // 4:2:0 is what most decoders give: passed through as it is.
-        arguments += options.carriesChroma ? ["-pix_fmt", "yuv420p"] : ["-vf", "extractplanes=y", "-pix_fmt", "gray"]
+        arguments += options.carriesChroma ? ["-pix_fmt", "yuv420p"]
+            : ["-vf", "format=" + lumaPlaneFormats.joined(separator: "|") + ",extractplanes=y", "-pix_fmt", "gray"]
         arguments += ["-f", "yuv4mpegpipe", "-strict", "-1", "pipe:1"]
-        return arguments
+        // Hardware decoders map device memory into the address space: no limit there.
+        return options.hardwareAcceleration == nil ? limits.wrapping(arguments) : arguments
     }
+
+    /// The 8-bit formats with a Y plane that extractplanes copies without conversion (ffmpeg 5.1).
+    /// Deeper formats are left out: with several depths listed, ffmpeg cannot choose extractplanes'
+    /// formats; they are converted to 8 bits, as `-pix_fmt gray` would do after them anyway.
+    static let lumaPlaneFormats = ["gray", "yuv420p", "yuvj420p", "yuv422p", "yuvj422p", "yuv444p", "yuvj444p",
+                                   "yuv440p", "yuvj440p", "yuv411p", "yuvj411p", "yuv410p", "yuva420p", "yuva422p",
+                                   "yuva444p", "ya8"]
 
     /// The ffmpeg program to run: `program`, $LOOKOUT_FFMPEG, or `ffmpeg` on $PATH.
     private static func locate(_ program: String?, for path: String) throws(MediaError) -> String {
@@ -169,9 +192,20 @@ final class FFmpegSource: FrameSource, @unchecked Sendable {
         let got = try child.output.readFully(into: prefix, count: 9)
         let bytes = Array(UnsafeRawBufferPointer(start: prefix, count: got))
         guard bytes == Array("YUV4MPEG2".utf8) else {
-            throw failure(of: child, default: bytes.isEmpty ? "no video stream" : "unexpected output")
+            throw failure(of: child, default: bytes.isEmpty ? "wrote no video" : "wrote something that is not Y4M")
         }
-        let reader = try Y4MStreamReader(reader: child.output, prefix: bytes, budget: pixelBudget)
+        let reader: Y4MStreamReader
+        do {
+            // The size ffmpeg decodes, checked before its first frame is read; over the budget,
+            // ffmpeg is stopped at once.
+            reader = try Y4MStreamReader(reader: child.output, prefix: bytes, budget: pixelBudget) { [sourceName, pixelBudget] width, height in
+                .ffmpegFailed(path: sourceName, reason: FFmpegDiagnosis.overBudget(width: width, height: height, budget: pixelBudget))
+            }
+        } catch {
+            if case .ffmpegFailed = error { isOverBudget = true }
+            stopProcess()
+            throw error
+        }
         stream = reader
         var described = reader.format
         if described.frameRate == nil { described.frameRate = 30 }
@@ -180,16 +214,21 @@ final class FFmpegSource: FrameSource, @unchecked Sendable {
         format.withLock { $0 = described }
     }
 
-    /// Why `child` stopped, from its exit and what it said; reaps it.
+    /// Why `child` stopped, in Lookout's words, from its exit and what it said (kept as the
+    /// detail); reaps it. `text` completes "ffmpeg ..." when ffmpeg said nothing Lookout knows,
+    /// for a file; a network source's reason (in `camera_lost`) is then ffmpeg's own line.
     private func failure(of child: FFmpegProcess, default text: String) -> MediaError {
         let fired = watched.withLock { $0.fired }
         let status = child.reap()
         if fired {
             let waited = watched.withLock { $0.streaming } ? options.watchdogTimeout : max(options.watchdogTimeout, Self.startupGrace)
-            return .ffmpegFailed(path: sourceName, message: "no frame for \(waited.formatted(maxFractionDigits: 1)) s")
+            return .ffmpegFailed(path: sourceName, reason: "no frame for \(waited.formatted(maxFractionDigits: 1)) s")
         }
-        let said = child.lastError.map(redacted) ?? (status & 0x7f != 0 ? "ffmpeg was killed by signal \(status & 0x7f)" : text)
-        return .ffmpegFailed(path: sourceName, message: said)
+        let diagnosis = FFmpegDiagnosis(lines: child.errors.map(redacted), budget: pixelBudget, limits: limits)
+        if diagnosis.isOverBudget { isOverBudget = true }
+        let stopped = status & 0x7f != 0 ? "ffmpeg was killed by signal \(status & 0x7f)" : "ffmpeg \(text)"
+        let reason = diagnosis.reason ?? (isNetwork ? diagnosis.ffmpegLine : nil) ?? stopped
+        return .ffmpegFailed(path: sourceName, reason: reason, detail: diagnosis.ffmpegLine)
     }
 
     /// ffmpeg's words without the URL's password (`user:PASSWORD@`, as ffmpeg quotes the URL):
@@ -261,9 +300,9 @@ final class FFmpegSource: FrameSource, @unchecked Sendable {
                 if !isNetwork {
                     defer { stopProcess() }
                     if FFmpegProcess.succeeded(status) { return nil }
-                    throw .input(failure(of: child, default: "it exited with status \((status >> 8) & 0xff)"))
+                    throw .input(failure(of: child, default: "exited with status \((status >> 8) & 0xff)"))
                 }
-                try lose(failure(of: child, default: "the stream ended"))
+                try lose(failure(of: child, default: "ended the stream"))
                 continue
             }
             watched.withLock {
@@ -303,11 +342,12 @@ final class FFmpegSource: FrameSource, @unchecked Sendable {
     }
 
     /// A network source lost: stop ffmpeg, report once, wait the backoff. Throws when
-    /// reconnection is off.
+    /// reconnection is off, or when the pictures are over the budget.
     private func lose(_ error: MediaError) throws(CaptureError) {
         stopProcess()
+        if isOverBudget { throw .input(error) }
         let reason: String
-        if case .ffmpegFailed(_, let message) = error { reason = message } else { reason = error.description }
+        if case .ffmpegFailed(_, let said, _) = error { reason = said } else { reason = error.description }
         guard options.reconnectsAfterLoss else { throw .device(.lost(path: sourceName, reason: reason)) }
         if !awaitingFirstFrameAfterLoss {
             awaitingFirstFrameAfterLoss = true
