@@ -67,6 +67,8 @@ public final class CaptureSession: @unchecked Sendable {
         var eventHandler: (@Sendable (Event) -> Void)?
         var eventQueue: DispatchQueue?
         var isRunning = false
+        /// A run has ended and no other has started: a photo asked for now has no frame to come.
+        var hasStopped = false
 
         /// The graph changes go to: the pending one inside a configuration block.
         var editable: Graph {
@@ -181,6 +183,9 @@ public final class CaptureSession: @unchecked Sendable {
 
     public var isRunning: Bool { configuration.withLock { $0.isRunning } }
 
+    /// True once a run has ended, until the next starts (false before the first).
+    var hasStoppedRunning: Bool { configuration.withLock { $0.hasStopped } }
+
     public var statistics: Statistics { counters.withLock { $0 } }
 
     /// Starts the flow of frames. Returns once the capture thread runs.
@@ -188,6 +193,7 @@ public final class CaptureSession: @unchecked Sendable {
         let input: CaptureInput? = configuration.withLock { state in
             guard !state.isRunning, let input = state.committed.inputs.first else { return nil }
             state.isRunning = true
+            state.hasStopped = false
             return input
         }
         guard let input else { return }
@@ -224,7 +230,10 @@ public final class CaptureSession: @unchecked Sendable {
 
     private func finishRun(endedByInput: Bool) {
         for output in configuration.withLock({ $0.committed.outputs }) { output.drain() }
-        configuration.withLock { $0.isRunning = false }
+        configuration.withLock {
+            $0.isRunning = false
+            $0.hasStopped = true
+        }
         if endedByInput { post(.inputDidEnd) }
         post(.didStopRunning)
         runFinished.leave()

@@ -103,9 +103,11 @@ public final class PhotoOutput: CaptureOutput, @unchecked Sendable {
     public override init() {}
 
     /// Asks for a photo of the next frame; `delegate` gets it on the output's queue. Fails at once
-    /// when the output is not in a running session.
+    /// when the output is in no session, or in one whose run has ended. Asked before the session
+    /// runs, it waits for the first frame: a file read in less than a second would otherwise end
+    /// before a viewer's first request could be served (AVFoundation refuses it instead).
     public func capturePhoto(with settings: PhotoSettings, delegate: any PhotoCaptureDelegate) {
-        guard let session, session.isRunning else {
+        guard let session, !session.inputs.isEmpty, !session.hasStoppedRunning else {
             queue.async { [self] in
                 delegate.photoOutput(self, didFinishProcessingPhoto: nil,
                                      error: .cannotAdd("a photo needs a running session with an input"))
