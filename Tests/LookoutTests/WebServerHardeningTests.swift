@@ -174,6 +174,17 @@ struct WebServerHardeningTests {
         #expect(chunkedResult["closed"] as? Bool == true, "a chunked body past 4 KB closes the connection: \(chunkedResult)")
     }
 
+    @Test func aFileReadFasterThanTheFirstPhotoStillLeavesItsLastPicture() throws {
+        // The sample, unpaced, ends in about a second: the web view's first request for a photo is
+        // made before the session runs, and must be served by its first frame.
+        let (lookout, base, _, _) = try startServer()
+        defer { stop(lookout) }
+        #expect(lookout.errors.wait(timeout: 60) { $0.contains { $0.contains("input ended") } }, "\(lookout.errors.lines)")
+        let picture = try httpGet(base + "/api/latest.jpg")
+        #expect(picture.status == 200, "\(picture.status) \(picture.text.prefix(100))")
+        #expect(picture.contentType == "image/jpeg")
+    }
+
     @Test func aHostNameThatStartsWith127IsNotLoopback() throws {
         let result = try lookout(["run", "--input", Fixtures.path("sample.mjpeg"), "--http", "127.0.0.1.nip.io:0"])
         #expect(result.status == 64, "\(result.stderr)")
