@@ -1,4 +1,5 @@
 import Foundation
+@testable import Lookout
 import Testing
 
 /// Runs a Python script of Tests/Support with `input` on its standard input; its one JSON line.
@@ -175,9 +176,15 @@ struct WebServerHardeningTests {
     }
 
     @Test func aFileReadFasterThanTheFirstPhotoStillLeavesItsLastPicture() throws {
-        // The sample, unpaced, ends in about a second: the web view's first request for a photo is
-        // made before the session runs, and must be served by its first frame.
-        let (lookout, base, _, _) = try startServer()
+        // Three frames, unpaced, end at once: the web view's first request for a photo is made
+        // before the session runs, and must be served by its first frame (the next request comes
+        // a second later, after the end).
+        let frame = try PictureRenderer().jpeg(of: FramePicture(copying: [UInt8](repeating: 90, count: 320 * 240),
+                                                                width: 320, height: 240, pixelFormat: .gray))
+        let clip = FileManager.default.temporaryDirectory.appendingPathComponent("lookout-short-\(UUID().uuidString).mjpeg")
+        try Data(frame + frame + frame).write(to: clip)
+        defer { try? FileManager.default.removeItem(at: clip) }
+        let (lookout, base) = try startLookoutWithHTTP(["--input", clip.path])
         defer { stop(lookout) }
         #expect(lookout.errors.wait(timeout: 60) { $0.contains { $0.contains("input ended") } }, "\(lookout.errors.lines)")
         let picture = try httpGet(base + "/api/latest.jpg")
