@@ -24,8 +24,9 @@ struct Lookout: ParsableCommand {
               lookout run -i hall=/dev/video0 -i door=rtsp://cam.local/stream1
 
             EXIT STATUS
-              0   success; also after SIGINT/SIGTERM, or when the
-                  reader of the output goes away
+              0   success; also after SIGINT, SIGTERM or SIGQUIT (a
+                  clean stop), or when the reader of the output goes away
+              130/143/131  a second SIGINT/SIGTERM/SIGQUIT while stopping
               1   any other failure (stream format, face model, write)
               64  usage error (unknown option, bad value, bad --mqtt
                   address, hook program not found, a URL scheme
@@ -41,6 +42,8 @@ struct Lookout: ParsableCommand {
     )
 
     static func main() {
+        // First, before any thread starts: every thread inherits the blocked signals.
+        StopSignals.install()
         StandardDescriptors.ensureOpen()
         // Every command: a reader that goes away (`lookout --help | head -1`) is an EPIPE to
         // handle, never a death by SIGPIPE.
@@ -48,6 +51,7 @@ struct Lookout: ParsableCommand {
         MemoryTuning.apply()
         do {
             var command = try parseAsRoot(CommandLineArguments.decoded())
+            if !(command is RunCommand) { StopSignals.useDefaultActions() }
             try command.run()
         } catch {
             // A usage error is one line on standard error, as every other diagnostic; help,
