@@ -39,6 +39,9 @@ final class MQTTConnection: @unchecked Sendable {
     /// MonotonicClock nanoseconds by which a stop gives up on a clean disconnect.
     private let stopBy = Atomic<Int64>(.max)
     private let sessionUp = Atomic<Bool>(false)
+    /// The broker's CONNACK refused this attempt, and that has been said: the loop's own end
+    /// (CONN_REFUSED) is not said again.
+    private let refusedByBroker = Atomic<Bool>(false)
     /// MonotonicClock nanoseconds when the attempt now waiting for the broker began; 0 when none is.
     private let attemptStartedAt = Atomic<Int64>(0)
     private let wake = DispatchSemaphore(value: 0)
@@ -144,7 +147,8 @@ final class MQTTConnection: @unchecked Sendable {
             sessionUp.store(true, ordering: .relaxed)
             onEvent(.connected)
         } else {
-            onEvent(.connectFailed("the broker refused the connection: " + String(cString: lk_mosquitto_connack_string(code))))
+            refusedByBroker.store(true, ordering: .relaxed)
+            onEvent(.connectFailed("the broker refused the connection: " + MQTTResultCode.words(forRefusal: code)))
         }
     }
 
@@ -178,6 +182,8 @@ final class MQTTConnection: @unchecked Sendable {
                 if sessionUp.exchange(false, ordering: .relaxed) {
                     delay = 1
                     onEvent(.disconnected(reason))
+                } else if refusedByBroker.exchange(false, ordering: .relaxed) {
+                    // Said when the CONNACK came.
                 } else {
                     onEvent(.connectFailed(reason))
                 }

@@ -37,4 +37,16 @@ enum MQTTResultCode {
         default: "libmosquitto error \(code)"
         }
     }
+
+    /// Words for a CONNACK refusal code (MQTT 3.1.1).
+    static func words(forRefusal code: Int32) -> String {
+        switch code {
+        case 1: "it does not speak MQTT 3.1.1"
+        case 2: "it rejected the client ID"
+        case 3: "the service is unavailable"
+        case 4: "bad user name or password"
+        case 5: "not authorised"
+        default: "refusal code \(code)"
+        }
+    }
 }
