@@ -26,6 +26,8 @@ struct SignalTests {
         let deadline = Date().addingTimeInterval(60)
         while clips(in: directory).isEmpty && process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
         try #require(clips(in: directory).count == 1, "no clip started: \(process.errors.lines)")
+        // A second of video in the clip (a clip of one frame has no duration to show).
+        try #require(framesReadAfter(10, process) != nil, "the run stopped reading: \(process.errors.lines)")
         return (process, directory)
     }
 
