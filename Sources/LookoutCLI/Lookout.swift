@@ -26,7 +26,6 @@ struct Lookout: ParsableCommand {
             EXIT STATUS
               0   success; also after SIGINT, SIGTERM or SIGQUIT (a
                   clean stop), or when the reader of the output goes away
-              130/143/131  a second SIGINT/SIGTERM/SIGQUIT while stopping
               1   any other failure (stream format, face model, write)
               64  usage error (unknown option, bad value, bad --mqtt
                   address, hook program not found, a URL scheme
@@ -35,6 +34,7 @@ struct Lookout: ParsableCommand {
                   TLS file, or a file ffmpeg cannot read)
               69  the camera was lost and --exit-on-loss was given
               72  the input needs ffmpeg and ffmpeg is not installed
+              130/143/131  a second SIGINT/SIGTERM/SIGQUIT while stopping
             """,
         version: "0.2.0",
         subcommands: [RunCommand.self, ScanCommand.self, DevicesCommand.self],

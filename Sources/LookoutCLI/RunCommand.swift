@@ -17,11 +17,12 @@ struct RunCommand: ParsableCommand {
             are dropped (counted in the summary).
 
             SIGNALS
-              SIGINT, SIGTERM, SIGQUIT  stop cleanly within 3 s: every detection already made \
-            is written, clips are closed, the summary is written; MQTT, hooks and the web server \
-            get 2 s from the signal, together. A second one exits at once (128+N).
-              SIGUSR1  writes every input's statistics summary to standard error, and goes on.
-              SIGHUP   reserved for reloading the configuration: logged and ignored for now.
+              SIGINT, SIGTERM, SIGQUIT  stop cleanly (exit 0) within 3 s: the
+                  detections already made, the clips (closed) and the summary are
+                  written; MQTT, hooks and the web server get 2 s from the signal,
+                  side by side. A second one exits at once (130, 143, 131).
+              SIGUSR1  writes every input's summary to standard error; goes on.
+              SIGHUP   reserved for reloading the configuration: logged, ignored.
               SIGUSR2, SIGALRM  ignored.
             """)
 

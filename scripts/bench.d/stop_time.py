@@ -2,7 +2,9 @@
 """How long a stop takes, from the signal to the exit (issue 28: at most 3 s).
 
 Cases: one camera recording (SIGTERM, SIGQUIT, SIGINT); six cameras with MQTT to a broker that
-accepts TCP and never answers (SIGTERM); the same with a broker that refuses connections.
+accepts TCP and never answers (SIGTERM); the same with a broker that refuses connections; and
+everything at once: six cameras recording, the silent broker, the web server with a stream and an
+event client that never read.
 Usage: scripts/bench.d/stop_time.py [LOOKOUT_BINARY] [REPEATS]  (default .build/debug/lookout, 3)
 Prints one line per case: the stop times in seconds, and the worst.
 """
@@ -69,10 +71,34 @@ for number in (signal.SIGTERM, signal.SIGQUIT, signal.SIGINT):
     cases.append((f"one camera recording, {signal.Signals(number).name}", run))
 
 
-def six_cameras(port, ready):
+def six_cameras(port, ready, extra=()):
     inputs = sum((["--input", f"cam{index}={clip}"] for index in range(1, 7)), [])
-    return stop_time(inputs + ["--fps", "10", "--realtime", "--mqtt", f"mqtt://127.0.0.1:{port}/lookout"], ready,
-                     signal.SIGTERM)
+    return stop_time(inputs + ["--fps", "10", "--realtime", "--mqtt", f"mqtt://127.0.0.1:{port}/lookout"] + list(extra),
+                     ready, signal.SIGTERM)
+
+
+def everything():
+    port, accepted = silent_broker()
+    http = closed_port()
+    directory = tempfile.mkdtemp(dir=work)
+    clients = []
+    def ready():
+        if accepted() < 7:
+            return False
+        if not clients:
+            for path in ("/api/stream.mjpeg", "/api/events"):
+                try:
+                    client = socket.create_connection(("127.0.0.1", http), timeout=1)
+                except OSError:
+                    return False
+                client.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
+                clients.append(client)  # never read
+        return True
+    try:
+        return six_cameras(port, ready, ["--http", f"127.0.0.1:{http}", "--record", directory, "--record-on", "always"])
+    finally:
+        for client in clients:
+            client.close()
 
 
 def silent():
@@ -82,6 +108,7 @@ def silent():
 
 cases.append(("six cameras, MQTT broker silent, SIGTERM", silent))
 cases.append(("six cameras, MQTT broker refusing, SIGTERM", lambda: six_cameras(closed_port(), lambda: True)))
+cases.append(("six cameras recording, silent broker, web clients that never read, SIGTERM", everything))
 
 worst = 0.0
 for name, run in cases:
