@@ -15,8 +15,8 @@ import Glibc
 ///
 /// - SIGINT, SIGTERM, SIGQUIT: one clean stop (`onStop`); a second one exits at once with
 ///   128+N, for when a clean stop itself hangs. One that comes while `run` starts is kept until
-///   its stop is ready (or, should start-up not end within `outputDeadline`, exits with 128+N);
-///   commands without a clean stop (`scan`, `devices`) get the default action.
+///   its stop is ready (or, should start-up not end within `outputDeadline`, exits with 128+N).
+///   Commands without a clean stop (`scan`, `devices`) leave every signal to its disposition.
 /// - SIGHUP: reserved for reloading the configuration (not yet supported): one line on standard
 ///   error, otherwise ignored.
 /// - SIGUSR1: the statistics summary of every input on standard error, like dd (`onStatistics`).
@@ -68,8 +68,8 @@ enum StopSignals {
         if let pending { beginStop(pending, onStop: onStop) }
     }
 
-    /// For a command without a clean stop: stop signals take their default action, from now on
-    /// and for one that came while it started.
+    /// For a command without a clean stop (`scan`, `devices`): every signal here does what it
+    /// would without Lookout, from now on and for a stop signal that came while it started.
     static func useDefaultActions() {
         let pending = state.withLock { state -> Int32? in
             state.usesDefaultActions = true
@@ -104,6 +104,7 @@ enum StopSignals {
     }
 
     private static func take(_ number: Int32) {
+        guard !state.withLock({ $0.usesDefaultActions }) else { return takeDefaultAction(number) }
         switch number {
         case SIGHUP:
             printDiagnostic("SIGHUP: reloading the configuration is not supported yet; ignored")
@@ -121,7 +122,7 @@ enum StopSignals {
             defer { if state.stopSignal == nil { state.stopSignal = number } }
             return (state.onStop, state.stopSignal == nil, state.usesDefaultActions)
         }
-        if usesDefaultActions { takeDefaultAction(number) }
+        if usesDefaultActions { return takeDefaultAction(number) } // came in between
         // _exit: other threads are still running, and exit() would run library destructors under them.
         guard first else { _exit(128 + number) }
         if let onStop {
@@ -147,14 +148,14 @@ enum StopSignals {
         }
     }
 
-    /// What `number` does without Lookout's mask: usually the end of the process.
-    private static func takeDefaultAction(_ number: Int32) -> Never {
-        signal(number, SIG_DFL)
+    /// What `number` would have done without Lookout's mask, under the disposition the process
+    /// has (inherited, or the runtime's): usually the end of the process; nothing when ignored.
+    private static func takeDefaultAction(_ number: Int32) {
         var set = sigset_t()
         sigemptyset(&set)
         sigaddset(&set, number)
         pthread_sigmask(SIG_UNBLOCK, &set, nil)
         raise(number)
-        _exit(128 + number)
+        pthread_sigmask(SIG_BLOCK, &set, nil)
     }
 }
