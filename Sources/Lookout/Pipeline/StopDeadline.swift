@@ -1,4 +1,3 @@
-import Dispatch
 import Synchronization
 
 /// When a stop must be over. It starts once, when the stop begins (a signal, the input's end);
@@ -34,10 +33,5 @@ public final class StopDeadline: Sendable {
         let end = end.load(ordering: .acquiring)
         guard end != .max else { return max(0, limit) }
         return max(0, min(limit, Double(end - clock()) / 1e9))
-    }
-
-    /// The DispatchTime a wait of at most `limit` seconds ends at.
-    public func dispatchTime(atMost limit: Double) -> DispatchTime {
-        .now() + remaining(atMost: limit)
     }
 }
