@@ -97,4 +97,21 @@ struct ShutdownTests {
             }
         }, "\(subscriber.messages.map { "\($0.topic) \($0.payload)" })")
     }
+
+    @Test func aHookStillRunningDoesNotHoldTheStop() throws {
+        let scratch = try ScratchFolder()
+        let hang = try scratch.script("hang", "echo $$ > \"$0.pid\"\nexec sleep 30\n")
+        let process = try BackgroundProcess(lookoutBinary, ["run", "--input", Fixtures.path("events-codes.mjpeg"), "--realtime", "--fps", "10",
+                                                           "--events", "changes", "--on-code", hang, "--hook-timeout", "60s"])
+        try #require(process.output.wait(timeout: 60) { $0.contains { $0.contains("\"kind\":\"code\"") } }, "\(process.errors.lines)")
+        process.signal(SIGTERM)
+        // Its own bound (60 s and two more) is cut to the stop's: it is left running, said once.
+        #expect(process.waitForExit(timeout: 60) == 0, "\(process.errors.lines)")
+        #expect(process.errors.lines.filter { $0.contains("still running at exit") } == ["lookout: hook --on-code: still running at exit"],
+                "\(process.errors.lines)")
+        // The hook left behind, ended here.
+        if let pid = scratch.read("hang.pid").flatMap({ Int32(String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) }) {
+            kill(pid, SIGKILL)
+        }
+    }
 }
