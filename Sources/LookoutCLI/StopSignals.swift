@@ -10,8 +10,9 @@ import Glibc
 /// `install()` runs first thing in main(), before any thread exists: it blocks these signals, so
 /// every thread inherits the mask and none is lost or acted on by default while the process
 /// starts. Linux keeps a blocked signal pending even when it was inherited as ignored (a SIGINT
-/// sent during start-up to `lookout &` is taken once the run is ready). Children start with no
-/// signal blocked (ChildProcess).
+/// sent to `lookout &` once main has begun is taken when the run is ready; before main, while
+/// the program loads, the kernel still discards an ignored one). Children start with no signal
+/// blocked (ChildProcess).
 ///
 /// - SIGINT, SIGTERM, SIGQUIT: one clean stop (`onStop`); a second one exits at once with
 ///   128+N, for when a clean stop itself hangs. One that comes while `run` starts is kept until
@@ -27,7 +28,7 @@ import Glibc
 /// Lookout exits with 128+N as for a second signal, saying so.
 enum StopSignals {
     static let stopping: [Int32] = [SIGINT, SIGTERM, SIGQUIT]
-    static let ignored: [Int32] = [SIGHUP, SIGUSR1, SIGUSR2, SIGALRM]
+    static let others: [Int32] = [SIGHUP, SIGUSR1, SIGUSR2, SIGALRM]
 
     /// How long a stop may wait for standard output to take the last lines.
     static let outputDeadline = StopDeadline.budget + 0.5
@@ -35,7 +36,7 @@ enum StopSignals {
     private struct State {
         var onStop: (@Sendable () -> Void)?
         var onStatistics: (@Sendable () -> Void)?
-        /// The command has no clean stop: stop signals take their default action.
+        /// The command has no clean stop: every signal is left to the process's disposition.
         var usesDefaultActions = false
         var stopSignal: Int32?
     }
@@ -99,7 +100,7 @@ enum StopSignals {
     private static var signalSet: sigset_t {
         var set = sigset_t()
         sigemptyset(&set)
-        for number in stopping + ignored { sigaddset(&set, number) }
+        for number in stopping + others { sigaddset(&set, number) }
         return set
     }
 
