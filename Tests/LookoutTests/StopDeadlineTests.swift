@@ -54,7 +54,7 @@ struct StopDeadlineTests {
 
     @Test func libmosquittoCodesAreWordsNeverUnknownError() {
         #expect(MQTTResultCode.words(for: 14, errno: Errno(rawValue: ECONNRESET)) == "Connection reset by peer")
-        #expect(MQTTResultCode.words(for: 14, errno: Errno(rawValue: 0)) == "the connection was closed")
+        #expect(MQTTResultCode.words(for: 14, errno: Errno(rawValue: 0)) == "a system call failed without saying why")
         #expect(MQTTResultCode.words(for: 19, errno: Errno(rawValue: 0)) == "the broker did not answer within the keep-alive time")
         #expect(MQTTResultCode.words(for: 7, errno: Errno(rawValue: 0)) == "the connection was lost")
         #expect(MQTTResultCode.words(for: 99, errno: Errno(rawValue: 0)) == "libmosquitto error 99")

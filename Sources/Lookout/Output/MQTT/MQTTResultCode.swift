@@ -21,7 +21,7 @@ enum MQTTResultCode {
         case MOSQ_ERR_NOT_SUPPORTED: "not supported by this libmosquitto"
         case MOSQ_ERR_AUTH: "the broker refused the user name or password"
         case MOSQ_ERR_ACL_DENIED: "the broker denied access"
-        case MOSQ_ERR_ERRNO: errno.rawValue == 0 ? "the connection was closed" : errno.description
+        case MOSQ_ERR_ERRNO: errno.rawValue == 0 ? "a system call failed without saying why" : errno.description
         case MOSQ_ERR_EAI, MOSQ_ERR_LOOKUP: "the broker's host name cannot be resolved"
         case MOSQ_ERR_PROXY: "the proxy failed"
         case MOSQ_ERR_MALFORMED_UTF8: "a topic or text is not valid UTF-8"
