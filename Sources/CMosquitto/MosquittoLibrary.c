@@ -10,7 +10,7 @@
     X(mosquitto_username_pw_set) X(mosquitto_connect) X(mosquitto_reconnect) X(mosquitto_disconnect)              \
     X(mosquitto_publish) X(mosquitto_loop) X(mosquitto_threaded_set) X(mosquitto_int_option)                      \
     X(mosquitto_user_data_set) X(mosquitto_tls_set) X(mosquitto_connect_callback_set)                            \
-    X(mosquitto_publish_callback_set) X(mosquitto_strerror) X(mosquitto_connack_string)
+    X(mosquitto_publish_callback_set)
 
 static struct {
 #define FIELD(name) __typeof__(&name) name;
@@ -85,5 +85,3 @@ void lk_mosquitto_connect_callback_set(struct mosquitto *mosq, void (*on_connect
 void lk_mosquitto_publish_callback_set(struct mosquitto *mosq, void (*on_publish)(struct mosquitto *, void *, int)) {
     real.mosquitto_publish_callback_set(mosq, on_publish);
 }
-const char *lk_mosquitto_strerror(int mosq_errno) { return real.mosquitto_strerror(mosq_errno); }
-const char *lk_mosquitto_connack_string(int connack_code) { return real.mosquitto_connack_string(connack_code); }

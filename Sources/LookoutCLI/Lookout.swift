@@ -24,8 +24,8 @@ struct Lookout: ParsableCommand {
               lookout run -i hall=/dev/video0 -i door=rtsp://cam.local/stream1
 
             EXIT STATUS
-              0   success; also after SIGINT/SIGTERM, or when the
-                  reader of the output goes away
+              0   success; also after SIGINT, SIGTERM or SIGQUIT (a
+                  clean stop), or when the reader of the output goes away
               1   any other failure (stream format, face model, write)
               64  usage error (unknown option, a value out of its
                   range, a bad input name or token, bad --mqtt
@@ -36,6 +36,7 @@ struct Lookout: ParsableCommand {
                   device or directory, or a file ffmpeg cannot read)
               69  the camera was lost and --exit-on-loss was given
               72  the input needs ffmpeg and ffmpeg is not installed
+              130/143/131  a second SIGINT/SIGTERM/SIGQUIT while stopping
             """,
         version: "0.2.0",
         subcommands: [RunCommand.self, ScanCommand.self, DevicesCommand.self],
@@ -43,6 +44,8 @@ struct Lookout: ParsableCommand {
     )
 
     static func main() {
+        // First, before any thread starts: every thread inherits the blocked signals.
+        StopSignals.install()
         StandardDescriptors.ensureOpen()
         // Every command: a reader that goes away (`lookout --help | head -1`) is an EPIPE to
         // handle, never a death by SIGPIPE.
@@ -50,6 +53,7 @@ struct Lookout: ParsableCommand {
         MemoryTuning.apply()
         do {
             var command = try parseAsRoot(CommandLineArguments.decoded())
+            if !(command is RunCommand) { StopSignals.useDefaultActions() }
             try command.run()
         } catch {
             // A usage error is one line on standard error, as every other diagnostic; help,

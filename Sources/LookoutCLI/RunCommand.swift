@@ -14,8 +14,16 @@ struct RunCommand: ParsableCommand {
         discussion: """
             Files are read as fast as the detectors go, so every frame is analysed. With --realtime the \
             input is paced at its frame rate like a camera, and frames the detectors cannot keep up with \
-            are dropped (counted in the summary). SIGINT or SIGTERM stops cleanly: every detection \
-            already made is written before exit.
+            are dropped (counted in the summary).
+
+            SIGNALS
+              SIGINT, SIGTERM, SIGQUIT  stop cleanly (exit 0) within 3 s: the
+                  detections already made, the clips (closed) and the summary are
+                  written; MQTT, hooks and the web server get 2 s from the signal,
+                  side by side. A second one exits at once (130, 143, 131).
+              SIGUSR1  writes every input's summary to standard error; goes on.
+              SIGHUP   reserved for reloading the configuration: logged, ignored.
+              SIGUSR2, SIGALRM  ignored.
             """)
 
     @Option(name: .shortAndLong, help: ArgumentHelp(
@@ -130,27 +138,25 @@ struct RunCommand: ParsableCommand {
             if !output.quiet { printDiagnostic("web view at http://\(WebServerAddress(host: server.configuration.address.host, port: server.port ?? 0))/") }
         }
 
-        let control = DispatchQueue(label: "lookout.control")
         let stopAsked = DispatchSemaphore(value: 0)
-        let signals = StopSignals(queue: control) {
+        StopSignals.handle(onStop: {
             group.stop()
             stopAsked.signal()
-        }
+        }, onStatistics: {
+            // SIGUSR1, like dd: where every input stands, on standard error; the run goes on.
+            for pipeline in group.pipelines { printDiagnostic(pipeline.statistics.text) }
+        })
         let outcomes = group.run()
-        defer { shared.node?.stop() } // last: the node goes offline after its cameras
-        defer { server?.stop() }
-        defer { group.finishSinks() }
-        defer { signals.outputFinished() } // runs first: the hooks' wait has its own bound
+        defer { Self.finishOutputs(group: group, server: server, node: shared.node) }
+        defer { StopSignals.outputFinished() } // runs first: the outputs' waits have their own bound
         let allEnded = outcomes.allSatisfy { if case .inputEnded = $0 { return true } else { return false } }
         if server != nil, allEnded, !outputClosed.load(ordering: .relaxed) {
             // A person may still be looking: serve the last picture and the totals until stopped.
             for pipeline in group.pipelines { writeSummary(pipeline.statistics, to: standardOutput) }
-            if !output.quiet { printDiagnostic("input ended; the web view stays up until SIGINT or SIGTERM") }
+            if !output.quiet { printDiagnostic("input ended; the web view stays up until SIGINT, SIGTERM or SIGQUIT") }
             stopAsked.wait()
-            signals.cancel()
             return
         }
-        signals.cancel()
 
         if outputClosed.load(ordering: .relaxed) {
             if let failure = standardOutput.failure {
@@ -161,6 +167,17 @@ struct RunCommand: ParsableCommand {
         }
         for pipeline in group.pipelines { writeSummary(pipeline.statistics, to: standardOutput) }
         for outcome in outcomes { if case .failed(let error) = outcome { throw fail(error) } }
+    }
+
+    /// Lets MQTT, hooks and the web server finish, all at the same time: after a stop signal,
+    /// each waits until the stop's one deadline (`StopDeadline`) at most. The MQTT node goes
+    /// offline last, after its cameras.
+    private static func finishOutputs(group: PipelineGroup, server: WebServer?, node: MQTTNode?) {
+        let serverStopped = DispatchGroup()
+        if let server { DispatchQueue(label: "lookout.web.stop").async(group: serverStopped) { server.stop() } }
+        group.finishSinks()
+        node?.stop()
+        serverStopped.wait()
     }
 
     /// `directory`, or its subdirectory for `camera` when there are several cameras (made here).

@@ -302,7 +302,7 @@ struct HostileInputTests {
         #expect(status == 143, "status \(status)")
         #expect(seconds >= stopOutputDeadline - 0.5 && seconds < stopOutputDeadline + 3, "exited after \(seconds) s")
         let message = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
-        #expect(message.contains("standard output took no lines for 5 s after SIGTERM"), "\(message)")
+        #expect(message.contains("standard output took no lines for 2.5 s after SIGTERM"), "\(message)")
     }
 }
 
@@ -345,4 +345,4 @@ func waitForStatus(_ pid: pid_t, timeout: Double) -> Int32 {
 }
 
 /// The CLI's bound on a stop's wait for standard output (StopSignals.outputDeadline).
-let stopOutputDeadline = 5.0
+let stopOutputDeadline = 2.5

@@ -29,6 +29,4 @@ int lk_mosquitto_tls_set(struct mosquitto *mosq, const char *cafile, const char 
                          const char *keyfile, int (*pw_callback)(char *buf, int size, int rwflag, void *userdata));
 void lk_mosquitto_connect_callback_set(struct mosquitto *mosq, void (*on_connect)(struct mosquitto *, void *, int));
 void lk_mosquitto_publish_callback_set(struct mosquitto *mosq, void (*on_publish)(struct mosquitto *, void *, int));
-const char *lk_mosquitto_strerror(int mosq_errno);
-const char *lk_mosquitto_connack_string(int connack_code);
 #endif

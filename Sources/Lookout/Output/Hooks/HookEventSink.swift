@@ -28,9 +28,11 @@ public final class HookEventSink: EventSink, @unchecked Sendable {
         }
     }
 
-    /// Lets running hooks finish, each within its timeout and two seconds more.
+    /// Lets running hooks finish, each within its timeout and two seconds more, and within the
+    /// stop's deadline (`StopDeadline`).
     public func finish() {
-        for hook in [codeHook, presenceHook].compactMap({ $0 }) where !hook.waitUntilIdle(timeout: hook.timeout + 2) {
+        for hook in [codeHook, presenceHook].compactMap({ $0 })
+        where !hook.waitUntilIdle(timeout: StopDeadline.shared.remaining(atMost: hook.timeout + 2)) {
             diagnostics("hook \(hook.name): still running at exit")
         }
     }

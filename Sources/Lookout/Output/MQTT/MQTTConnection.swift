@@ -36,7 +36,14 @@ final class MQTTConnection: @unchecked Sendable {
     private let configuration: MQTTConfiguration
     private let onEvent: @Sendable (Event) -> Void
     private let stopping = Atomic<Bool>(false)
+    /// MonotonicClock nanoseconds by which a stop gives up on a clean disconnect.
+    private let stopBy = Atomic<Int64>(.max)
     private let sessionUp = Atomic<Bool>(false)
+    /// The broker's CONNACK refused this attempt, and that has been said: the loop's own end
+    /// (CONN_REFUSED) is not said again.
+    private let refusedByBroker = Atomic<Bool>(false)
+    /// MonotonicClock nanoseconds when the attempt now waiting for the broker began; 0 when none is.
+    private let attemptStartedAt = Atomic<Int64>(0)
     private let wake = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
     private var started = false
@@ -116,20 +123,32 @@ final class MQTTConnection: @unchecked Sendable {
         return code == Int32(MOSQ_ERR_SUCCESS.rawValue) ? messageID : nil
     }
 
-    /// Disconnects cleanly and ends the network thread.
-    func stop() {
+    /// Disconnects cleanly and ends the network thread, waiting `timeout` seconds at most. A
+    /// thread still blocked in libmosquitto (a TCP connect to a host that does not answer) is left
+    /// behind: it holds this connection until it returns.
+    func stop(timeout: Double) {
         guard started, !stopping.exchange(true, ordering: .relaxed) else { return }
-        lk_mosquitto_disconnect(handle)
+        stopBy.store(MonotonicClock.nanoseconds() + Int64(max(0, timeout) * 1e9), ordering: .relaxed)
+        if sessionUp.load(ordering: .relaxed) { lk_mosquitto_disconnect(handle) }
         wake.signal()
-        finished.wait()
+        _ = finished.wait(timeout: .now() + max(0, timeout))
+    }
+
+    /// Seconds since the attempt now waiting for the broker's answer began (the TCP connect, or
+    /// the CONNECT sent and no CONNACK yet); nil when no attempt is waiting.
+    var secondsWaitingForBroker: Double? {
+        let start = attemptStartedAt.load(ordering: .relaxed)
+        return start == 0 ? nil : Double(MonotonicClock.nanoseconds() - start) / 1e9
     }
 
     private func connackReceived(_ code: Int32) {
+        attemptStartedAt.store(0, ordering: .relaxed)
         if code == 0 {
             sessionUp.store(true, ordering: .relaxed)
             onEvent(.connected)
         } else {
-            onEvent(.connectFailed("the broker refused the connection: " + String(cString: lk_mosquitto_connack_string(code))))
+            refusedByBroker.store(true, ordering: .relaxed)
+            onEvent(.connectFailed("the broker refused the connection: " + MQTTResultCode.words(forRefusal: code)))
         }
     }
 
@@ -139,33 +158,39 @@ final class MQTTConnection: @unchecked Sendable {
         var delay = 1.0
         var firstAttempt = true
         while !stopping.load(ordering: .relaxed) {
+            attemptStartedAt.store(MonotonicClock.nanoseconds(), ordering: .relaxed)
             let code = firstAttempt
                 ? lk_mosquitto_connect(handle, broker.host, Int32(broker.port), Int32(configuration.keepAlive))
                 : lk_mosquitto_reconnect(handle)
             firstAttempt = false
             if code == Int32(MOSQ_ERR_SUCCESS.rawValue) {
                 // On stop, the loop runs on until libmosquitto has written the DISCONNECT and
-                // closed the socket (NO_CONN): cut short, the broker would see the connection
-                // drop and publish the "offline" will on top of Lookout's own "offline".
+                // closed the socket (NO_CONN), within the stop's bound: cut short, the broker
+                // would see the connection drop and publish the "offline" will on top of
+                // Lookout's own "offline". A session never answered has nothing to close cleanly.
                 var loop = code
-                var stopDeadline: Int64?
                 while loop == Int32(MOSQ_ERR_SUCCESS.rawValue) {
                     loop = lk_mosquitto_loop(handle, 100, 1)
-                    if stopping.load(ordering: .relaxed) {
-                        let now = MonotonicClock.nanoseconds()
-                        if stopDeadline == nil { stopDeadline = now + 2_000_000_000 }
-                        if now > stopDeadline! { break }
+                    if stopping.load(ordering: .relaxed),
+                       !sessionUp.load(ordering: .relaxed) || MonotonicClock.nanoseconds() > stopBy.load(ordering: .relaxed) {
+                        break
                     }
                 }
+                let reason = MQTTError.message(for: loop)
                 if stopping.load(ordering: .relaxed) { break }
+                attemptStartedAt.store(0, ordering: .relaxed)
                 if sessionUp.exchange(false, ordering: .relaxed) {
                     delay = 1
-                    onEvent(.disconnected(MQTTError.message(for: loop)))
+                    onEvent(.disconnected(reason))
+                } else if refusedByBroker.exchange(false, ordering: .relaxed) {
+                    // Said when the CONNACK came.
                 } else {
-                    onEvent(.connectFailed(MQTTError.message(for: loop)))
+                    onEvent(.connectFailed(reason))
                 }
             } else {
-                onEvent(.connectFailed(MQTTError.message(for: code)))
+                let reason = MQTTError.message(for: code)
+                attemptStartedAt.store(0, ordering: .relaxed)
+                onEvent(.connectFailed(reason))
             }
             _ = wake.wait(timeout: .now() + delay)
             delay = min(delay * 2, 30)

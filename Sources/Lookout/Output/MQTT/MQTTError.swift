@@ -25,12 +25,9 @@ public enum MQTTError: Error, Equatable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// libmosquitto's message for one of its error codes (errno's for MOSQ_ERR_ERRNO).
+    /// Words for one of libmosquitto's result codes (errno's for MOSQ_ERR_ERRNO: call it on the
+    /// thread that got the code, before anything else can change errno).
     static func message(for code: Int32) -> String {
-        if code == Int32(MOSQ_ERR_ERRNO.rawValue) { return Errno.current.description }
-        // libmosquitto's messages end with a period; ours go inside sentences.
-        var message = String(cString: lk_mosquitto_strerror(code))
-        while message.hasSuffix(".") { message.removeLast() }
-        return message
+        MQTTResultCode.words(for: code, errno: .current)
     }
 }

@@ -53,6 +53,8 @@ public final class MQTTEventPublisher: @unchecked Sendable {
     /// "unreachable".
     private var firstAttemptPending = true
     private var lastFailure: String?
+    /// Why the last connection was lost, until the next is made.
+    private var lastLoss: String?
     private var unacknowledged = 0
     private var acknowledged = 0
     private var droppedReported = 0
@@ -139,17 +141,68 @@ public final class MQTTEventPublisher: @unchecked Sendable {
         }
     }
 
-    /// Delivers what is queued (waiting up to `timeout` seconds), publishes "offline" and
-    /// disconnects. Returns the number of events that could not be delivered.
+    /// What a stop left undelivered, and why.
+    public struct Undelivered: Sendable, Equatable {
+        public enum Cause: Sendable, Equatable {
+            /// Connected, and the broker did not acknowledge them within the stop's wait.
+            case notAcknowledged(seconds: Double)
+            /// The attempt under way (TCP connect, or CONNECT sent) got no answer in this long.
+            case noAnswer(seconds: Double)
+            case cannotConnect(String)
+            case connectionLost(String)
+
+            /// The same cause whatever the seconds: what a report puts on one line.
+            var kind: Cause {
+                switch self {
+                case .notAcknowledged: .notAcknowledged(seconds: 0)
+                case .noAnswer: .noAnswer(seconds: 0)
+                default: self
+                }
+            }
+
+            var seconds: Double? {
+                switch self {
+                case .notAcknowledged(let seconds), .noAnswer(let seconds): seconds
+                default: nil
+                }
+            }
+
+            /// Words for a sentence ("the broker did not answer within 2 s").
+            public var description: String {
+                switch self {
+                case .notAcknowledged(let seconds): "the broker did not acknowledge them within \(Self.format(seconds)) s"
+                case .noAnswer(let seconds): "the broker did not answer within \(Self.format(seconds)) s"
+                case .cannotConnect(let reason): "cannot connect (\(reason))"
+                case .connectionLost(let reason): "the connection was lost (\(reason))"
+                }
+            }
+
+            /// Whole seconds, or tenths under ten ("2", "0.4").
+            static func format(_ value: Double) -> String {
+                let tenths = Int(max(0, value) * 10)
+                return value >= 10 || tenths % 10 == 0 ? "\(tenths / 10)" : "\(tenths / 10).\(tenths % 10)"
+            }
+        }
+
+        /// Events and retained state messages the broker did not acknowledge.
+        public var messages: Int
+        public var cause: Cause
+    }
+
+    /// Delivers what is queued, publishes "offline" and disconnects, all within `deadline` (3 s
+    /// at most when no stop has begun). Returns what was not delivered, or nil when all was.
     @discardableResult
-    public func stop(timeout: Double = 3) -> Int {
-        waitUntilIdle(timeout: timeout)
+    public func stop(deadline: StopDeadline = .shared) -> Undelivered? {
+        let start = MonotonicClock.nanoseconds()
+        // A quarter of a second is kept for "offline" and the disconnect.
+        waitUntilIdle(timeout: deadline.remaining(atMost: 3) - 0.25)
         queue.sync { [self] in
             if connected { send(Message(topic: topics.availability, payload: Array(MQTTTopics.offline.utf8), retain: true)) }
         }
-        waitUntilIdle(timeout: 1)
-        let undelivered = queue.sync { events.count }
-        connection.stop()
+        waitUntilIdle(timeout: deadline.remaining(atMost: 1) - 0.1)
+        let waited = Double(MonotonicClock.nanoseconds() - start) / 1e9
+        let undelivered = queue.sync { undeliveredNow(waited: waited) }
+        connection.stop(timeout: deadline.remaining(atMost: 2))
         return undelivered
     }
 
@@ -166,6 +219,27 @@ public final class MQTTEventPublisher: @unchecked Sendable {
     }
 
     // MARK: Queue-only
+
+    /// What is not delivered now, after a stop waited `waited` seconds for it.
+    private func undeliveredNow(waited: Double) -> Undelivered? {
+        // A connection never made would have sent availability, discovery and state first.
+        let firstMessages = 1 + (discovery?.messages.count ?? 0) + retainedState.count
+        let messages = events.count + (everConnected ? stateToSend.count + unacknowledged : firstMessages)
+        guard messages > 0 else { return nil }
+        let cause: Undelivered.Cause
+        if connected {
+            cause = .notAcknowledged(seconds: waited)
+        } else if let waiting = connection.secondsWaitingForBroker {
+            cause = .noAnswer(seconds: waiting)
+        } else if let lastFailure {
+            cause = .cannotConnect(lastFailure)
+        } else if let lastLoss {
+            cause = .connectionLost(lastLoss)
+        } else {
+            cause = .noAnswer(seconds: waited) // the first attempt not yet under way
+        }
+        return Undelivered(messages: messages, cause: cause)
+    }
 
     private func setState(_ topic: String, _ payload: [UInt8]) {
         if let index = retainedState.firstIndex(where: { $0.topic == topic }) {
@@ -189,6 +263,7 @@ public final class MQTTEventPublisher: @unchecked Sendable {
             }
             everConnected = true
             lastFailure = nil
+            lastLoss = nil
             // Availability first, then discovery and state, then the waiting events.
             var first = [Message(topic: topics.availability, payload: Array(availabilityPayload.utf8), retain: true)]
             for config in discovery?.messages ?? [] {
@@ -208,6 +283,7 @@ public final class MQTTEventPublisher: @unchecked Sendable {
             connected = false
             firstAttemptPending = false
             lastFailure = nil
+            lastLoss = reason
             diagnostics("MQTT: connection to \(configuration.broker.redacted) lost (\(reason)); events are queued until it is back")
             signalIdleIfWaiting()
         case .acknowledged:

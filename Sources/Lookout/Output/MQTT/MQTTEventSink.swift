@@ -4,10 +4,18 @@
 public final class MQTTEventSink: EventSink, @unchecked Sendable {
     public let publisher: MQTTEventPublisher
     private let diagnostics: @Sendable (String) -> Void
+    /// Where what a stop could not deliver goes (a node's one report); nil: said here.
+    private let undeliveredReport: (@Sendable (MQTTEventPublisher.Undelivered) -> Void)?
 
-    public init(publisher: MQTTEventPublisher, diagnostics: @escaping @Sendable (String) -> Void) {
+    public convenience init(publisher: MQTTEventPublisher, diagnostics: @escaping @Sendable (String) -> Void) {
+        self.init(publisher: publisher, diagnostics: diagnostics, undeliveredReport: nil)
+    }
+
+    init(publisher: MQTTEventPublisher, diagnostics: @escaping @Sendable (String) -> Void,
+         undeliveredReport: (@Sendable (MQTTEventPublisher.Undelivered) -> Void)?) {
         self.publisher = publisher
         self.diagnostics = diagnostics
+        self.undeliveredReport = undeliveredReport
         publisher.start()
     }
 
@@ -25,10 +33,14 @@ public final class MQTTEventSink: EventSink, @unchecked Sendable {
         publisher.publishSnapshot(jpeg)
     }
 
+    /// Delivers what is queued and disconnects, within the stop's deadline (`StopDeadline`).
     public func finish() {
-        let undelivered = publisher.stop()
-        if undelivered > 0 {
-            diagnostics("MQTT: \(undelivered) event\(undelivered == 1 ? "" : "s") not delivered (the broker is unreachable)")
+        guard let undelivered = publisher.stop() else { return }
+        if let undeliveredReport {
+            undeliveredReport(undelivered)
+        } else {
+            diagnostics(MQTTUndeliveredReport.sentence(broker: publisher.configuration.broker, senders: ["camera " + (publisher.configuration.camera ?? "")],
+                                                      undelivered))
         }
     }
 

@@ -9,6 +9,7 @@ public final class MQTTNode: @unchecked Sendable {
     public let configuration: MQTTConfiguration
     private let publisher: MQTTEventPublisher
     private let diagnostics: @Sendable (String) -> Void
+    private let undelivered = MQTTUndeliveredReport()
 
     /// Connects in the background; cameras' sinks come from `makeSink(camera:)`.
     public init(configuration: MQTTConfiguration, diagnostics: @escaping @Sendable (String) -> Void) throws(MQTTError) {
@@ -23,12 +24,15 @@ public final class MQTTNode: @unchecked Sendable {
 
     /// The sink that publishes `camera`'s events and state on a connection of its own.
     public func makeSink(camera: String) throws(MQTTError) -> MQTTEventSink {
-        MQTTEventSink(publisher: try MQTTEventPublisher(configuration: configuration.forCamera(camera), diagnostics: diagnostics),
-                      diagnostics: diagnostics)
+        undelivered.register(sender: "camera " + camera)
+        return MQTTEventSink(publisher: try MQTTEventPublisher(configuration: configuration.forCamera(camera), diagnostics: diagnostics),
+                      diagnostics: diagnostics) { [undelivered] in undelivered.add(sender: "camera " + camera, $0) }
     }
 
-    /// Publishes the node "offline" and disconnects; after the cameras' sinks have finished.
+    /// Publishes the node "offline" and disconnects, after the cameras' sinks have finished,
+    /// within the stop's deadline; then says in one line per cause what was not delivered.
     public func stop() {
-        publisher.stop()
+        if let own = publisher.stop() { undelivered.add(sender: "the node", own) }
+        for line in undelivered.sentences(broker: configuration.broker) { diagnostics(line) }
     }
 }

@@ -1,0 +1,117 @@
+import Foundation
+import Testing
+
+/// Stopping with MQTT brokers that do not behave: a broker that accepts TCP and never answers,
+/// one that refuses connections. The stop ends with status 0 and one sentence saying what was not
+/// delivered and why. (How long a stop takes is measured by scripts/bench.d/stop_time.py.)
+@Suite("Shutdown", .serialized)
+struct ShutdownTests {
+    /// A TCP listener on a free loopback port that accepts every connection and never answers;
+    /// prints its port, then "accepted N" for each connection.
+    static func silentBroker() throws -> (BackgroundProcess, port: Int) {
+        let script = """
+            import socket
+            s = socket.socket()
+            s.bind(("127.0.0.1", 0))
+            s.listen(64)
+            print(s.getsockname()[1], flush=True)
+            held = []
+            while True:
+                held.append(s.accept())
+                print("accepted", len(held), flush=True)
+            """
+        let broker = try BackgroundProcess("/usr/bin/python3", ["-c", script])
+        try #require(broker.output.wait(timeout: 30) { !$0.isEmpty }, "\(broker.errors.lines)")
+        let port = try #require(broker.output.lines.first.flatMap { Int($0) }, "\(broker.output.lines)")
+        return (broker, port)
+    }
+
+    static let cameras = (1...6).map { "cam\($0)" }
+
+    /// Six paced cameras publishing to `port`.
+    static func sixCameras(port: Int) throws -> BackgroundProcess {
+        let inputs = cameras.flatMap { ["--input", "\($0)=\(SignalTests.pacedClip)"] }
+        return try BackgroundProcess(lookoutBinary, ["run"] + inputs + ["--fps", "10", "--realtime", "--mqtt", "mqtt://127.0.0.1:\(port)/lookout"])
+    }
+
+    /// The lines saying what MQTT did not deliver.
+    static func undeliveredLines(_ process: BackgroundProcess) -> [String] {
+        process.errors.lines.filter { $0.contains("not delivered") }
+    }
+
+    static let senders = "(" + cameras.map { "camera " + $0 }.joined(separator: ", ") + ", the node)"
+
+    @Test func sixCamerasBehindASilentBrokerStopCleanlyAndSayWhatWasLost() throws {
+        let (broker, port) = try Self.silentBroker()
+        let process = try Self.sixCameras(port: port)
+        // Every connection made (six cameras and the node), and every camera streaming.
+        try #require(broker.output.wait(timeout: 60) { $0.contains("accepted 7") }, "\(broker.output.lines) \(process.errors.lines)")
+        process.signal(SIGUSR1)
+        try #require(process.errors.wait(timeout: 60) { lines in Self.cameras.allSatisfy { camera in lines.contains { $0.hasPrefix("lookout: \(camera) (") } } },
+                     "\(process.errors.lines)")
+        process.signal(SIGTERM)
+        let status = process.waitForExit(timeout: 60)
+        #expect(status == 0, "\(process.errors.lines)")
+        let lines = Self.undeliveredLines(process)
+        try #require(lines.count == 1, "\(process.errors.lines)")
+        let line = try #require(lines.first)
+        // Each camera: availability and presence; the node: its availability.
+        let prefix = "lookout: MQTT: 13 messages to mqtt://127.0.0.1:\(port)/lookout not delivered \(Self.senders): the broker did not answer within "
+        #expect(line.hasPrefix(prefix) && line.hasSuffix(" s"), "\(line)")
+        #expect(!process.errors.lines.contains { $0.localizedCaseInsensitiveContains("unknown error") }, "\(process.errors.lines)")
+        // The summary of every camera.
+        #expect(process.errors.lines.filter { $0.contains("frames read") }.count == 12, "\(process.errors.lines)")
+        broker.signal(SIGKILL)
+    }
+
+    @Test func aRefusingBrokerIsNamedWithItsCause() throws {
+        let port = try MQTTBroker.freePort()
+        let process = try Self.sixCameras(port: port)
+        try #require(process.errors.wait(timeout: 60) { $0.filter { $0.contains("Connection refused; retrying") }.count == 7 }, "\(process.errors.lines)")
+        process.signal(SIGTERM)
+        let status = process.waitForExit(timeout: 60)
+        #expect(status == 0, "\(process.errors.lines)")
+        #expect(Self.undeliveredLines(process) == [
+            "lookout: MQTT: 13 messages to mqtt://127.0.0.1:\(port)/lookout not delivered \(Self.senders): cannot connect (Connection refused)"
+        ], "\(process.errors.lines)")
+    }
+
+    @Test func aBrokerThatAnswersGetsEverythingAndNoComplaint() throws {
+        let broker = try MQTTBroker()
+        try broker.start()
+        let subscriber = try Subscriber(port: broker.port, topics: ["lookout/#"])
+        defer { subscriber.stop() }
+        try subscriber.waitUntilSubscribed(port: broker.port, topic: "lookout/probe")
+        let process = try Self.sixCameras(port: broker.port)
+        // Every camera online before the stop.
+        try #require(subscriber.wait(timeout: 60) { messages in
+            Self.cameras.allSatisfy { camera in messages.contains { $0.topic == "lookout/\(camera)/available" && $0.payload == "online" } }
+        }, "\(subscriber.messages.map(\.topic))")
+        process.signal(SIGTERM)
+        #expect(process.waitForExit(timeout: 60) == 0, "\(process.errors.lines)")
+        #expect(Self.undeliveredLines(process).isEmpty, "\(process.errors.lines)")
+        // Every camera, and the node last, said "offline" themselves.
+        #expect(subscriber.wait(timeout: 30) { messages in
+            (Self.cameras.map { "lookout/\($0)/available" } + ["lookout/available"]).allSatisfy { topic in
+                messages.last { $0.topic == topic }?.payload == "offline"
+            }
+        }, "\(subscriber.messages.map { "\($0.topic) \($0.payload)" })")
+    }
+
+    @Test func aHookStillRunningDoesNotHoldTheStop() throws {
+        let scratch = try ScratchFolder()
+        let hang = try scratch.script("hang", "echo $$ > \"$0.pid\"\nexec sleep 30\n")
+        let process = try BackgroundProcess(lookoutBinary, ["run", "--input", Fixtures.path("events-codes.mjpeg"), "--realtime", "--fps", "10",
+                                                           "--events", "changes", "--on-code", hang, "--hook-timeout", "60s"])
+        try #require(process.output.wait(timeout: 60) { $0.contains { $0.contains("\"kind\":\"code\"") } }, "\(process.errors.lines)")
+        process.signal(SIGTERM)
+        // Its own bound (60 s and two more) is cut to the stop's: it is left running, said once.
+        #expect(process.waitForExit(timeout: 60) == 0, "\(process.errors.lines)")
+        #expect(process.errors.lines.filter { $0.contains("still running at exit") } == ["lookout: hook --on-code: still running at exit"],
+                "\(process.errors.lines)")
+        // The hook left behind, ended here.
+        if let pid = scratch.read("hang.pid").flatMap({ Int32(String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) }) {
+            kill(pid, SIGKILL)
+        }
+    }
+}
