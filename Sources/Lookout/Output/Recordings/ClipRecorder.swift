@@ -73,10 +73,8 @@ public final class ClipRecorder: EventSink, FileOutputRecordingDelegate, @unchec
         if settings.trigger == .always { output.maxRecordedDuration = settings.segmentDuration }
         try pipeline.session.addOutput(output)
         pipeline.addSink(self)
-        housekeeping.async { [self] in
-            makeDirectory()
-            settings.retention.apply(to: directory, keeping: [])
-        }
+        housekeeping.async { [self] in makeDirectory() }
+        applyRetention(after: nil)
     }
 
     // MARK: Events (pipeline queue)
@@ -199,15 +197,15 @@ public final class ClipRecorder: EventSink, FileOutputRecordingDelegate, @unchec
         }
     }
 
-    /// Once `finished`'s line has gone to the sinks (standard output writes it as it is handed
-    /// over): deletes what the limits leave no room for, keeping `finished` and the clips being
-    /// written. An earlier clip's line went out before this one's, so a line never names a file
-    /// retention already deleted.
-    private func applyRetention(after finished: String) {
+    /// At the start, and once `finished`'s line has gone to the sinks (standard output writes it
+    /// as it is handed over): deletes what the limits leave no room for, keeping `finished` and
+    /// the clips being written. An earlier clip's line went out before this one's, so a line
+    /// never names a file retention already deleted.
+    private func applyRetention(after finished: String?) {
         let writingThen = state.withLock { state in state.started.values.map(\.file) }
         housekeeping.async { [self] in
             let writingNow = state.withLock { state in state.started.values.map(\.file) }
-            settings.retention.apply(to: directory, keeping: Set(writingThen + writingNow + [finished]))
+            settings.retention.apply(to: directory, keeping: Set(writingThen + writingNow + (finished.map { [$0] } ?? [])))
         }
     }
 
