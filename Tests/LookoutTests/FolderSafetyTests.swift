@@ -230,6 +230,33 @@ struct FolderSafetyTests {
         let newest = try #require(files.last)
         #expect(try RecordingTests.clips(in: clips) == [newest], "older clips deleted, the newest kept")
     }
+
+    // MARK: The library
+
+    @Test func aDirectoryHandleNeverFollowsALinkNorBlocksOnAFIFO() throws {
+        let (root, outside) = try Self.workspace()
+        defer { Self.remove(root) }
+        let folder = root + "/folder"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        #expect(symlink(outside, folder + "/link") == 0 && symlink(root, folder + "/sub") == 0 && mkfifo(folder + "/fifo", 0o644) == 0)
+        let handle = try Folder(path: folder).open()
+        #expect(throws: Errno(rawValue: EEXIST)) { try handle.createFile(named: "link") }
+        #expect(throws: Errno(rawValue: ELOOP)) { try handle.openRegularFile(named: "link") }
+        #expect(throws: Errno(rawValue: EINVAL)) { try handle.openRegularFile(named: "fifo") } // not opened for a writer
+        #expect(throws: Errno(rawValue: EINVAL)) { try handle.removeRegularFile(named: "link") }
+        #expect(throws: Errno(rawValue: EINVAL)) { try handle.createFile(named: "../escape") }
+        #expect(throws: Errno(rawValue: ENOTDIR)) { try Folder(path: folder, subfolder: "sub").open(making: true) }
+        #expect(try handle.status(named: "link").kind == .symbolicLink)
+        // A new file, renamed over the link: the link goes, its target stays.
+        let file = try handle.createFile(named: ".new.tmp")
+        try file.writeAll(Array("mine".utf8))
+        try file.close()
+        try handle.rename(".new.tmp", to: "link")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: outside)) == Self.outsideBytes)
+        #expect(try handle.openRegularFile(named: "link").read(upTo: 100) == Array("mine".utf8))
+        try handle.removeRegularFile(named: "link")
+        #expect(try handle.names().sorted() == ["fifo", "sub"])
+    }
 }
 
 extension ISO8601DateFormatter {
