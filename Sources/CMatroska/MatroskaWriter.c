@@ -113,28 +113,22 @@ static void release(struct lk_mkv_writer *writer) {
     free(writer);
 }
 
-lk_mkv_writer *lk_mkv_create(const char *path, int width, int height, char *error, size_t error_length,
-                             int *error_number) {
+lk_mkv_writer *lk_mkv_create(int fd, int width, int height, char *error, size_t error_length, int *error_number) {
     if (error_number) *error_number = 0;
     pthread_once(&once, load);
     if (load_error[0]) {
+        close(fd);
         if (error && error_length) snprintf(error, error_length, "cannot load libavformat: %s", load_error);
         return NULL;
     }
     struct lk_mkv_writer *writer = calloc(1, sizeof *writer);
     if (!writer) {
+        close(fd);
         if (error_number) *error_number = ENOMEM;
         if (error && error_length) snprintf(error, error_length, "out of memory");
         return NULL;
     }
-    writer->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (writer->fd < 0) {
-        writer->write_errno = errno;
-        fail(writer, "cannot create the file", AVERROR(errno), error, error_length, error_number);
-        writer->fd = -1;
-        release(writer);
-        return NULL;
-    }
+    writer->fd = fd;
     int status = av.avformat_alloc_output_context2(&writer->format, NULL, "matroska", NULL);
     if (status < 0 || !writer->format) goto failed;
     const int buffer_size = 64 * 1024;

@@ -66,7 +66,7 @@ struct RecordingOptions: ParsableArguments {
 
     /// The recorder, joined to `pipeline`, when clips are asked for: into `directory` (--record,
     /// or the camera's own folder in it).
-    func makeRecorder(pipeline: DetectionPipeline, directory: String?, diagnostics: @escaping @Sendable (String) -> Void) throws(CaptureError) -> ClipRecorder? {
+    func makeRecorder(pipeline: DetectionPipeline, directory: Folder?, diagnostics: @escaping @Sendable (String) -> Void) throws(CaptureError) -> ClipRecorder? {
         guard let record = directory else { return nil }
         var settings = ClipRecorder.Settings()
         settings.trigger = trigger

@@ -180,11 +180,11 @@ struct RunCommand: ParsableCommand {
         serverStopped.wait()
     }
 
-    /// `directory`, or its subdirectory for `camera` when there are several cameras (made here).
-    private func subdirectory(_ directory: String?, camera: String, several: Bool) -> String? {
-        guard let directory, several else { return directory }
-        _ = directory.withPlatformPath { mkdir($0, 0o755) }
-        return directory + "/" + camera
+    /// `directory`, or its subfolder for `camera` when there are several cameras: made by the
+    /// snapshot writer and the recorder, and never reached through a link (`Folder`).
+    private func subdirectory(_ directory: String?, camera: String, several: Bool) -> Folder? {
+        guard let directory else { return nil }
+        return Folder(path: directory, subfolder: several ? camera : nil)
     }
 
     /// One input's session, metadata output and pipeline.
@@ -320,7 +320,7 @@ struct RunCommand: ParsableCommand {
     }
 
     /// A camera's MQTT connection, hooks and snapshots, as asked for.
-    private func addEventSinks(to pipeline: DetectionPipeline, shared: SharedSinks, snapshotDirectory: String?) throws {
+    private func addEventSinks(to pipeline: DetectionPipeline, shared: SharedSinks, snapshotDirectory: Folder?) throws {
         let diagnostics: @Sendable (String) -> Void = { printDiagnostic($0) }
         let camera = pipeline.configuration.camera
         var mqttSink: MQTTEventSink?

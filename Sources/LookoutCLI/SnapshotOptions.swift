@@ -27,7 +27,7 @@ struct SnapshotOptions: ParsableArguments {
 
     /// The writer, when snapshots are asked for: into `directory` (--snapshots, or the camera's
     /// own folder in it).
-    func makeWriter(directory: String?, diagnostics: @escaping @Sendable (String) -> Void) -> SnapshotWriter? {
+    func makeWriter(directory: Folder?, diagnostics: @escaping @Sendable (String) -> Void) -> SnapshotWriter? {
         guard let snapshots = directory else { return nil }
         var options = SnapshotWriter.Options()
         options.drawsBoxes = boxes

@@ -43,10 +43,10 @@ public final class WebServer: StatisticsReporting, @unchecked Sendable {
     /// A camera the server shows: its pipeline, and where its snapshots and clips are.
     public struct Camera: Sendable {
         public var pipeline: DetectionPipeline
-        public var snapshotDirectory: String?
-        public var recordingDirectory: String?
+        public var snapshotDirectory: Folder?
+        public var recordingDirectory: Folder?
 
-        public init(pipeline: DetectionPipeline, snapshotDirectory: String? = nil, recordingDirectory: String? = nil) {
+        public init(pipeline: DetectionPipeline, snapshotDirectory: Folder? = nil, recordingDirectory: Folder? = nil) {
             self.pipeline = pipeline
             self.snapshotDirectory = snapshotDirectory
             self.recordingDirectory = recordingDirectory
@@ -93,8 +93,8 @@ public final class WebServer: StatisticsReporting, @unchecked Sendable {
     /// Joins `pipeline` (a photo output in its session, an event sink, a statistics reporter),
     /// with the configuration's directories. Call before the pipeline runs.
     public convenience init(pipeline: DetectionPipeline, configuration: Configuration) throws(CaptureError) {
-        try self.init(cameras: [Camera(pipeline: pipeline, snapshotDirectory: configuration.snapshotDirectory,
-                                       recordingDirectory: configuration.recordingDirectory)],
+        try self.init(cameras: [Camera(pipeline: pipeline, snapshotDirectory: configuration.snapshotDirectory.map { Folder(path: $0) },
+                                       recordingDirectory: configuration.recordingDirectory.map { Folder(path: $0) })],
                       configuration: configuration)
     }
 
@@ -441,8 +441,9 @@ public final class WebServer: StatisticsReporting, @unchecked Sendable {
         writer.key("recordings")
         writer.beginArray()
         let query = cameras.count > 1 ? "?camera=" + camera.name : ""
-        if let directory = camera.camera.recordingDirectory {
-            for clip in RecordingRetention.clips(in: directory).reversed().prefix(Self.listedRecordings) {
+        // Regular files named as clips, looked at without following a link.
+        if let folder = try? camera.camera.recordingDirectory?.open() {
+            for clip in RecordingRetention.clips(in: folder).reversed().prefix(Self.listedRecordings) {
                 writer.beginObject()
                 writer.key("file"); writer.string(clip.name)
                 writer.key("bytes"); writer.integer(Int(clip.bytes))
@@ -457,21 +458,22 @@ public final class WebServer: StatisticsReporting, @unchecked Sendable {
     }
 
     /// A clip as a download, streamed from the file (clips are megabytes, not kilobytes).
-    private func recording(named name: String, in directory: String?) -> Response {
+    private func recording(named name: String, in directory: Folder?) -> Response {
         let notFound = Self.message(.notFound, "no such recording")
-        // Only names the recorder makes: no slash, no dot-dot.
+        // Only names the recorder makes (no slash, no dot-dot), and only a regular file in the
+        // folder, opened on its descriptor without following a link.
         guard let directory, RecordingFileName.isRecording(name),
-              let handle = FileHandle(forReadingAtPath: directory + "/" + name) else { return notFound }
+              let file = try? directory.open().openRegularFile(named: name),
+              let size = try? file.status().size else { return notFound }
         var headers = Self.headers(type: "video/x-matroska")
         headers[.contentDisposition] = "attachment; filename=\"\(name)\""
-        let size = (try? handle.seekToEnd()) ?? 0
-        try? handle.seek(toOffset: 0)
         headers[.contentLength] = String(size)
         return Response(status: .ok, headers: headers, body: ResponseBody { writer in
-            defer { try? handle.close() }
-            // The size announced, even of a clip still being written.
+            // The size announced, even of a clip still being written; the file closes with `file`.
             var remaining = Int(size)
-            while remaining > 0, let chunk = try handle.read(upToCount: min(remaining, 256 * 1024)), !chunk.isEmpty {
+            while remaining > 0 {
+                let chunk = try file.read(upTo: min(remaining, 256 * 1024))
+                if chunk.isEmpty { break }
                 remaining -= chunk.count
                 try await writer.write(ByteBuffer(bytes: chunk))
             }
@@ -479,11 +481,14 @@ public final class WebServer: StatisticsReporting, @unchecked Sendable {
         })
     }
 
-    private func snapshot(named name: String, in directory: String?) -> Response {
+    private func snapshot(named name: String, in directory: Folder?) -> Response {
         let notFound = Self.message(.notFound, "no such snapshot")
-        // Only names the writer makes: no slash, no dot-dot, nothing but what it writes.
+        // Only names the writer makes (no slash, no dot-dot), and only a regular file in the
+        // folder, opened on its descriptor without following a link: a link named like a
+        // snapshot is 404, never its target.
         guard let directory, SnapshotFileName.isServable(name),
-              let data = FileManager.default.contents(atPath: directory + "/" + name) else { return notFound }
-        return Self.response(.ok, type: "image/jpeg", Array(data))
+              let file = try? directory.open().openRegularFile(named: name),
+              let size = try? file.status().size, let jpeg = try? file.read(upTo: Int(size)) else { return notFound }
+        return Self.response(.ok, type: "image/jpeg", jpeg)
     }
 }

@@ -331,9 +331,9 @@ struct RecordingTests {
         let clips = [RecordingRetention.Clip(name: "a", bytes: 80, modified: 0),
                      RecordingRetention.Clip(name: "b", bytes: 80, modified: 990),
                      RecordingRetention.Clip(name: "c", bytes: 80, modified: 1000)]
-        #expect(retention.clipsToDelete(clips, now: 1000, current: "c").map(\.name) == ["a", "b"])
-        #expect(retention.clipsToDelete(clips, now: 1000, current: "a").map(\.name) == ["b", "c"],
-                "a is being written: the others go, newest included")
+        #expect(retention.clipsToDelete(clips, now: 1000, keeping: ["c"]).map(\.name) == ["a", "b"])
+        #expect(retention.clipsToDelete(clips, now: 1000, keeping: ["a"]).map(\.name) == ["b"],
+                "a is being written, c is the newest: only b goes")
     }
 
     @Test func clipNamesAreTheOnlyOnesServedOrDeleted() {

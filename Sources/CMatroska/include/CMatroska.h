@@ -9,11 +9,11 @@
 
 typedef struct lk_mkv_writer lk_mkv_writer;
 
-// Creates `path` (O_EXCL: an existing file is never overwritten) and writes the header of a
-// Matroska file with one MJPEG video track of `width` x `height`. Returns the writer, or NULL with
+// Writes the header of a Matroska file with one MJPEG video track of `width` x `height` to `fd`, a
+// new empty file opened for writing (the caller creates it, O_EXCL|O_NOFOLLOW in its folder); the
+// writer owns `fd` from here, and closes it even when it fails. Returns the writer, or NULL with
 // the reason in `error`, and the errno behind it (0 when not a system error) in `*error_number`.
-lk_mkv_writer *lk_mkv_create(const char *path, int width, int height, char *error, size_t error_length,
-                             int *error_number);
+lk_mkv_writer *lk_mkv_create(int fd, int width, int height, char *error, size_t error_length, int *error_number);
 
 // Appends one JPEG frame as it is (no decode, no re-encode) at `pts_ms` milliseconds from the
 // file's start, lasting `duration_ms` (0: unknown). Returns 0, or -1 with the reason in `error`.

@@ -8,21 +8,39 @@ import CMatroska
 /// ffprobe, ffplay and ffmpeg read it to its last synced cluster.
 final class MatroskaFileWriter {
     let path: String
+    private let folder: DirectoryHandle
+    private let name: String
     private var writer: OpaquePointer?
     private var message = [CChar](repeating: 0, count: 512)
 
-    /// Creates the file (never overwriting one) and writes its header.
-    init(path: String, width: Int, height: Int) throws(RecordingError) {
-        self.path = path
+    /// Creates the file `name` in `folder` (a new file, never through a link: `O_EXCL|O_NOFOLLOW`
+    /// on the folder's descriptor) and writes its header.
+    init(in folder: Folder, named name: String, width: Int, height: Int) throws(RecordingError) {
+        path = folder.description + "/" + name
+        self.name = name
+        let file: FileDescriptor
+        do throws(Errno) {
+            self.folder = try folder.open()
+            file = try self.folder.createFile(named: name)
+        } catch {
+            throw .cannotCreate(path: path, reason: error.description, error)
+        }
         var number: Int32 = 0
-        let made = path.withPlatformPath { lk_mkv_create($0, Int32(width), Int32(height), &message, message.count, &number) }
+        let made = lk_mkv_create(file.release(), Int32(width), Int32(height), &message, message.count, &number)
         guard let made else {
+            try? self.folder.remove(named: name) // made here a moment ago, header incomplete
             let reason = messageText
             if reason.hasPrefix("cannot load libavformat") { throw .libraryUnavailable(reason) }
             throw .cannotCreate(path: path, reason: number != 0 ? Errno(rawValue: number).description : reason,
                                 number != 0 ? Errno(rawValue: number) : nil)
         }
         writer = made
+    }
+
+    /// Deletes the file (a recording that failed before its first frame leaves none): only the
+    /// regular file this writer made, by its name in its folder.
+    func remove() {
+        try? folder.removeRegularFile(named: name)
     }
 
     deinit {

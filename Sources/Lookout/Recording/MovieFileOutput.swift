@@ -77,6 +77,8 @@ public final class MovieFileOutput: CaptureOutput, @unchecked Sendable {
     // Writer-queue state.
     private struct Recording {
         var path: String
+        var folder: Folder
+        var name: String
         var delegate: any FileOutputRecordingDelegate
         var file: MatroskaFileWriter?
         var cursor: UInt64
@@ -148,24 +150,42 @@ public final class MovieFileOutput: CaptureOutput, @unchecked Sendable {
 
     // MARK: Recording
 
-    /// Starts recording to `path` (a new file: an existing one is never overwritten): from
-    /// `preRollDuration` before the newest frame when a pre-roll is kept, else from the next frame.
-    /// A recording in progress ends first (`.stopped`), and the new one takes over from the next
-    /// frame it has not written, so that files follow each other without a gap.
+    /// Starts recording to `path` (a new file: whatever has the name already, a link included,
+    /// is never opened or overwritten): from `preRollDuration` before the newest frame when a
+    /// pre-roll is kept, else from the next frame. A recording in progress ends first
+    /// (`.stopped`), and the new one takes over from the next frame it has not written, so that
+    /// files follow each other without a gap.
     public func startRecording(to path: String, recordingDelegate delegate: any FileOutputRecordingDelegate) {
         let preRoll = preRollDuration
         let first: UInt64 = ringLock.withLock { _ in
             guard preRoll > .zero, let newest = ring.newest else { return ring.nextID }
             return ring.firstID(presentedFrom: newest.presentationTime - preRoll)
         }
-        begin(path: path, first: first, delegate: delegate)
+        let (folder, name) = Self.split(path)
+        begin(folder: folder, name: name, first: first, delegate: delegate)
     }
 
     /// Starts recording to `path` from the first frame presented at or after `time` that the ring
     /// still holds (Lookout: a clip starting before the event that asked for it).
     public func startRecording(to path: String, from time: MediaTime, recordingDelegate delegate: any FileOutputRecordingDelegate) {
+        let (folder, name) = Self.split(path)
+        startRecording(in: folder, named: name, from: time, recordingDelegate: delegate)
+    }
+
+    /// Starts recording to the new file `name` in `folder` (made relative to the folder's
+    /// descriptor, `O_EXCL|O_NOFOLLOW`) from the first frame presented at or after `time`; the
+    /// delegate hears of it as `folder/name`.
+    public func startRecording(in folder: Folder, named name: String, from time: MediaTime,
+                               recordingDelegate delegate: any FileOutputRecordingDelegate) {
         let first = ringLock.withLock { _ in ring.firstID(presentedFrom: time) }
-        begin(path: path, first: first, delegate: delegate)
+        begin(folder: folder, name: name, first: first, delegate: delegate)
+    }
+
+    /// A path as its folder (the path the caller named, links followed) and the file's name.
+    private static func split(_ path: String) -> (Folder, String) {
+        guard let slash = path.lastIndex(of: "/") else { return (Folder(path: "."), path) }
+        let directory = String(path[..<slash])
+        return (Folder(path: directory.isEmpty ? "/" : directory), String(path[path.index(after: slash)...]))
     }
 
     /// Ends the recording after the frames already received; the delegate hears when the file is complete.
@@ -185,7 +205,8 @@ public final class MovieFileOutput: CaptureOutput, @unchecked Sendable {
         }
     }
 
-    private func begin(path: String, first: UInt64, delegate: any FileOutputRecordingDelegate) {
+    private func begin(folder: Folder, name: String, first: UInt64, delegate: any FileOutputRecordingDelegate) {
+        let path = folder.description + "/" + name
         shared.withLock {
             $0.requests += 1
             $0.isRecording = true
@@ -197,7 +218,7 @@ public final class MovieFileOutput: CaptureOutput, @unchecked Sendable {
                 pump()
                 finish(.stopped)
             }
-            recording = Recording(path: path, delegate: delegate, cursor: first,
+            recording = Recording(path: path, folder: folder, name: name, delegate: delegate, cursor: first,
                                   movie: RecordedMovie(path: path, reason: .stopped))
             shared.withLock { state in
                 state.path = path
@@ -374,7 +395,7 @@ public final class MovieFileOutput: CaptureOutput, @unchecked Sendable {
                 }
                 (width, height) = size ?? (0, 0)
             }
-            current.file = try MatroskaFileWriter(path: current.path, width: width, height: height)
+            current.file = try MatroskaFileWriter(in: current.folder, named: current.name, width: width, height: height)
             current.movie.firstPresentationTime = frame.presentationTime
             current.movie.firstSequence = frame.sequence
             current.movie.width = width
@@ -423,6 +444,7 @@ public final class MovieFileOutput: CaptureOutput, @unchecked Sendable {
                 current.movie.reason = .failed
             }
             current.movie.fileSize = file.bytesWritten
+            if current.movie.frameCount == 0, error != nil { file.remove() } // nothing usable: no empty file left
         }
         let remaining: Int = shared.withLock { state in
             state.requests = max(0, state.requests - 1)

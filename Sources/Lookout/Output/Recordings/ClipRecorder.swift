@@ -1,7 +1,4 @@
 import Dispatch
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Records clips of what happened around events (`--record DIR`), with a `MovieFileOutput` in the
 /// pipeline's session:
@@ -16,8 +13,10 @@ import Glibc
 /// Each finished clip posts a `recording` event into the pipeline (standard output, MQTT, hooks,
 /// the event stream); a clip that cannot be made or is cut short (a full disk, the directory
 /// gone) posts `recording_failed` with the cause and a warning, detection goes on, and the next
-/// clip tries again (making the directory afresh). After each clip, `retention` deletes the
-/// oldest clips beyond its limits.
+/// clip tries again (making the directory afresh). Clip files are made new in the folder's own
+/// descriptor, never through a link (`MovieFileOutput`). After each clip's line has gone to the
+/// sinks, `retention` deletes the oldest clips beyond its limits, never the newest, the one just
+/// finished or one being written: a `recording` line names a file that is there when it is written.
 public final class ClipRecorder: EventSink, FileOutputRecordingDelegate, @unchecked Sendable {
     public enum Trigger: String, Sendable, CaseIterable {
         case presence, codes, always
@@ -37,7 +36,7 @@ public final class ClipRecorder: EventSink, FileOutputRecordingDelegate, @unchec
     /// After a failed segment (`always`), stream time before the next try.
     public static let segmentRetryDelay = MediaTime(seconds: 5)
 
-    public let directory: String
+    public let directory: Folder
     public let settings: Settings
     public let output: MovieFileOutput
     private weak var pipeline: DetectionPipeline?
@@ -63,7 +62,7 @@ public final class ClipRecorder: EventSink, FileOutputRecordingDelegate, @unchec
     private let state = Locked(State())
 
     /// Adds a movie file output to `pipeline`'s session and itself as a sink. Call before the pipeline runs.
-    public init(pipeline: DetectionPipeline, directory: String, settings: Settings = Settings(),
+    public init(pipeline: DetectionPipeline, directory: Folder, settings: Settings = Settings(),
                 diagnostics: @escaping @Sendable (String) -> Void) throws(CaptureError) {
         self.directory = directory
         self.settings = settings
@@ -74,15 +73,19 @@ public final class ClipRecorder: EventSink, FileOutputRecordingDelegate, @unchec
         if settings.trigger == .always { output.maxRecordedDuration = settings.segmentDuration }
         try pipeline.session.addOutput(output)
         pipeline.addSink(self)
-        housekeeping.async { [self] in
-            makeDirectory()
-            settings.retention.apply(to: directory, current: nil)
-        }
+        housekeeping.async { [self] in makeDirectory() }
+        applyRetention(after: nil)
     }
 
     // MARK: Events (pipeline queue)
 
     public func consume(_ output: PipelineOutput) {
+        for emitted in output.events {
+            switch emitted.event {
+            case .recording(let report), .recordingFailed(let report): applyRetention(after: report.file)
+            default: continue
+            }
+        }
         switch settings.trigger {
         case .always:
             guard let frame = output.frame else { return }
@@ -136,20 +139,20 @@ public final class ClipRecorder: EventSink, FileOutputRecordingDelegate, @unchec
     }
 
     private func start(_ trigger: RecordingTrigger, from time: MediaTime) {
-        makeDirectory()
+        let folder = makeDirectory()
         var attempt = 1
         var name = RecordingFileName.make(time: trigger.frame.wallClockTime, kind: trigger.kind)
-        while exists(directory + "/" + name), attempt < 100 {
+        // A name taken by anything (a link included) is passed over; the file is made O_EXCL anyway.
+        while (try? folder?.status(named: name)) != nil, attempt < 100 {
             attempt += 1
             name = RecordingFileName.make(time: trigger.frame.wallClockTime, kind: trigger.kind, attempt: attempt)
         }
         let clip = Clip(file: name, trigger: trigger)
-        let path = directory + "/" + name
         state.withLock { state in
             state.clip = clip
-            state.started[path] = clip
+            state.started[directory.description + "/" + name] = clip
         }
-        output.startRecording(to: path, from: time, recordingDelegate: self)
+        output.startRecording(in: directory, named: name, from: time, recordingDelegate: self)
     }
 
     // MARK: FileOutputRecordingDelegate (the output's queue)
@@ -177,10 +180,7 @@ public final class ClipRecorder: EventSink, FileOutputRecordingDelegate, @unchec
                 state.retryAfter = clip.trigger.frame.presentationTime + Self.segmentRetryDelay
             }
         }
-        if movie.frameCount == 0, error != nil {
-            // Nothing usable was written: leave no empty file behind.
-            _ = path.withPlatformPath { unlink($0) }
-        }
+        // A clip that failed before its first frame left no file (the output deleted it).
         if movie.frameCount == 0, error == nil { return } // stopped before its first frame: no file
         let report = RecordingReport(file: clip.file, movie: movie, trigger: clip.trigger, error: error)
         if let error {
@@ -195,8 +195,18 @@ public final class ClipRecorder: EventSink, FileOutputRecordingDelegate, @unchec
             state.withLock { $0.warnedCause = nil }
             pipeline?.post(.recording(report))
         }
-        let current = output.outputFilePath.map { String($0.split(separator: "/").last ?? "") }
-        housekeeping.async { [settings, directory] in settings.retention.apply(to: directory, current: current) }
+    }
+
+    /// At the start, and once `finished`'s line has gone to the sinks (standard output writes it
+    /// as it is handed over): deletes what the limits leave no room for, keeping `finished` and
+    /// the clips being written. An earlier clip's line went out before this one's, so a line
+    /// never names a file retention already deleted.
+    private func applyRetention(after finished: String?) {
+        let writingThen = state.withLock { state in state.started.values.map(\.file) }
+        housekeeping.async { [self] in
+            let writingNow = state.withLock { state in state.started.values.map(\.file) }
+            settings.retention.apply(to: directory, keeping: Set(writingThen + writingNow + (finished.map { [$0] } ?? [])))
+        }
     }
 
     /// Lets the last retention pass finish.
@@ -218,13 +228,9 @@ public final class ClipRecorder: EventSink, FileOutputRecordingDelegate, @unchec
 
     /// Makes the directory when it is missing (again). A failure is not said here: the clip's
     /// file then cannot be made, and its `recording_failed` line and warning give the cause.
-    private func makeDirectory() {
-        _ = directory.withPlatformPath { mkdir($0, 0o755) }
-    }
-
-    private func exists(_ path: String) -> Bool {
-        var info = stat()
-        return path.withPlatformPath { stat($0, &info) } == 0
+    @discardableResult
+    private func makeDirectory() -> DirectoryHandle? {
+        try? directory.open(making: true)
     }
 
     private func later(_ a: MediaTime, _ b: MediaTime) -> MediaTime { a > b ? a : b }

@@ -8,9 +8,16 @@ import Glibc
 /// objects outlined and labelled (and a clean copy on request).
 ///
 /// Names sort by time and name the event (`SnapshotFileName`); each file is written under a
-/// temporary name, then renamed, so a reader never sees half a picture. Only the newest `keep`
-/// snapshots stay. Writing happens on a queue of its own with at most `maximumPending` waiting:
-/// a slow or full disk costs snapshots (counted as failed, with a warning), never detection time.
+/// temporary name, then renamed, so a reader never sees half a picture. Files are made only as
+/// new files in the folder's own descriptor, never through a link (`DirectoryHandle`). Only the
+/// newest `keep` snapshots stay. Writing happens on a queue of its own with at most
+/// `maximumPending` waiting: a slow or full disk costs snapshots (counted as failed, with a
+/// warning), never detection time.
+///
+/// An event line names its snapshot only while the folder works (the first look at it, then the
+/// last write, succeeded) and a place in the queue is free for it: after a failure, events are
+/// still written, unnamed, until one succeeds and lines name them again. A named snapshot whose
+/// write then fails (the disk filled meanwhile) is named in a warning.
 public final class SnapshotWriter: EventSink, SnapshotNaming, @unchecked Sendable {
     public struct Options: Sendable {
         /// Outlines and labels drawn on the picture.
@@ -22,10 +29,12 @@ public final class SnapshotWriter: EventSink, SnapshotNaming, @unchecked Sendabl
         public init() {}
     }
 
-    public let directory: String
+    public let directory: Folder
     public let options: Options
     /// Snapshots waiting to be written, at most; past it, new ones fail as busy.
     public static let maximumPending = 3
+    /// Temporary names tried for one snapshot (`.NAME.tmp`, `.NAME.2.tmp`, ...) when some are taken.
+    static let temporaryAttempts = 8
 
     private let queue = DispatchQueue(label: "lookout.snapshots", qos: .utility)
     private let diagnostics: @Sendable (String) -> Void
@@ -39,23 +48,27 @@ public final class SnapshotWriter: EventSink, SnapshotNaming, @unchecked Sendabl
         /// The cause last warned about: a failure with the same cause is counted, not said again.
         var warnedCause: String?
         var onWritten: (@Sendable (String, [UInt8]) -> Void)?
+        /// The first look at the folder, then the last write, succeeded: lines may name snapshots.
+        var folderWorks = false
     }
     private let state = Locked(State())
 
-    /// Prepares `directory` (made when missing). A directory that cannot be made or read is not an
-    /// error here: each snapshot then fails with a warning, and detection goes on.
-    public init(directory: String, options: Options = Options(), diagnostics: @escaping @Sendable (String) -> Void) {
+    /// Prepares `directory` (made when missing) and looks whether it can be written. A directory
+    /// that cannot be made or written is not an error here: each snapshot then fails with a
+    /// warning, event lines name none, and detection goes on.
+    public init(directory: Folder, options: Options = Options(), diagnostics: @escaping @Sendable (String) -> Void) {
         self.directory = directory
         var options = options
         options.keep = max(1, options.keep)
         self.options = options
         self.diagnostics = diagnostics
+        do throws(Errno) {
+            try directory.open(making: true).checkWritable()
+            state.withLock { $0.folderWorks = true }
+        } catch {
+            warnOnce("cannot write to \(directory): \(error)", cause: error.description)
+        }
         queue.async { [self] in
-            if directory.withPlatformPath({ mkdir($0, 0o755) }) != 0, Errno.current.rawValue != EEXIST {
-                let cause = Errno.current
-                warnOnce("cannot make \(directory): \(cause)", cause: cause.description)
-                return
-            }
             kept = existingSnapshots()
             prune()
         }
@@ -68,6 +81,7 @@ public final class SnapshotWriter: EventSink, SnapshotNaming, @unchecked Sendabl
 
     // MARK: SnapshotNaming (pipeline queue)
 
+    /// The name, and the snapshot's place in the queue taken, when the folder works and a place is free.
     public func snapshotName(for event: DetectionEvent, frame: AnalysedFrame) -> String? {
         guard Self.takesSnapshot(of: event) else { return nil }
         guard frame.picture != nil else {
@@ -75,11 +89,9 @@ public final class SnapshotWriter: EventSink, SnapshotNaming, @unchecked Sendabl
             return nil
         }
         return state.withLock { state in
-            // Events of one frame are numbered in the order they were decided, so names sort as events came.
-            if state.namesInFrame?.sequence != frame.sequence { state.namesInFrame = (frame.sequence, 0) }
-            state.namesInFrame!.count += 1
-            return SnapshotFileName.make(time: frame.wallClockTime, sequence: frame.sequence,
-                                         index: state.namesInFrame!.count, kind: event.kind)
+            guard state.folderWorks, state.pending < Self.maximumPending else { return nil }
+            state.pending += 1
+            return Self.nextName(&state, for: event, frame: frame)
         }
     }
 
@@ -91,24 +103,34 @@ public final class SnapshotWriter: EventSink, SnapshotNaming, @unchecked Sendabl
         }
     }
 
+    /// Events of one frame are numbered in the order they were decided, so names sort as events came.
+    private static func nextName(_ state: inout State, for event: DetectionEvent, frame: AnalysedFrame) -> String {
+        if state.namesInFrame?.sequence != frame.sequence { state.namesInFrame = (frame.sequence, 0) }
+        state.namesInFrame!.count += 1
+        return SnapshotFileName.make(time: frame.wallClockTime, sequence: frame.sequence,
+                                     index: state.namesInFrame!.count, kind: event.kind)
+    }
+
     // MARK: EventSink (pipeline queue)
 
     public func consume(_ output: PipelineOutput) {
         guard let frame = output.frame, let picture = frame.picture else { return }
-        for emitted in output.events {
-            guard let name = emitted.snapshot else { continue }
-            let admitted = state.withLock { state -> Bool in
-                guard state.pending < Self.maximumPending else { return false }
+        for emitted in output.events where Self.takesSnapshot(of: emitted.event) {
+            // A named snapshot has its place already; an unnamed one (the folder failing) is
+            // written if there is room, to find out when the folder works again.
+            let name = emitted.snapshot ?? state.withLock { state -> String? in
+                guard state.pending < Self.maximumPending else { return nil }
                 state.pending += 1
-                return true
+                return Self.nextName(&state, for: emitted.event, frame: frame)
             }
-            guard admitted else {
-                countFailure("\(Self.maximumPending) snapshots still being written; \(name) skipped", cause: nil)
+            guard let name else {
+                countFailure("\(Self.maximumPending) snapshots still being written; a \(emitted.event.kind) event's skipped", cause: nil)
                 continue
             }
             let overlays = options.drawsBoxes ? Self.overlays(for: emitted.event, in: output.objects) : []
+            let named = emitted.snapshot != nil
             queue.async { [self] in
-                write(name: name, picture: picture, overlays: overlays)
+                write(name: name, named: named, picture: picture, overlays: overlays)
                 state.withLock { $0.pending -= 1 }
             }
         }
@@ -134,89 +156,89 @@ public final class SnapshotWriter: EventSink, SnapshotNaming, @unchecked Sendabl
 
     // MARK: Writing (writer queue)
 
-    private func write(name: String, picture: FramePicture, overlays: [PictureRenderer.Overlay]) {
+    private func write(name: String, named: Bool, picture: FramePicture, overlays: [PictureRenderer.Overlay]) {
+        let jpeg: [UInt8]
+        let clean: [UInt8]?
         do {
-            let jpeg = try renderer.jpeg(of: picture, overlays: overlays)
-            try writeFile(name, jpeg)
-            if options.writesCleanCopy {
-                try writeFile(SnapshotFileName.cleanCopy(of: name), overlays.isEmpty ? jpeg : try renderer.jpeg(of: picture))
-            }
-            kept.append(name)
-            prune()
-            let (handler, recovered): ((@Sendable (String, [UInt8]) -> Void)?, Bool) = state.withLock { state in
-                let recovered = state.warnedCause != nil
-                state.warnedCause = nil
-                state.statistics.written += 1
-                state.statistics.lastError = nil
-                return (state.onWritten, recovered)
-            }
-            if recovered { diagnostics("snapshots: writing to \(directory) again") }
-            handler?(name, jpeg)
-        } catch let error as SnapshotError {
-            countFailure(error.description, cause: error.cause)
+            jpeg = try renderer.jpeg(of: picture, overlays: overlays)
+            clean = options.writesCleanCopy ? (overlays.isEmpty ? jpeg : try renderer.jpeg(of: picture)) : nil
         } catch {
             countFailure("cannot encode a snapshot: \(error)", cause: "\(error)")
+            return
         }
-    }
-
-    private struct SnapshotError: Error, CustomStringConvertible {
-        var description: String
-        /// What went wrong, without where (errno's text): repeated causes are said once.
-        var cause: String
-    }
-
-    /// Writes `bytes` to `.name.tmp`, then renames it to `name`.
-    private func writeFile(_ name: String, _ bytes: [UInt8]) throws {
-        let path = directory + "/" + name
-        let temporary = directory + "/." + name + ".tmp"
-        let fd = temporary.withPlatformPath { open($0, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) }
-        guard fd >= 0 else {
-            let error = Errno.current
-            throw SnapshotError(description: "cannot write to \(directory): \(error)", cause: error.description)
-        }
-        var written = 0
-        var failure: Errno?
-        while written < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, bytes.count - written) }
-            if n > 0 { written += n; continue }
-            if n < 0, Errno.current == .interrupted { continue }
-            failure = n < 0 ? Errno.current : Errno(rawValue: ENOSPC)
-            break
-        }
-        if close(fd) != 0, failure == nil { failure = Errno.current }
-        if let failure {
-            _ = temporary.withPlatformPath { unlink($0) }
-            throw SnapshotError(description: "cannot write to \(directory): \(failure)", cause: failure.description)
-        }
-        let renamed = temporary.withPlatformPath { from in path.withPlatformPath { to in rename(from, to) } }
-        guard renamed == 0 else {
-            let error = Errno.current
-            _ = temporary.withPlatformPath { unlink($0) }
-            throw SnapshotError(description: "cannot rename snapshots in \(directory): \(error)", cause: error.description)
-        }
-    }
-
-    /// Snapshot names already in the directory, oldest first (from an earlier run).
-    private func existingSnapshots() -> [String] {
-        guard let handle = directory.withPlatformPath({ opendir($0) }) else { return [] }
-        defer { closedir(handle) }
-        var names: [String] = []
-        while let entry = readdir(handle) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(platformPath: raw.prefix { $0 != 0 })
+        do throws(Errno) {
+            let folder = try directory.open(making: true)
+            try writeFile(name, jpeg, in: folder)
+            if let clean { try writeFile(SnapshotFileName.cleanCopy(of: name), clean, in: folder) }
+        } catch {
+            state.withLock { $0.folderWorks = false }
+            let reason = "cannot write to \(directory): \(error)"
+            if named {
+                // Its event line is out: say which snapshot it named that will not be there.
+                countFailure(reason, cause: nil)
+                diagnostics("warning: snapshot \(name), named in an event line, was not written: \(reason)")
+                state.withLock { $0.warnedCause = error.description }
+            } else {
+                countFailure(reason, cause: error.description)
             }
-            if SnapshotFileName.isSnapshot(name) { names.append(name) }
+            return
         }
-        return names.sorted()
+        kept.append(name)
+        prune()
+        let (handler, recovered): ((@Sendable (String, [UInt8]) -> Void)?, Bool) = state.withLock { state in
+            let recovered = state.warnedCause != nil
+            state.warnedCause = nil
+            state.folderWorks = true
+            state.statistics.written += 1
+            state.statistics.lastError = nil
+            return (state.onWritten, recovered)
+        }
+        if recovered { diagnostics("snapshots: writing to \(directory) again") }
+        handler?(name, jpeg)
     }
 
-    /// Deletes the oldest snapshots (and their clean copies) beyond `keep`.
+    /// Writes `bytes` to a new temporary file, then renames it to `name`.
+    private func writeFile(_ name: String, _ bytes: [UInt8], in folder: DirectoryHandle) throws(Errno) {
+        let (temporary, file) = try createTemporary(for: name, in: folder)
+        do throws(Errno) {
+            try file.writeAll(bytes)
+            try file.close()
+            try folder.rename(temporary, to: name)
+        } catch {
+            try? folder.remove(named: temporary)
+            throw error
+        }
+    }
+
+    /// `.NAME.tmp`, made new: when the name is taken (left by a crash, or planted), the next of
+    /// `.NAME.2.tmp`, `.NAME.3.tmp`, ...; whatever has the name is never opened or overwritten.
+    private func createTemporary(for name: String, in folder: DirectoryHandle) throws(Errno) -> (String, FileDescriptor) {
+        var attempt = 1
+        while true {
+            let temporary = "." + name + (attempt > 1 ? ".\(attempt)" : "") + ".tmp"
+            do throws(Errno) {
+                return (temporary, try folder.createFile(named: temporary))
+            } catch {
+                guard error.rawValue == EEXIST, attempt < Self.temporaryAttempts else { throw error }
+                attempt += 1
+            }
+        }
+    }
+
+    /// Snapshot names already in the directory, oldest first (from an earlier run): regular files only.
+    private func existingSnapshots() -> [String] {
+        guard let folder = try? directory.open(), let names = try? folder.names() else { return [] }
+        return names.filter { SnapshotFileName.isSnapshot($0) && (try? folder.status(named: $0).kind) == .regular }.sorted()
+    }
+
+    /// Deletes the oldest snapshots (and their clean copies) beyond `keep`: regular files only.
     private func prune() {
         guard kept.count > options.keep else { return }
         kept.sort()
+        let folder = try? directory.open()
         for name in kept.prefix(kept.count - options.keep) {
-            _ = (directory + "/" + name).withPlatformPath { unlink($0) }
-            _ = (directory + "/" + SnapshotFileName.cleanCopy(of: name)).withPlatformPath { unlink($0) }
+            try? folder?.removeRegularFile(named: name)
+            try? folder?.removeRegularFile(named: SnapshotFileName.cleanCopy(of: name))
         }
         kept.removeFirst(kept.count - options.keep)
     }

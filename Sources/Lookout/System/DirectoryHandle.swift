@@ -1,0 +1,134 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An open directory, and every file operation Lookout does in it, relative to its descriptor
+/// (`openat`, `renameat`, `fstatat`, `unlinkat`): a name is looked up in this directory and
+/// nowhere else, whatever happens to the path meanwhile, and a symbolic link in it is never
+/// followed (a link named like a file Lookout writes or serves is an error, never its target).
+/// Names are single entries: a name with a slash, `.` or `..` is refused (`EINVAL`).
+public final class DirectoryHandle: Sendable {
+    /// The path it was opened by, for messages.
+    public let path: String
+    private let descriptor: Int32
+
+    private init(descriptor: Int32, path: String) {
+        self.descriptor = descriptor
+        self.path = path
+    }
+
+    deinit {
+        close(descriptor)
+    }
+
+    /// Opens the directory at `path`. Links in `path` are followed: it is the path the user named.
+    public static func open(path: String) throws(Errno) -> DirectoryHandle {
+        let fd = path.withPlatformPath { Glibc.open($0, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        guard fd >= 0 else { throw Errno.current }
+        return DirectoryHandle(descriptor: fd, path: path)
+    }
+
+    /// Makes `path` when it is missing (one level, as `mkdir`), then opens it.
+    public static func openMaking(path: String) throws(Errno) -> DirectoryHandle {
+        if path.withPlatformPath({ mkdir($0, 0o755) }) != 0, Errno.current.rawValue != EEXIST { throw Errno.current }
+        return try open(path: path)
+    }
+
+    /// The directory `name` in this one, made first when missing with `making`; never through a
+    /// link (`O_NOFOLLOW`): a link named so is `ENOTDIR`/`ELOOP`, not the place it points to.
+    public func subdirectory(named name: String, making: Bool) throws(Errno) -> DirectoryHandle {
+        try Self.check(name)
+        if making, name.withPlatformPath({ mkdirat(descriptor, $0, 0o755) }) != 0, Errno.current.rawValue != EEXIST {
+            throw Errno.current
+        }
+        let fd = name.withPlatformPath { openat(descriptor, $0, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
+        guard fd >= 0 else { throw Errno.current }
+        return DirectoryHandle(descriptor: fd, path: path + "/" + name)
+    }
+
+    /// Creates the file `name` for writing: a new file only (`O_EXCL`: whatever has the name
+    /// already, a planted link included, makes it `EEXIST`), never through a link.
+    public func createFile(named name: String, permissions: mode_t = 0o644) throws(Errno) -> FileDescriptor {
+        try Self.check(name)
+        let fd = name.withPlatformPath {
+            openat(descriptor, $0, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, permissions)
+        }
+        guard fd >= 0 else { throw Errno.current }
+        return FileDescriptor(rawValue: fd)
+    }
+
+    /// Opens the regular file `name` for reading: a link is `ELOOP` (never followed), anything
+    /// but a regular file (a directory, a FIFO, a device) `EINVAL`. A FIFO does not block the open.
+    public func openRegularFile(named name: String) throws(Errno) -> FileDescriptor {
+        try Self.check(name)
+        let fd = name.withPlatformPath { openat(descriptor, $0, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) }
+        guard fd >= 0 else { throw Errno.current }
+        let file = FileDescriptor(rawValue: fd)
+        guard try file.status().kind == .regular else { throw Errno(rawValue: EINVAL) }
+        return file
+    }
+
+    /// Renames `name` to `newName` within this directory (`renameat`). An entry named `newName`
+    /// is replaced, a link included: the link goes, its target is untouched.
+    public func rename(_ name: String, to newName: String) throws(Errno) {
+        try Self.check(name)
+        try Self.check(newName)
+        let renamed = name.withPlatformPath { from in newName.withPlatformPath { to in renameat(descriptor, from, descriptor, to) } }
+        guard renamed == 0 else { throw Errno.current }
+    }
+
+    /// What `name` is, the entry itself (a link is `.symbolicLink`, never its target).
+    public func status(named name: String) throws(Errno) -> FileStatus {
+        try Self.check(name)
+        var info = stat()
+        guard name.withPlatformPath({ fstatat(descriptor, $0, &info, AT_SYMLINK_NOFOLLOW) }) == 0 else { throw Errno.current }
+        return FileStatus(info)
+    }
+
+    /// Deletes the entry `name` (a link is deleted, not its target). For a temporary file of
+    /// Lookout's own that is to go whatever it is.
+    public func remove(named name: String) throws(Errno) {
+        try Self.check(name)
+        guard name.withPlatformPath({ unlinkat(descriptor, $0, 0) }) == 0 else { throw Errno.current }
+    }
+
+    /// Deletes `name` only when it is a regular file (`fstatat` without following, then
+    /// `unlinkat`): a link, a directory or a FIFO named like Lookout's files is left alone
+    /// (`EINVAL`).
+    public func removeRegularFile(named name: String) throws(Errno) {
+        guard try status(named: name).kind == .regular else { throw Errno(rawValue: EINVAL) }
+        try remove(named: name)
+    }
+
+    /// The names in the directory (`.` and `..` left out), in no particular order.
+    public func names() throws(Errno) -> [String] {
+        // fdopendir takes the descriptor it is given: a fresh one, reading from the start.
+        let fd = openat(descriptor, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw Errno.current }
+        guard let stream = fdopendir(fd) else {
+            let error = Errno.current
+            close(fd)
+            throw error
+        }
+        defer { closedir(stream) }
+        var names: [String] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in String(platformPath: raw.prefix { $0 != 0 }) }
+            if name != ".", name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    /// Throws unless this process may create files in the directory (`faccessat`, `W_OK`): a
+    /// read-only folder or file system says so before any file is attempted.
+    public func checkWritable() throws(Errno) {
+        guard faccessat(descriptor, ".", W_OK | X_OK, AT_EACCESS) == 0 else { throw Errno.current }
+    }
+
+    /// A name is one entry of this directory.
+    private static func check(_ name: String) throws(Errno) {
+        guard !name.isEmpty, name != ".", name != "..", !name.utf8.contains(UInt8(ascii: "/")) else {
+            throw Errno(rawValue: EINVAL)
+        }
+    }
+}
