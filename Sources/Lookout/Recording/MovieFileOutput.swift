@@ -85,7 +85,10 @@ public final class MovieFileOutput: CaptureOutput, @unchecked Sendable {
         var endTime: MediaTime?
         var movie: RecordedMovie
         var lastSync = MediaTime.zero
-        var lastDelta: Int64 = 0
+        /// Milliseconds the newest frame lasts: until a second frame tells the real interval, a
+        /// nominal 1/30 s, so that a clip stopped after one frame still has a duration (ffprobe
+        /// shows none for 0).
+        var lastDelta: Int64 = 33
     }
     private var recording: Recording?
     private var scratch: [UInt8] = []
