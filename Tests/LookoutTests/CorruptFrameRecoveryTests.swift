@@ -8,19 +8,18 @@ import Testing
 /// nothing had happened.
 enum DamagedJPEG {
     /// The frame header's offset (the FF C0 marker) in a baseline JPEG.
-    static func frameHeader(_ jpeg: [UInt8]) -> Int {
-        (0..<(jpeg.count - 1)).first { jpeg[$0] == 0xFF && jpeg[$0 + 1] == 0xC0 }!
+    static func frameHeader(_ jpeg: [UInt8]) throws -> Int {
+        try #require((0..<(jpeg.count - 1)).first { jpeg[$0] == 0xFF && jpeg[$0 + 1] == 0xC0 }, "no baseline frame header")
     }
 
-    static func patched(_ jpeg: [UInt8], _ change: (inout [UInt8], Int) -> Void) -> [UInt8] {
-        var copy = jpeg
-        change(&copy, frameHeader(jpeg))
-        return copy
-    }
-
-    /// Named damaged variants of `jpeg`.
-    static func variants(of jpeg: [UInt8]) -> [(name: String, bytes: [UInt8])] {
-        let sof = frameHeader(jpeg)
+    /// Named damaged variants of `jpeg`, a baseline JPEG.
+    static func variants(of jpeg: [UInt8]) throws -> [(name: String, bytes: [UInt8])] {
+        let sof = try frameHeader(jpeg)
+        func patched(_ jpeg: [UInt8], _ change: (inout [UInt8], Int) -> Void) -> [UInt8] {
+            var copy = jpeg
+            change(&copy, sof)
+            return copy
+        }
         return [
             ("12-bit precision", patched(jpeg) { $0[$1 + 4] = 12 }),
             ("16-bit precision", patched(jpeg) { $0[$1 + 4] = 16 }),
@@ -45,7 +44,7 @@ struct CorruptFrameRecoveryTests {
 
     init() throws {
         good = try Fixtures.bytes("frame0.jpg")
-        damaged = DamagedJPEG.variants(of: good)
+        damaged = try DamagedJPEG.variants(of: good)
     }
 
     @Test func theDecoderIsAsGoodAsNewAfterEveryFailure() throws {
@@ -154,8 +153,7 @@ struct CorruptFrameRecoveryTests {
         let recorder = ObjectRecorder()
         output.setMetadataObjectsDelegate(recorder, queue: DispatchQueue(label: "test.recovery"))
         session.startRunning()
-        let deadline = Date().addingTimeInterval(30)
-        while output.statistics.framesAnalysed < goodSequences.count, Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        #expect(eventually { output.statistics.framesAnalysed >= goodSequences.count })
         session.stopRunning()
         #expect(session.statistics.framesCorrupt == damaged.count)
         #expect(output.statistics.drops[.late] == 0)

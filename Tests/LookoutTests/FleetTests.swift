@@ -29,7 +29,7 @@ struct FleetTests {
         }
         let online = ["fleet-a/available", "fleet-a/front/available", "fleet-a/shelf/available",
                       "fleet-b/available", "fleet-b/front/available"]
-        #expect(all.wait(timeout: 20) { messages in
+        #expect(all.wait(timeout: 60) { messages in
             let state = latest(messages)
             return online.allSatisfy { state[$0] == "online" }
                 && messages.contains { $0.topic == "fleet-a/front/events" } && messages.contains { $0.topic == "fleet-b/front/events" }
@@ -45,15 +45,18 @@ struct FleetTests {
         nodeA.waitForExit()
         // The broker publishes node A's wills (after 1.5 keep-alives at most: its sockets closed at once).
         let offline = ["fleet-a/available", "fleet-a/front/available", "fleet-a/shelf/available"]
-        #expect(all.wait(timeout: 30) { messages in
+        #expect(all.wait(timeout: 60) { messages in
             let state = latest(messages)
             return offline.allSatisfy { state[$0] == "offline" }
         }, "\(latest(all.messages).filter { $0.key.hasSuffix("available") })")
-        // Node B goes on: still online, still publishing.
+        // Node B goes on: still online, still publishing. The clip again: its code at 14 s is a
+        // new event (at 8 s it was still in view for the 2 s window), frame 140.
+        func codeFrames(_ messages: [ReceivedMessage]) -> [Int] {
+            messages.filter { $0.topic == "fleet-b/front/events" }.compactMap { $0.json }
+                .filter { $0["kind"] as? String == "code" }.compactMap { $0["frame"] as? Int }
+        }
         try nodeB.write(clip)
-        #expect(all.wait(timeout: 20) { messages in
-            messages.dropFirst(beforeKill).filter { $0.topic == "fleet-b/front/events" }.count >= 1
-        })
+        #expect(all.wait(timeout: 60) { codeFrames($0) == [0, 60, 140] }, "\(codeFrames(all.messages))")
         let after = all.messages.dropFirst(beforeKill)
         #expect(!after.contains { $0.topic.hasPrefix("fleet-b/") && $0.payload == "offline" }, "node B was touched")
         #expect(latest(all.messages)["fleet-b/available"] == "online" && latest(all.messages)["fleet-b/front/available"] == "online")

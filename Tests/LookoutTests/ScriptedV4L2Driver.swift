@@ -204,7 +204,9 @@ final class ScriptedV4L2Driver: V4L2Driver, @unchecked Sendable {
                     (sequence, timestamp, flags, used) = (number, time, frameFlags, bytesUsed ?? bufferLength)
                 case .jpeg(let number, let time, let bytes):
                     precondition(bytes.count <= bufferLength, "a scripted JPEG frame larger than the driver's buffers")
-                    bytes.withUnsafeBytes { state.buffers[index].address?.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+                    bytes.withUnsafeBytes { jpeg in
+                        if let source = jpeg.baseAddress { state.buffers[index].address?.copyMemory(from: source, byteCount: jpeg.count) }
+                    }
                     (sequence, timestamp, flags, used) = (number, time, 0, bytes.count)
                 default:
                     errno = EAGAIN
