@@ -36,13 +36,16 @@ func jpegSize(_ data: Data) throws -> (width: Int, height: Int) {
 }
 
 /// Starts `lookout run ARGS --http 127.0.0.1:0` and returns it with the server's base URL; with
-/// `outputFile`, standard output goes there rather than to `output`.
-func startLookoutWithHTTP(_ arguments: [String], withInput: Bool = false, outputFile: String? = nil) throws -> (BackgroundProcess, String) {
+/// `outputFile`, standard output goes there rather than to `output`; `input` is written to its
+/// standard input first (an input on standard input is read before the server starts).
+func startLookoutWithHTTP(_ arguments: [String], withInput: Bool = false, input: Data? = nil,
+                          outputFile: String? = nil) throws -> (BackgroundProcess, String) {
     let command = ["run"] + arguments + ["--http", "127.0.0.1:0"]
     let process = try outputFile.map {
         try BackgroundProcess("/bin/sh", ["-c", #"exec "$0" "$@" > "$LOOKOUT_OUTPUT_FILE""#, lookoutBinary] + command,
                               environment: ["LOOKOUT_OUTPUT_FILE": $0], withInput: withInput)
     } ?? BackgroundProcess(lookoutBinary, command, withInput: withInput)
+    if let input { try process.write(input) }
     var base: String?
     _ = process.errors.wait(timeout: 30) { lines in
         base = lines.lazy.compactMap { line -> String? in
@@ -62,17 +65,16 @@ struct WebServerTests {
         defer { try? FileManager.default.removeItem(atPath: snapshots) }
         let recordings = FileManager.default.temporaryDirectory.appendingPathComponent("lookout-recordings-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: recordings) }
-        // Two seconds of empty frames, then the sample, paced, on standard input once the event
-        // stream is connected: it sees every line.
+        // Two seconds of empty frames on standard input (a live input: read as they come); the
+        // sample follows once the event stream is connected, so it sees every line.
         let blank = try PictureRenderer().jpeg(of: FramePicture(copying: [UInt8](repeating: 200, count: 1280 * 720),
                                                                 width: 1280, height: 720, pixelFormat: .gray))
-        let clip = Data(Array([[UInt8]](repeating: blank, count: 60).joined()) + (try Fixtures.bytes("sample.mjpeg")))
         let (lookout, base) = try startLookoutWithHTTP(
-            ["--input", "door=-", "--realtime", "--events", "changes", "--stats", "--snapshots", snapshots, "--record", recordings],
-            withInput: true)
+            ["--input", "door=-", "--events", "changes", "--stats", "--snapshots", snapshots, "--record", recordings],
+            withInput: true, input: Data(Array([[UInt8]](repeating: blank, count: 60).joined())))
         let events = try BackgroundProcess("/usr/bin/curl", ["-sN", base + "/api/events"])
         #expect(events.output.wait(timeout: 60) { $0.contains(": lookout events") })
-        try lookout.write(clip)
+        try lookout.write(Data(try Fixtures.bytes("sample.mjpeg")))
         try lookout.closeInput()
         #expect(lookout.output.wait(timeout: 60) { $0.contains { $0.contains(#""kind":"stats""#) } }, "the input never ended")
         let stdoutLines = lookout.output.lines.filter { !$0.contains(#""kind":"stats""#) }
