@@ -21,8 +21,16 @@ struct FleetTests {
                                                           "--mqtt", "\(broker.url)/fleet-b", "--ha-discovery"], withInput: true)
         defer { nodeB.signal(SIGKILL) }
         let clip = try Data(contentsOf: URL(fileURLWithPath: Fixtures.path("events-codes.mjpeg")))
-        try nodeA.write(clip)
-        try nodeB.write(clip)
+        /// Writes the clip to a node's standard input; a node that went away says why.
+        func feed(_ node: BackgroundProcess, _ name: String) throws {
+            do { try node.write(clip) } catch {
+                _ = node.waitForExit(timeout: 10)
+                Issue.record("node \(name) took no input (\(error)): \(node.errors.lines)")
+                throw error
+            }
+        }
+        try feed(nodeA, "A")
+        try feed(nodeB, "B")
 
         func latest(_ messages: [ReceivedMessage]) -> [String: String] {
             Dictionary(messages.map { ($0.topic, $0.payload) }) { $1 }
@@ -55,7 +63,7 @@ struct FleetTests {
             messages.filter { $0.topic == "fleet-b/front/events" }.compactMap { $0.json }
                 .filter { $0["kind"] as? String == "code" }.compactMap { $0["frame"] as? Int }
         }
-        try nodeB.write(clip)
+        try feed(nodeB, "B")
         #expect(all.wait(timeout: 60) { codeFrames($0) == [0, 60, 140] }, "\(codeFrames(all.messages))")
         let after = all.messages.dropFirst(beforeKill)
         #expect(!after.contains { $0.topic.hasPrefix("fleet-b/") && $0.payload == "offline" }, "node B was touched")
