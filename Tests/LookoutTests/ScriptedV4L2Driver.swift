@@ -37,6 +37,8 @@ final class ScriptedV4L2Driver: V4L2Driver, @unchecked Sendable {
         var nextFD: Int32 = 1000
         var opens = 0, closes = 0, maps = 0, unmaps = 0
         var failingOpens = 0
+        /// Unplugged by the test (`unplug()`): at the next poll, then until `replug()`.
+        var unplugRequested = false, unplugged = false
         var buffers: [(address: UnsafeMutableRawPointer?, queued: Bool)] = []
         var streaming = false
         var pendingFrame: Step?
@@ -65,8 +67,18 @@ final class ScriptedV4L2Driver: V4L2Driver, @unchecked Sendable {
 
     var queuedBuffers: Int { state.withLock { $0.buffers.filter(\.queued).count } }
 
+    /// The camera goes away at the next poll, and stays away (opens fail with ENODEV) until
+    /// `replug()`: a loss as long as the test needs, whatever the machine's pace.
+    func unplug() { state.withLock { $0.unplugRequested = true } }
+
+    func replug() { state.withLock { $0.unplugged = false } }
+
     func open(_ path: String) -> Int32 {
         state.withLock { state in
+            if state.unplugged {
+                errno = ENODEV
+                return -1
+            }
             if state.failingOpens > 0 {
                 state.failingOpens -= 1
                 errno = ENODEV
@@ -103,6 +115,12 @@ final class ScriptedV4L2Driver: V4L2Driver, @unchecked Sendable {
     }
 
     func poll(fd: Int32, cancelFD: Int32, timeoutMs: Int32) -> V4L2PollResult {
+        let unplugNow = state.withLock { state in
+            guard state.unplugRequested else { return false }
+            (state.unplugRequested, state.unplugged, state.pendingFrame) = (false, true, nil)
+            return true
+        }
+        if unplugNow { return .failed }
         let step: Step? = state.withLock { state in
             if state.pendingFrame != nil { return state.pendingFrame }
             return state.script.isEmpty ? nil : state.script.removeFirst()
