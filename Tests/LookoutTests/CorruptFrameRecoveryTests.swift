@@ -127,27 +127,29 @@ struct CorruptFrameRecoveryTests {
     }
 
     @Test func cameraBuffersRecoverToo() throws {
-        // Each frame comes after a pause, so the code queue is idle for it (a camera never waits:
-        // a busy queue would drop it as late) and every good one must be analysed.
+        // Each frame comes once the one before it has been analysed or counted as corrupt (and a
+        // moment for the queue to finish with it), so the code queue is idle for it (a camera never
+        // waits: a busy queue would drop it as late) and every good one must be analysed.
+        let session = CaptureSession()
+        let output = MetadataOutput()
         var script = [ScriptedV4L2Driver.Step]()
         var sequence: UInt32 = 0
         func add(_ bytes: [UInt8]) {
+            let before = Int(sequence)
+            script.append(.until { output.statistics.framesAnalysed + session.statistics.framesCorrupt >= before })
+            script.append(.pause(milliseconds: 50))
             script.append(.jpeg(sequence: sequence, timestampNs: Int64(sequence + 1) * 33_000_000, bytes: bytes))
             sequence += 1
         }
         for bad in damaged {
-            script.append(.pause(milliseconds: 250))
             add(bad.bytes)
-            script.append(.pause(milliseconds: 250))
             add(good)
         }
-        script.append(.pause(milliseconds: 250))
         add(good)
         let driver = ScriptedV4L2Driver(jpegScript: script, jpegSize: (1280, 720))
-        let input = try CaptureDeviceInput(device: try CaptureDevice(path: "/dev/scripted0", driver: driver), watchdogTimeout: 5)
-        let session = CaptureSession()
+        // A watchdog longer than any wait for the analysis: a slow machine is no lost camera.
+        let input = try CaptureDeviceInput(device: try CaptureDevice(path: "/dev/scripted0", driver: driver), watchdogTimeout: 60)
         try session.addInput(input)
-        let output = MetadataOutput()
         try session.addOutput(output)
         try output.setMetadataObjectTypes([.qr])
         let recorder = ObjectRecorder()

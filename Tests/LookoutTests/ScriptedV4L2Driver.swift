@@ -17,6 +17,9 @@ final class ScriptedV4L2Driver: V4L2Driver, @unchecked Sendable {
         case interrupted
         /// poll() waits this long, then is interrupted: paces the frames after it.
         case pause(milliseconds: Int32)
+        /// poll() is interrupted until `condition` holds (looked at every 5 ms): the frames after
+        /// it wait for what the test waits for.
+        case until(@Sendable () -> Bool)
         /// poll() says ready but DQBUF has nothing (EAGAIN).
         case spuriousWakeup
         /// poll() times out (the watchdog fires).
@@ -139,6 +142,11 @@ final class ScriptedV4L2Driver: V4L2Driver, @unchecked Sendable {
         case .pause(let milliseconds):
             var fds = [pollfd(fd: cancelFD, events: Int16(POLLIN), revents: 0)]
             return Glibc.poll(&fds, 1, milliseconds) > 0 ? .cancelled : .error(.interrupted)
+        case .until(let condition):
+            if condition() { return .error(.interrupted) }
+            state.withLock { $0.script.insert(step, at: 0) }
+            var fds = [pollfd(fd: cancelFD, events: Int16(POLLIN), revents: 0)]
+            return Glibc.poll(&fds, 1, 5) > 0 ? .cancelled : .error(.interrupted)
         case .spuriousWakeup:
             return .ready
         case .silence:
