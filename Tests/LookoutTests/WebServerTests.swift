@@ -97,7 +97,8 @@ struct WebServerTests {
         let status = try #require(try httpGet(base + "/api/status").json)
         #expect(status["kind"] as? String == "status" && status["input"] as? String == "ended")
         #expect(status["frames_read"] as? Int == 120)
-        #expect((status["objects"] as? [[String: Any]])?.isEmpty == false)
+        let objects = (status["objects"] as? [[String: Any]] ?? []).compactMap { $0["kind"] as? String }
+        #expect(objects.sorted() == ["ean13", "face", "qr"], "the last frame's objects: \(objects)")
         #expect((status["recent_events"] as? [[String: Any]])?.count == stdoutLines.count)
 
         let latest = try httpGet(base + "/api/latest.jpg")
