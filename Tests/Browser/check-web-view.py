@@ -119,9 +119,10 @@ def main():
             if page and page["picture"]["loaded"] and all(any(b["kind"] == k for b in page["boxes"]) for k in kinds):
                 break
             time.sleep(0.25)
-        # Detections are read after the page; the lines of the boxes' frames may take a moment more.
+        # Detections are read after the page; the lines of the boxes' frames may take a moment more
+        # (within the same deadline).
         wanted = {(b["kind"], b["frame"]) for b in (page or {}).get("boxes", []) if b["kind"] in kinds}
-        for _ in range(20):
+        while True:
             detections = {}
             with open(detections_path, encoding="utf-8") as lines:
                 for line in lines:
@@ -131,7 +132,7 @@ def main():
                     kind = record.get("type") if record.get("kind") in ("code", "face_enter") else record.get("kind")
                     if kind in kinds and "pixel_bounds" in record:
                         detections.setdefault((kind, record["frame"]), []).append(record)
-            if wanted <= detections.keys():
+            if wanted <= detections.keys() or time.time() > deadline:
                 break
             time.sleep(0.25)
         report = {"url": url, "page": page, "checks": {}}

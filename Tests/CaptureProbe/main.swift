@@ -44,7 +44,7 @@ guard arguments.count >= 7, ["rate", "hold"].contains(arguments[1]) else {
 let mode = arguments[1], path = arguments[2]
 let size = arguments[4].split(separator: "x").compactMap { Int($0) }
 guard let fourcc = FourCC(arguments[3]), size.count == 2, let fps = Double(arguments[5]) else { fail("bad arguments") }
-let hold = mode == "hold" ? Double(arguments[6])! : 0
+guard let hold = mode == "hold" ? Double(arguments[6]) : 0 else { fail("bad hold time") }
 guard let seconds = Double(arguments[mode == "hold" ? 7 : 6]) else { fail("bad duration") }
 
 do {
@@ -88,8 +88,8 @@ do {
         "frames": times.count, "drops": state.drops, "seconds": finished - start,
         "pool_buffers": CaptureSession.imageBufferCount,
     ]
-    if times.count >= 2 {
-        let span = Double(times.last!.pts - times.first!.pts) / 1e9
+    if let first = times.first, let last = times.last, times.count >= 2 {
+        let span = Double(last.pts - first.pts) / 1e9
         result["span"] = span
         result["measured_fps"] = Double(times.count - 1) / span
     }
@@ -99,8 +99,8 @@ do {
         let after = times.filter { $0.arrival > releasedAt + 1 }
         result["held_at_release"] = heldAtRelease
         result["delivered_while_holding"] = during.count
-        if after.count >= 2 {
-            result["fps_after_release"] = Double(after.count - 1) / (Double(after.last!.pts - after.first!.pts) / 1e9)
+        if let first = after.first, let last = after.last, after.count >= 2 {
+            result["fps_after_release"] = Double(after.count - 1) / (Double(last.pts - first.pts) / 1e9)
         }
     }
     let json = try JSONSerialization.data(withJSONObject: result, options: [.sortedKeys])

@@ -8,19 +8,18 @@ import Testing
 /// nothing had happened.
 enum DamagedJPEG {
     /// The frame header's offset (the FF C0 marker) in a baseline JPEG.
-    static func frameHeader(_ jpeg: [UInt8]) -> Int {
-        (0..<(jpeg.count - 1)).first { jpeg[$0] == 0xFF && jpeg[$0 + 1] == 0xC0 }!
+    static func frameHeader(_ jpeg: [UInt8]) throws -> Int {
+        try #require((0..<(jpeg.count - 1)).first { jpeg[$0] == 0xFF && jpeg[$0 + 1] == 0xC0 }, "no baseline frame header")
     }
 
-    static func patched(_ jpeg: [UInt8], _ change: (inout [UInt8], Int) -> Void) -> [UInt8] {
-        var copy = jpeg
-        change(&copy, frameHeader(jpeg))
-        return copy
-    }
-
-    /// Named damaged variants of `jpeg`.
-    static func variants(of jpeg: [UInt8]) -> [(name: String, bytes: [UInt8])] {
-        let sof = frameHeader(jpeg)
+    /// Named damaged variants of `jpeg`, a baseline JPEG.
+    static func variants(of jpeg: [UInt8]) throws -> [(name: String, bytes: [UInt8])] {
+        let sof = try frameHeader(jpeg)
+        func patched(_ jpeg: [UInt8], _ change: (inout [UInt8], Int) -> Void) -> [UInt8] {
+            var copy = jpeg
+            change(&copy, sof)
+            return copy
+        }
         return [
             ("12-bit precision", patched(jpeg) { $0[$1 + 4] = 12 }),
             ("16-bit precision", patched(jpeg) { $0[$1 + 4] = 16 }),
@@ -45,7 +44,7 @@ struct CorruptFrameRecoveryTests {
 
     init() throws {
         good = try Fixtures.bytes("frame0.jpg")
-        damaged = DamagedJPEG.variants(of: good)
+        damaged = try DamagedJPEG.variants(of: good)
     }
 
     @Test func theDecoderIsAsGoodAsNewAfterEveryFailure() throws {
@@ -128,34 +127,35 @@ struct CorruptFrameRecoveryTests {
     }
 
     @Test func cameraBuffersRecoverToo() throws {
-        // Each frame comes after a pause, so the code queue is idle for it (a camera never waits:
-        // a busy queue would drop it as late) and every good one must be analysed.
+        // Each frame comes once the one before it has been analysed or counted as corrupt (and a
+        // moment for the queue to finish with it), so the code queue is idle for it (a camera never
+        // waits: a busy queue would drop it as late) and every good one must be analysed.
+        let session = CaptureSession()
+        let output = MetadataOutput()
         var script = [ScriptedV4L2Driver.Step]()
         var sequence: UInt32 = 0
         func add(_ bytes: [UInt8]) {
+            let before = Int(sequence)
+            script.append(.until { output.statistics.framesAnalysed + session.statistics.framesCorrupt >= before })
+            script.append(.pause(milliseconds: 50))
             script.append(.jpeg(sequence: sequence, timestampNs: Int64(sequence + 1) * 33_000_000, bytes: bytes))
             sequence += 1
         }
         for bad in damaged {
-            script.append(.pause(milliseconds: 250))
             add(bad.bytes)
-            script.append(.pause(milliseconds: 250))
             add(good)
         }
-        script.append(.pause(milliseconds: 250))
         add(good)
         let driver = ScriptedV4L2Driver(jpegScript: script, jpegSize: (1280, 720))
-        let input = try CaptureDeviceInput(device: try CaptureDevice(path: "/dev/scripted0", driver: driver), watchdogTimeout: 5)
-        let session = CaptureSession()
+        // A watchdog longer than any wait for the analysis: a slow machine is no lost camera.
+        let input = try CaptureDeviceInput(device: try CaptureDevice(path: "/dev/scripted0", driver: driver), watchdogTimeout: 60)
         try session.addInput(input)
-        let output = MetadataOutput()
         try session.addOutput(output)
         try output.setMetadataObjectTypes([.qr])
         let recorder = ObjectRecorder()
         output.setMetadataObjectsDelegate(recorder, queue: DispatchQueue(label: "test.recovery"))
         session.startRunning()
-        let deadline = Date().addingTimeInterval(30)
-        while output.statistics.framesAnalysed < goodSequences.count, Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        #expect(eventually { output.statistics.framesAnalysed >= goodSequences.count })
         session.stopRunning()
         #expect(session.statistics.framesCorrupt == damaged.count)
         #expect(output.statistics.drops[.late] == 0)

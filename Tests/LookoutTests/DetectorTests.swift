@@ -48,6 +48,7 @@ struct DetectorTests {
         #expect(full.count == 2)
         for code in half {
             let match = try #require(full.first { $0.type == code.type })
+            #expect(code.corners.count == 4 && match.corners.count == 4, "\(code.type)")
             // Corners in the frame's pixels, within the 2 px one half-size pixel covers.
             for (a, b) in zip(code.corners, match.corners) {
                 #expect(abs(a.x - b.x) <= 2 && abs(a.y - b.y) <= 2, "\(code.type): \(a) vs \(b)")
@@ -61,7 +62,7 @@ struct DetectorTests {
 
         // The price: the EAN-13 fixture shrunk 4 times (1.5 px per module) still reads at full
         // resolution, not at half.
-        let scaled = Fixtures.shrunk(try StillImage.load(path: Fixtures.path("ean13.png")), by: 4)
+        let scaled = try Fixtures.shrunk(try StillImage.load(path: Fixtures.path("ean13.png")), by: 4)
         let region = (x: 0, y: 0, width: scaled.width, height: scaled.height)
         #expect(BarcodeScanner(types: [.ean13]).scan(scaled, region: region).count == 1)
         #expect(BarcodeScanner(types: [.ean13], resolution: .half).scan(scaled, region: region).isEmpty)

@@ -1,5 +1,6 @@
 import Foundation
 @testable import Lookout
+import Testing
 
 /// Paths to the committed fixtures (made by scripts/make-fixtures) and the built binary.
 enum Fixtures {
@@ -44,10 +45,10 @@ enum Fixtures {
     }
 
     /// `image` shrunk `factor` times in each direction (means of factor x factor pixels).
-    static func shrunk(_ image: PixelBuffer, by factor: Int) -> PixelBuffer {
+    static func shrunk(_ image: PixelBuffer, by factor: Int) throws -> PixelBuffer {
         let width = image.width / factor, height = image.height / factor
         let pool = BufferPool(count: 1)
-        let index = pool.acquire(capacity: width * height, wait: false)!
+        let index = try #require(pool.acquire(capacity: width * height, wait: false))
         let out = pool.pointer(index).assumingMemoryBound(to: UInt8.self)
         for y in 0..<height {
             for x in 0..<width {

@@ -36,7 +36,8 @@ struct JSONLineTests {
         let (session, output) = try Fixtures.metadataOutput(types: [.qr])
         var encoder = DetectionLineEncoder(source: "a \"quoted\"\nsource")
         for name in ["qr-hostile.png", "qr-2953.png", "qr-latin1-ete.png", "qr-kanji.png", "qr-utf8-ete.png"] {
-            let objects = withExtendedLifetime(session) { output.metadataObjects(in: try! StillImage.load(path: Fixtures.path(name))) }
+            let image = try StillImage.load(path: Fixtures.path(name))
+            let objects = withExtendedLifetime(session) { output.metadataObjects(in: image) }
             #expect(objects.count == 1, "\(name)")
             for object in objects {
                 let code = try #require(object as? MachineReadableCodeObject)
@@ -48,7 +49,7 @@ struct JSONLineTests {
                 #expect(parsed["source"] as? String == "a \"quoted\"\nsource")
                 if code.payloadIsUTF8 {
                     #expect(parsed["raw_base64"] == nil)
-                    #expect(Array((parsed["value"] as! String).utf8) == code.payload)
+                    #expect(Array((try #require(parsed["value"] as? String)).utf8) == code.payload)
                 } else {
                     let raw = try #require(parsed["raw_base64"] as? String)
                     #expect(Data(base64Encoded: raw).map(Array.init) == code.payload)
@@ -56,21 +57,23 @@ struct JSONLineTests {
             }
         }
         // The raw bytes of the hostile payload survive exactly.
-        let hostile = withExtendedLifetime(session) { output.metadataObjects(in: try! StillImage.load(path: Fixtures.path("qr-hostile.png"))) }
-        let parsed = try parse(encoder.encode(hostile[0]))
-        #expect(Data(base64Encoded: parsed["raw_base64"] as! String).map(Array.init) == (try Fixtures.bytes("qr-hostile.bin")))
+        let hostileImage = try StillImage.load(path: Fixtures.path("qr-hostile.png"))
+        let hostile = withExtendedLifetime(session) { output.metadataObjects(in: hostileImage) }
+        let parsed = try parse(encoder.encode(try #require(hostile.first)))
+        #expect(Data(base64Encoded: try #require(parsed["raw_base64"] as? String)).map(Array.init) == (try Fixtures.bytes("qr-hostile.bin")))
     }
 
     @Test func faceLineCarriesIDAndBothBoxes() throws {
         let (session, output) = try Fixtures.metadataOutput(types: [.face])
-        let objects = withExtendedLifetime(session) { output.metadataObjects(in: try! StillImage.load(path: Fixtures.path("frame0.jpg"))) }
+        let image = try StillImage.load(path: Fixtures.path("frame0.jpg"))
+        let objects = withExtendedLifetime(session) { output.metadataObjects(in: image) }
         var encoder = DetectionLineEncoder(source: "frame0.jpg")
         let parsed = try parse(encoder.encode(try #require(objects.first)))
         #expect(parsed["kind"] as? String == "face")
         #expect((parsed["face_id"] as? Int ?? 0) > 0)
         let bounds = try #require(parsed["bounds"] as? [String: Double])
         let pixels = try #require(parsed["pixel_bounds"] as? [String: Double])
-        #expect(abs(bounds["x"]! * 1280 - pixels["x"]!) < 0.01)
+        #expect(abs(try #require(bounds["x"]) * 1280 - (try #require(pixels["x"]))) < 0.01)
         #expect(parsed["corners"] == nil)
         let time = try #require(parsed["time"] as? String)
         #expect(time.range(of: #"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$"#, options: .regularExpression) != nil)
@@ -96,15 +99,17 @@ struct JSONLineTests {
 struct FaceTrackerTests {
     static func at(_ seconds: Double) -> MediaTime { MediaTime(seconds: seconds) }
 
-    @Test func facesKeepTheirIDWhileInViewAndGetANewOneOnReturn() {
+    @Test func facesKeepTheirIDWhileInViewAndGetANewOneOnReturn() throws {
         let tracker = FaceTracker()
         let a = Rect(x: 100, y: 100, width: 80, height: 80), b = Rect(x: 400, y: 100, width: 80, height: 80)
         let first = tracker.assignIDs(to: [a], at: Self.at(0))
         let second = tracker.assignIDs(to: [Rect(x: 105, y: 102, width: 80, height: 80), b], at: Self.at(0.1))
+        try #require(first.count == 1 && second.count == 2, "one ID per face: \(first), \(second)")
         #expect(second[0] == first[0])
         #expect(second[1] != first[0])
         _ = tracker.assignIDs(to: [], at: Self.at(0.2))
         let back = tracker.assignIDs(to: [a], at: Self.at(0.3))
+        try #require(back.count == 1, "one ID per face: \(back)")
         #expect(back[0] != first[0] && back[0] != second[1])
     }
 

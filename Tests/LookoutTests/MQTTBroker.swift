@@ -34,7 +34,7 @@ final class MQTTBroker {
     func start() throws {
         let broker = try BackgroundProcess("/usr/sbin/mosquitto", ["-c", configuration])
         process = broker
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(60)
         while Date() < deadline {
             if Self.accepts(port: port) { return }
             if !broker.isRunning { break }

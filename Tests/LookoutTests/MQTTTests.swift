@@ -35,9 +35,10 @@ struct MQTTTests {
         // A subscriber arriving afterwards gets the retained snapshot: the newest file's bytes.
         let subscriber = Process()
         subscriber.executableURL = URL(fileURLWithPath: "/usr/bin/mosquitto_sub")
-        subscriber.arguments = ["-p", String(broker.port), "-t", Self.camera + "/snapshot", "-C", "1", "-N", "-W", "5"]
+        subscriber.arguments = ["-p", String(broker.port), "-t", Self.camera + "/snapshot", "-C", "1", "-N", "-W", "60"]
         let out = Pipe()
         subscriber.standardOutput = out
+        subscriber.standardInput = FileHandle.nullDevice
         try subscriber.run()
         let payload = out.fileHandleForReading.readDataToEndOfFile()
         subscriber.waitUntilExit()
@@ -56,7 +57,7 @@ struct MQTTTests {
                                   "--mqtt", "\(broker.url)/\(Self.prefix)", "--ha-discovery"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.isEmpty, "\(result.stderr)")
-        #expect(live.wait(timeout: 5) { $0.contains { $0.topic == Self.prefix + "/available" && $0.payload == "offline" } })
+        #expect(live.wait(timeout: 60) { $0.contains { $0.topic == Self.prefix + "/available" && $0.payload == "offline" } })
         live.stop()
         let messages = live.messages
         // Availability online first, offline last; one event per code (60 frames each held both codes).
@@ -75,9 +76,11 @@ struct MQTTTests {
                 "QoS: \(lookoutTopics.map { "\($0.topic) \($0.qos)" })")
 
         // A subscriber arriving later sees the retained state, the last will, and the discovery
-        // configs; events are not retained.
-        let late = try Subscriber(port: broker.port, topics: [Self.prefix + "/#", "homeassistant/#"], extra: ["-W", "2"])
-        late.client.waitForExit(timeout: 10)
+        // configs; events are not retained. The broker sends retained messages on subscribing,
+        // before a probe published afterwards.
+        let late = try Subscriber(port: broker.port, topics: [Self.prefix + "/#", "homeassistant/#"])
+        try late.waitUntilSubscribed(port: broker.port, topic: Self.prefix + "/probe")
+        late.stop()
         let retained = Dictionary(late.messages.filter(\.retained).map { ($0.topic, $0.payload) }) { $1 }
         #expect(retained[Self.prefix + "/available"] == "offline")
         #expect(retained[Self.camera + "/available"] == "offline")
@@ -104,10 +107,10 @@ struct MQTTTests {
         let run = try BackgroundProcess(lookoutBinary, ["run", "--input", "cam=-", "--mqtt", "\(broker.url)/\(Self.prefix)"],
                                         withInput: true)
         try run.write(try Self.codeClip())
-        #expect(subscriber.wait(timeout: 10) { $0.last?.payload == "online" })
+        #expect(subscriber.wait(timeout: 60) { $0.last?.payload == "online" })
         run.signal(SIGKILL)
         run.waitForExit()
-        #expect(subscriber.wait(timeout: 10) { $0.last?.payload == "offline" }, "\(subscriber.messages.map(\.payload))")
+        #expect(subscriber.wait(timeout: 60) { $0.last?.payload == "offline" }, "\(subscriber.messages.map(\.payload))")
         subscriber.stop()
     }
 
@@ -120,14 +123,14 @@ struct MQTTTests {
         let run = try Self.codeEventsFromStandardInput(to: broker)
         let clip = try Self.codeClip()
         try run.write(clip)
-        #expect(subscriber.wait(timeout: 20) { Self.codeEvents($0).count == 3 })
+        #expect(subscriber.wait(timeout: 60) { Self.codeEvents($0).count == 3 })
 
         broker.stop()
         // Six more events while the broker is down.
         try run.write(clip)
         try run.write(clip)
         #expect(run.output.wait(timeout: 30) { $0.count == 9 })
-        #expect(run.errors.wait(timeout: 10) { $0.contains { $0.contains("connection to") && $0.contains("lost") } })
+        #expect(run.errors.wait(timeout: 60) { $0.contains { $0.contains("connection to") && $0.contains("lost") } })
         try broker.start()
 
         let expected = [0, 15, 60, 80, 95, 140, 160, 175, 220]
@@ -151,15 +154,17 @@ struct MQTTTests {
         let run = try Self.codeEventsFromStandardInput(to: broker, options: ["--mqtt-queue", "2"])
         try run.write(try Self.codeClip())
         #expect(run.output.wait(timeout: 30) { $0.count == 3 })
-        #expect(run.errors.wait(timeout: 5) { $0.contains { $0.contains("queue full (2)") } }, "\(run.errors.lines)")
+        #expect(run.errors.wait(timeout: 60) { $0.contains { $0.contains("queue full (2)") } }, "\(run.errors.lines)")
         #expect(run.errors.lines.contains { $0.contains("cannot connect") })
         try broker.start()
         #expect(subscriber.wait(timeout: 60) { Self.codeEvents($0).count == 2 },
                 "received \(subscriber.client.output.lines); subscriber: \(subscriber.client.errors.lines); lookout: \(run.errors.lines)")
-        Thread.sleep(forTimeInterval: 0.5)
-        #expect(Self.codeEvents(subscriber.messages) == [15, 60])
         try run.closeInput()
         #expect(run.waitForExit() == 0)
+        // Everything Lookout published has reached the broker (it exited after its last
+        // acknowledgement); a probe published now arrives after all of it: nothing more came.
+        try subscriber.waitUntilSubscribed(port: broker.port, topic: Self.prefix + "/probe-after")
+        #expect(Self.codeEvents(subscriber.messages) == [15, 60])
         subscriber.stop()
     }
 
@@ -195,7 +200,7 @@ struct MQTTTests {
                                   "--mqtt-ca", ca, "--mqtt-password-file", certificates.path + "/password"])
         #expect(result.status == 0)
         #expect(result.stderr.isEmpty, "\(result.stderr)")
-        #expect(subscriber.wait(timeout: 10) { Self.codeEvents($0) == [0] })
+        #expect(subscriber.wait(timeout: 60) { Self.codeEvents($0) == [0] })
         subscriber.stop()
 
         // A wrong password from the environment: refused, reported once, and Lookout still ends cleanly.
@@ -216,7 +221,7 @@ struct MQTTTests {
             defer { try? process.closeInput(); _ = process.waitForExit() }
             // Once a frame has been analysed, everything Lookout opens for a run is open.
             try process.write(Data(naiveFrames(Array(try Self.codeClip())).prefix(20).joined()))
-            #expect(process.output.wait(timeout: 20) { !$0.isEmpty }, "no event line")
+            #expect(process.output.wait(timeout: 60) { !$0.isEmpty }, "no event line")
             // /proc files report size 0: read them to the end by hand.
             let file = open("/proc/\(process.pid)/maps", O_RDONLY)
             try #require(file >= 0)

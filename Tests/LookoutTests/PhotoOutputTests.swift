@@ -14,27 +14,32 @@ struct PhotoOutputTests {
     }
 
     /// A running session on `clip` (paced like a camera) with a metadata output and a photo output.
-    static func running(_ clip: String) throws -> (CaptureSession, PhotoOutput) {
-        let (session, _) = try Fixtures.metadataOutput()
+    static func running(_ clip: String) throws -> (CaptureSession, PhotoOutput, MetadataOutput) {
+        let (session, metadata) = try Fixtures.metadataOutput()
         try session.addInput(try AssetReaderInput(path: clip.hasPrefix("/") ? clip : Fixtures.path(clip), pacing: .realTime))
         let photos = PhotoOutput()
         try session.addOutput(photos)
         session.startRunning()
-        return (session, photos)
+        return (session, photos, metadata)
     }
 
     @Test func aPhotoIsTheNextFrameAsJPEGWithTheObjectsFoundInIt() throws {
-        let (session, output) = try Self.running("sample.mjpeg")
+        // The sample three times over (6 s): frames to spare once every kind has been found.
+        let sample = try Fixtures.bytes("sample.mjpeg")
+        let clip = temporaryClip(sample + sample + sample)
+        defer { unlink(clip) }
+        let (session, output, metadata) = try Self.running(clip)
         defer { session.stopRunning() }
-        Thread.sleep(forTimeInterval: 0.5)
+        #expect(eventually { [.qr, .ean13, .face].allSatisfy { (metadata.statistics.objectsByType[$0] ?? 0) > 0 } },
+                "\(metadata.statistics.objectsByType)")
         let delegate = Photos()
         output.capturePhoto(with: PhotoSettings(), delegate: delegate)
         output.capturePhoto(with: PhotoSettings(drawsMetadataObjects: true, maximumHeight: 360), delegate: delegate)
-        for _ in 0..<2 { #expect(delegate.arrived.wait(timeout: .now() + 5) == .success) }
+        for _ in 0..<2 { #expect(delegate.arrived.wait(timeout: .now() + 60) == .success) }
         let photos = delegate.received.withLock { $0 }.compactMap(\.photo)
         try #require(photos.count == 2)
-        let plain = photos.first { !$0.resolvedSettings.drawsMetadataObjects }!
-        let drawn = photos.first { $0.resolvedSettings.drawsMetadataObjects }!
+        let plain = try #require(photos.first { !$0.resolvedSettings.drawsMetadataObjects })
+        let drawn = try #require(photos.first { $0.resolvedSettings.drawsMetadataObjects })
         #expect(plain.sequence == drawn.sequence, "both requests are served by the same frame")
         // An MJPEG frame taken as it is: the camera's own bytes.
         let bytes = plain.fileDataRepresentation()
@@ -55,12 +60,12 @@ struct PhotoOutputTests {
         let clip = FileManager.default.temporaryDirectory.appendingPathComponent("lookout-\(UUID().uuidString).y4m")
         try Data(header + Array([[UInt8]](repeating: Array(y4m.dropFirst(header.count)), count: 15).joined())).write(to: clip)
         defer { try? FileManager.default.removeItem(at: clip) }
-        let (session, output) = try Self.running(clip.path)
+        let (session, output, metadata) = try Self.running(clip.path)
         defer { session.stopRunning() }
-        Thread.sleep(forTimeInterval: 0.3)
+        #expect(eventually { (metadata.statistics.objectsByType[.qr] ?? 0) > 0 }, "no code found")
         let delegate = Photos()
         output.capturePhoto(with: PhotoSettings(drawsMetadataObjects: true), delegate: delegate)
-        #expect(delegate.arrived.wait(timeout: .now() + 5) == .success)
+        #expect(delegate.arrived.wait(timeout: .now() + 60) == .success)
         let photo = try #require(delegate.received.withLock { $0.first?.photo })
         let size = try photo.fileDataRepresentation().withUnsafeBytes { try JPEGDecoder().size(of: $0) }
         #expect(size == (photo.width, photo.height))
@@ -71,7 +76,7 @@ struct PhotoOutputTests {
         let output = PhotoOutput()
         let delegate = Photos()
         output.capturePhoto(with: PhotoSettings(), delegate: delegate)
-        #expect(delegate.arrived.wait(timeout: .now() + 5) == .success)
+        #expect(delegate.arrived.wait(timeout: .now() + 30) == .success)
         #expect(delegate.received.withLock { $0.first?.error } != nil)
     }
 
@@ -87,14 +92,14 @@ struct PhotoOutputTests {
         let delegate = Photos()
         output.capturePhoto(with: PhotoSettings(), delegate: delegate)
         session.stopRunning()
-        #expect(delegate.arrived.wait(timeout: .now() + 5) == .success, "the delegate is told, not left waiting")
+        #expect(delegate.arrived.wait(timeout: .now() + 30) == .success, "the delegate is told, not left waiting")
         let answer = delegate.received.withLock { $0.first }
         #expect(answer?.photo == nil && answer?.error != nil)
     }
 
     @Test func nobodyAskingCostsNoPictures() throws {
-        let (session, output) = try Self.running("sample.mjpeg")
-        Thread.sleep(forTimeInterval: 0.5)
+        let (session, output, _) = try Self.running("sample.mjpeg")
+        #expect(eventually { session.statistics.framesRead > 5 })
         session.stopRunning()
         #expect(output.droppedFrames.total > 0, "without a request the photo output takes no frame")
         #expect(session.statistics.picturesCopied == 0, "no picture copied while nobody asks")

@@ -17,6 +17,9 @@ final class ScriptedV4L2Driver: V4L2Driver, @unchecked Sendable {
         case interrupted
         /// poll() waits this long, then is interrupted: paces the frames after it.
         case pause(milliseconds: Int32)
+        /// poll() is interrupted until `condition` holds (looked at every 5 ms): the frames after
+        /// it wait for what the test waits for.
+        case until(@Sendable () -> Bool)
         /// poll() says ready but DQBUF has nothing (EAGAIN).
         case spuriousWakeup
         /// poll() times out (the watchdog fires).
@@ -37,6 +40,8 @@ final class ScriptedV4L2Driver: V4L2Driver, @unchecked Sendable {
         var nextFD: Int32 = 1000
         var opens = 0, closes = 0, maps = 0, unmaps = 0
         var failingOpens = 0
+        /// Unplugged by the test (`unplug()`): at the next poll, then until `replug()`.
+        var unplugRequested = false, unplugged = false
         var buffers: [(address: UnsafeMutableRawPointer?, queued: Bool)] = []
         var streaming = false
         var pendingFrame: Step?
@@ -65,8 +70,18 @@ final class ScriptedV4L2Driver: V4L2Driver, @unchecked Sendable {
 
     var queuedBuffers: Int { state.withLock { $0.buffers.filter(\.queued).count } }
 
+    /// The camera goes away at the next poll, and stays away (opens fail with ENODEV) until
+    /// `replug()`: a loss as long as the test needs, whatever the machine's pace.
+    func unplug() { state.withLock { $0.unplugRequested = true } }
+
+    func replug() { state.withLock { $0.unplugged = false } }
+
     func open(_ path: String) -> Int32 {
         state.withLock { state in
+            if state.unplugged {
+                errno = ENODEV
+                return -1
+            }
             if state.failingOpens > 0 {
                 state.failingOpens -= 1
                 errno = ENODEV
@@ -103,6 +118,12 @@ final class ScriptedV4L2Driver: V4L2Driver, @unchecked Sendable {
     }
 
     func poll(fd: Int32, cancelFD: Int32, timeoutMs: Int32) -> V4L2PollResult {
+        let unplugNow = state.withLock { state in
+            guard state.unplugRequested else { return false }
+            (state.unplugRequested, state.unplugged, state.pendingFrame) = (false, true, nil)
+            return true
+        }
+        if unplugNow { return .failed }
         let step: Step? = state.withLock { state in
             if state.pendingFrame != nil { return state.pendingFrame }
             return state.script.isEmpty ? nil : state.script.removeFirst()
@@ -121,6 +142,11 @@ final class ScriptedV4L2Driver: V4L2Driver, @unchecked Sendable {
         case .pause(let milliseconds):
             var fds = [pollfd(fd: cancelFD, events: Int16(POLLIN), revents: 0)]
             return Glibc.poll(&fds, 1, milliseconds) > 0 ? .cancelled : .error(.interrupted)
+        case .until(let condition):
+            if condition() { return .error(.interrupted) }
+            state.withLock { $0.script.insert(step, at: 0) }
+            var fds = [pollfd(fd: cancelFD, events: Int16(POLLIN), revents: 0)]
+            return Glibc.poll(&fds, 1, 5) > 0 ? .cancelled : .error(.interrupted)
         case .spuriousWakeup:
             return .ready
         case .silence:
@@ -204,7 +230,9 @@ final class ScriptedV4L2Driver: V4L2Driver, @unchecked Sendable {
                     (sequence, timestamp, flags, used) = (number, time, frameFlags, bytesUsed ?? bufferLength)
                 case .jpeg(let number, let time, let bytes):
                     precondition(bytes.count <= bufferLength, "a scripted JPEG frame larger than the driver's buffers")
-                    bytes.withUnsafeBytes { state.buffers[index].address?.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+                    bytes.withUnsafeBytes { jpeg in
+                        if let source = jpeg.baseAddress { state.buffers[index].address?.copyMemory(from: source, byteCount: jpeg.count) }
+                    }
                     (sequence, timestamp, flags, used) = (number, time, 0, bytes.count)
                 default:
                     errno = EAGAIN

@@ -16,6 +16,7 @@ struct ServiceUnitTests {
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
+        process.standardInput = FileHandle.nullDevice
         try process.run()
         let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
@@ -63,6 +64,7 @@ struct ServiceUnitTests {
         process.currentDirectoryURL = URL(fileURLWithPath: stage)
         let out = Pipe()
         process.standardOutput = out
+        process.standardInput = FileHandle.nullDevice
         try process.run()
         let lines = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
@@ -87,7 +89,7 @@ struct ServiceUnitTests {
         let run = try BackgroundProcess(lookoutBinary, ["run", "-i", Fixtures.path("sample.mjpeg"), "--http", "0.0.0.0:0"],
                                         environment: ["CREDENTIALS_DIRECTORY": credentials.path])
         defer { run.signal(SIGKILL) }
-        #expect(run.errors.wait(timeout: 20) { $0.contains { $0.contains("web view at") } }, "\(run.errors.lines)")
+        #expect(run.errors.wait(timeout: 60) { $0.contains { $0.contains("web view at") } }, "\(run.errors.lines)")
         let line = try #require(run.errors.lines.first { $0.contains("web view at") })
         let port = try #require(line.split(separator: ":").last.map { String($0.prefix { $0.isNumber }) })
         #expect(try httpGet("http://127.0.0.1:\(port)/api/status").status == 401)

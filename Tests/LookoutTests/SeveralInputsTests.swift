@@ -11,7 +11,7 @@ struct SeveralInputsTests {
     /// `sample.mjpeg` as H.264 in MP4, made by ffmpeg (15 fps, as the clip).
     static func sampleMP4() throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("lookout-sample-\(UUID().uuidString).mp4")
-        let result = try run("/usr/bin/ffmpeg", ["-loglevel", "error", "-f", "mjpeg", "-r", "15", "-i", Fixtures.path("sample.mjpeg"),
+        let result = try run("/usr/bin/ffmpeg", ["-nostdin", "-loglevel", "error", "-f", "mjpeg", "-r", "15", "-i", Fixtures.path("sample.mjpeg"),
                                                  "-c:v", "libx264", "-pix_fmt", "yuv420p", url.path])
         try #require(result == 0, "ffmpeg could not make the MP4")
         return url
@@ -21,9 +21,21 @@ struct SeveralInputsTests {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: program)
         process.arguments = arguments
+        process.standardInput = FileHandle.nullDevice
         try process.run()
         process.waitUntilExit()
         return process.terminationStatus
+    }
+
+    /// Whether a socket listens on TCP `port` of 127.0.0.1 (state 0A in /proc/net/tcp), found
+    /// without connecting to it.
+    static func listens(on port: Int) -> Bool {
+        let table = (try? String(contentsOfFile: "/proc/net/tcp", encoding: .utf8)) ?? ""
+        let local = String(format: "0100007F:%04X", port)
+        return table.split(separator: "\n").contains { line in
+            let fields = line.split(separator: " ")
+            return fields.count > 3 && fields[1] == local && fields[3] == "0A"
+        }
     }
 
     @Test func twoFilesAtOnceGiveLinesForBothEachNamed() throws {
@@ -66,7 +78,8 @@ struct SeveralInputsTests {
         // (Names are times and frame numbers: both cameras may well make the same name.)
         let ofA = Set(try FileManager.default.contentsOfDirectory(atPath: snapshots + "/a").filter(SnapshotFileName.isSnapshot))
         let ofB = try FileManager.default.contentsOfDirectory(atPath: snapshots + "/b").filter(SnapshotFileName.isSnapshot)
-        #expect(!ofA.isEmpty)
+        // a: code, code, face_enter, presence on; b (at the MJPEG default of 30 fps): one code.
+        #expect(ofA.count == 4 && ofB.count == 1, "\(ofA) \(ofB)")
         for name in ofB {
             let fromB = try httpGet(base + "/snapshots/\(name)?camera=b")
             let fileB = try Data(contentsOf: URL(fileURLWithPath: snapshots + "/b/" + name))
@@ -136,7 +149,7 @@ struct SeveralInputsTests {
         // End to end: ffmpeg quotes the URL when it fails; Lookout's lines and messages do not.
         let run = try BackgroundProcess(lookoutBinary, ["run", "-i", "http://admin:s3cr3t@127.0.0.1:1/live"])
         defer { run.signal(SIGKILL) }
-        #expect(run.output.wait(timeout: 20) { $0.contains { $0.contains("camera_lost") } }, "\(run.errors.lines)")
+        #expect(run.output.wait(timeout: 60) { $0.contains { $0.contains("camera_lost") } }, "\(run.errors.lines)")
         run.signal(SIGTERM)
         #expect(run.waitForExit() == 0)
         let everything = run.output.lines + run.errors.lines
@@ -149,7 +162,7 @@ struct SeveralInputsTests {
         let mp4 = try sampleMP4()
         defer { try? FileManager.default.removeItem(at: mp4) }
         let long = FileManager.default.temporaryDirectory.appendingPathComponent("lookout-long-\(UUID().uuidString).mp4")
-        try #require(try run("/usr/bin/ffmpeg", ["-loglevel", "error", "-stream_loop", "4", "-i", mp4.path, "-c", "copy", long.path]) == 0)
+        try #require(try run("/usr/bin/ffmpeg", ["-nostdin", "-loglevel", "error", "-stream_loop", "4", "-i", mp4.path, "-c", "copy", long.path]) == 0)
         return long
     }
 
@@ -167,7 +180,7 @@ struct SeveralInputsTests {
         #expect(run.output.wait(timeout: 40) { kinds($0).contains("qr") }, "no code from the stream: \(run.errors.lines)")
         server.signal(SIGKILL)
         server.waitForExit()
-        #expect(run.output.wait(timeout: 20) { kinds($0).contains("camera_lost") }, "\(run.errors.lines)")
+        #expect(run.output.wait(timeout: 60) { kinds($0).contains("camera_lost") }, "\(run.errors.lines)")
         server = try serve()
         #expect(run.output.wait(timeout: 40) { lines in
             let all = kinds(lines)
@@ -189,9 +202,10 @@ struct SeveralInputsTests {
         let port = try MQTTBroker.freePort()
         // ffmpeg's own HTTP listener: the sample looped as live MPEG-TS, paced (-re).
         try Self.expectLostThenFound(url: "http://127.0.0.1:\(port)/live.ts") {
-            let server = try BackgroundProcess("/usr/bin/ffmpeg", ["-loglevel", "quiet", "-re", "-stream_loop", "-1", "-i", mp4.path, "-c", "copy",
+            let server = try BackgroundProcess("/usr/bin/ffmpeg", ["-nostdin", "-loglevel", "quiet", "-re", "-stream_loop", "-1", "-i", mp4.path, "-c", "copy",
                                                                    "-f", "mpegts", "-listen", "1", "http://127.0.0.1:\(port)/live.ts"])
-            Thread.sleep(forTimeInterval: 0.5) // the listener's socket
+            // The listener takes one client: its socket is looked for, not connected to.
+            #expect(eventually { Self.listens(on: port) }, "ffmpeg does not listen on \(port)")
             return server
         }
     }
@@ -203,7 +217,7 @@ struct SeveralInputsTests {
         // GStreamer's RTSP server (Debian's gir1.2-gst-rtsp-server-1.0), H.264 over RTP.
         try Self.expectLostThenFound(url: "rtsp://127.0.0.1:\(port)/live") {
             let server = try BackgroundProcess(Fixtures.packageRoot + "/Tests/Support/rtsp-server.py", [String(port), mp4.path])
-            #expect(server.output.wait(timeout: 20) { $0.contains("ready") }, "the RTSP server did not start: \(server.errors.lines)")
+            #expect(server.output.wait(timeout: 60) { $0.contains("ready") }, "the RTSP server did not start: \(server.errors.lines)")
             return server
         }
     }

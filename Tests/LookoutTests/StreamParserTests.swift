@@ -2,29 +2,25 @@ import Foundation
 import Testing
 @testable import Lookout
 
-/// Feeds bytes through a real pipe, as standard input would deliver them.
+/// Feeds bytes through a real pipe, as standard input would deliver them (a pipe of its own: the
+/// test process's standard input, which other tests' children may share, is left alone).
 func readStream(_ bytes: [UInt8], chunk: Int = 4096) throws -> (frames: [[UInt8]], corrupt: [String]) {
     var fds: [Int32] = [0, 0]
-    precondition(pipe(&fds) == 0)
+    try #require(pipe(&fds) == 0)
     let writeEnd = fds[1], readEnd = fds[0]
     let writer = Thread {
         var offset = 0
         while offset < bytes.count {
-            let n = bytes[offset..<min(bytes.count, offset + chunk)].withUnsafeBytes { write(writeEnd, $0.baseAddress!, $0.count) }
+            let n = bytes[offset..<min(bytes.count, offset + chunk)].withUnsafeBytes { part in
+                part.baseAddress.map { write(writeEnd, $0, part.count) } ?? 0
+            }
             if n <= 0 { break }
             offset += n
         }
         close(writeEnd)
     }
     writer.start()
-    let saved = dup(STDIN_FILENO)
-    dup2(readEnd, STDIN_FILENO)
-    close(readEnd)
-    defer {
-        dup2(saved, STDIN_FILENO)
-        close(saved)
-    }
-    let reader = try FileDescriptorReader(path: "-")
+    let reader = try FileDescriptorReader(descriptor: readEnd, path: "standard input")
     let parser = MJPEGStreamReader(reader: reader, prefix: [])
     var frames = [[UInt8]](), corrupt = [String]()
     while let event = try parser.next() {
@@ -53,6 +49,7 @@ struct MJPEGStreamTests {
     init() throws {
         sample = try Fixtures.bytes("sample.mjpeg")
         frames = naiveFrames(sample)
+        try #require(frames.count == 60, "the sample's frames")
     }
 
     @Test func wholeSampleSplitsIntoItsFrames() throws {

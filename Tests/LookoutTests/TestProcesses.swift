@@ -6,6 +6,7 @@ final class LineCollector: @unchecked Sendable {
     private let lock = NSLock()
     private var buffer = Data()
     private var collected: [String] = []
+    private var ended = false, cutLine = false
 
     func attach(_ pipe: Pipe) {
         pipe.fileHandleForReading.readabilityHandler = { [self] handle in
@@ -14,7 +15,8 @@ final class LineCollector: @unchecked Sendable {
             defer { lock.unlock() }
             if data.isEmpty {
                 handle.readabilityHandler = nil
-                if !buffer.isEmpty { collected.append(String(decoding: buffer, as: UTF8.self)); buffer.removeAll() }
+                if !buffer.isEmpty { collected.append(String(decoding: buffer, as: UTF8.self)); buffer.removeAll(); cutLine = true }
+                ended = true
                 return
             }
             buffer.append(data)
@@ -29,6 +31,20 @@ final class LineCollector: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return collected
+    }
+
+    /// The writer closed its end and every byte has been collected.
+    var isFinished: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return ended
+    }
+
+    /// The output ended inside a line: its last line has no newline.
+    var endedMidLine: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return cutLine
     }
 
     /// Waits until `condition` holds for the lines so far; false after `timeout` seconds.
@@ -124,7 +140,9 @@ final class BackgroundProcess {
             kill(pid, SIGKILL)
             while isRunning { Thread.sleep(forTimeInterval: 0.01) }
         }
-        Thread.sleep(forTimeInterval: 0.1) // let the output handlers drain
+        // Every line written before the exit, collected: both pipes read to their end (a child the
+        // process left behind may hold them open; then what arrived within 10 s).
+        _ = output.wait(timeout: 10) { _ in output.isFinished && errors.isFinished }
         return status ?? -1
     }
 
@@ -147,4 +165,15 @@ func startWithDefaultSignals(_ attributes: inout posix_spawnattr_t) {
     for number in Int32(1)..<32 where number != SIGKILL && number != SIGSTOP { sigaddset(&defaults, number) }
     posix_spawnattr_setsigdefault(&attributes, &defaults)
     posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+}
+
+/// Waits until `condition` holds, looking every few milliseconds; false after `timeout` seconds.
+/// For an event with no notification of its own: the deadline is generous, not a measure.
+func eventually(timeout: Double = 60, _ condition: () throws -> Bool) rethrows -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+        if try condition() { return true }
+        Thread.sleep(forTimeInterval: 0.01)
+    }
+    return try condition()
 }

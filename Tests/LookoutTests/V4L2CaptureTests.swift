@@ -28,7 +28,7 @@ struct V4L2CaptureTests {
                .frame(sequence: 1, timestampNs: 34_000_000)])
         let source = try source(driver)
         let got = try frames(source, count: 2)
-        #expect(got.map(\.sequence) == [0, 1])
+        try #require(got.map(\.sequence) == [0, 1])
         #expect(got.map(\.framesLostBefore) == [0, 0])
         guard case .raw(let bytes, let bytesPerRow) = got[1].payload else { Issue.record("raw frame expected"); return }
         #expect(bytes.count == 64 * 48 && bytesPerRow == 64)
@@ -62,6 +62,7 @@ struct V4L2CaptureTests {
         ])
         let source = try source(driver)
         let got = try frames(source, count: 3)
+        try #require(got.count == 3)
         guard case .corrupt = got[0].payload, case .corrupt = got[1].payload, case .raw = got[2].payload else {
             Issue.record("expected corrupt, corrupt, frame")
             return
@@ -95,7 +96,7 @@ struct V4L2CaptureTests {
         #expect(got.count == 10)
         #expect(got.map(\.sequence) == Array(0..<10), "our sequence keeps counting across reconnects")
         let seen = events.withLock { $0 }
-        #expect(seen.count == 6, "\(seen)")
+        try #require(seen.count == 6, "\(seen)")
         #expect(seen.filter { $0 == "found" }.count == 3)
         #expect(seen[2].contains("no frame for"), "the watchdog fired: \(seen)")
         source.cancel()
@@ -144,8 +145,7 @@ struct V4L2CaptureTests {
         video.setSampleBufferDelegate(delegate, queue: DispatchQueue(label: "test.video"))
         try session.addOutput(video)
         session.startRunning()
-        let deadline = Date().addingTimeInterval(5)
-        while delegate.luma.withLock({ $0.count }) < 3 && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        #expect(eventually { delegate.luma.withLock { $0.count } >= 3 })
         session.stopRunning()
         #expect(delegate.luma.withLock { $0 } == [10, 20, 50])
         let drops = delegate.drops.withLock { $0 }

@@ -21,6 +21,7 @@ func httpGet(_ url: String, _ options: [String] = []) throws -> HTTPAnswer {
     process.arguments = ["-s", "-g", "--max-time", "10", "-o", bodyFile.path, "-w", "%{http_code} %{content_type}"] + options + [url]
     let out = Pipe()
     process.standardOutput = out
+    process.standardInput = FileHandle.nullDevice
     try process.run()
     let written = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     process.waitUntilExit()
@@ -35,13 +36,16 @@ func jpegSize(_ data: Data) throws -> (width: Int, height: Int) {
 }
 
 /// Starts `lookout run ARGS --http 127.0.0.1:0` and returns it with the server's base URL; with
-/// `outputFile`, standard output goes there rather than to `output`.
-func startLookoutWithHTTP(_ arguments: [String], withInput: Bool = false, outputFile: String? = nil) throws -> (BackgroundProcess, String) {
+/// `outputFile`, standard output goes there rather than to `output`; `input` is written to its
+/// standard input first (an input on standard input is read before the server starts).
+func startLookoutWithHTTP(_ arguments: [String], withInput: Bool = false, input: Data? = nil,
+                          outputFile: String? = nil) throws -> (BackgroundProcess, String) {
     let command = ["run"] + arguments + ["--http", "127.0.0.1:0"]
     let process = try outputFile.map {
         try BackgroundProcess("/bin/sh", ["-c", #"exec "$0" "$@" > "$LOOKOUT_OUTPUT_FILE""#, lookoutBinary] + command,
                               environment: ["LOOKOUT_OUTPUT_FILE": $0], withInput: withInput)
     } ?? BackgroundProcess(lookoutBinary, command, withInput: withInput)
+    if let input { try process.write(input) }
     var base: String?
     _ = process.errors.wait(timeout: 30) { lines in
         base = lines.lazy.compactMap { line -> String? in
@@ -61,21 +65,24 @@ struct WebServerTests {
         defer { try? FileManager.default.removeItem(atPath: snapshots) }
         let recordings = FileManager.default.temporaryDirectory.appendingPathComponent("lookout-recordings-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: recordings) }
-        // Two seconds of empty frames, then the sample, paced: the event stream connects before
-        // the first event, so it sees every line.
+        // Two seconds of empty frames on standard input (a live input: read as they come); the
+        // sample follows once the event stream is connected, so it sees every line.
         let blank = try PictureRenderer().jpeg(of: FramePicture(copying: [UInt8](repeating: 200, count: 1280 * 720),
                                                                 width: 1280, height: 720, pixelFormat: .gray))
-        let clip = FileManager.default.temporaryDirectory.appendingPathComponent("lookout-clip-\(UUID().uuidString).mjpeg")
-        try Data(Array([[UInt8]](repeating: blank, count: 60).joined()) + Fixtures.bytes("sample.mjpeg")).write(to: clip)
-        defer { try? FileManager.default.removeItem(at: clip) }
         let (lookout, base) = try startLookoutWithHTTP(
-            ["--input", clip.path, "--realtime", "--events", "changes", "--stats", "--snapshots", snapshots, "--record", recordings])
+            ["--input", "door=-", "--events", "changes", "--stats", "--snapshots", snapshots, "--record", recordings],
+            withInput: true, input: Data(Array([[UInt8]](repeating: blank, count: 60).joined())))
         let events = try BackgroundProcess("/usr/bin/curl", ["-sN", base + "/api/events"])
-        #expect(events.output.wait(timeout: 10) { $0.contains(": lookout events") })
+        #expect(events.output.wait(timeout: 60) { $0.contains(": lookout events") })
+        try lookout.write(Data(try Fixtures.bytes("sample.mjpeg")))
+        try lookout.closeInput()
         #expect(lookout.output.wait(timeout: 60) { $0.contains { $0.contains(#""kind":"stats""#) } }, "the input never ended")
         let stdoutLines = lookout.output.lines.filter { !$0.contains(#""kind":"stats""#) }
-        #expect(stdoutLines.count >= 4, "code, code, face_enter and presence: \(stdoutLines)")
-        _ = events.output.wait(timeout: 10) { $0.filter { $0.hasPrefix("data: ") }.count >= stdoutLines.count }
+        let kinds = stdoutLines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            .compactMap { $0["kind"] as? String }
+        #expect(kinds == ["code", "code", "face_enter", "presence", "recording"], "\(stdoutLines)")
+        #expect(events.output.wait(timeout: 60) { $0.filter { $0.hasPrefix("data: ") }.count >= stdoutLines.count },
+                "\(events.output.lines)")
         #expect(events.output.lines.filter { $0.hasPrefix("data: ") }.map { String($0.dropFirst(6)) } == stdoutLines,
                 "SSE data lines equal standard output's")
         events.signal(SIGTERM)
@@ -90,7 +97,8 @@ struct WebServerTests {
         let status = try #require(try httpGet(base + "/api/status").json)
         #expect(status["kind"] as? String == "status" && status["input"] as? String == "ended")
         #expect(status["frames_read"] as? Int == 120)
-        #expect((status["objects"] as? [[String: Any]])?.isEmpty == false)
+        let objects = (status["objects"] as? [[String: Any]] ?? []).compactMap { $0["kind"] as? String }
+        #expect(objects.sorted() == ["ean13", "face", "qr"], "the last frame's objects: \(objects)")
         #expect((status["recent_events"] as? [[String: Any]])?.count == stdoutLines.count)
 
         let latest = try httpGet(base + "/api/latest.jpg")
@@ -125,12 +133,12 @@ struct WebServerTests {
         #expect(check.terminationStatus == 0, "promtool: \(complaints)")
         let stats = try #require(lookout.output.lines.first { $0.contains(#""kind":"stats""#) })
         let summary = try #require(try JSONSerialization.jsonObject(with: Data(stats.utf8)) as? [String: Any])
-        // Each series carries the camera's name (made from the file's).
+        // Each series carries the camera's name.
         let camera = try #require(summary["camera"] as? String)
-        #expect(camera == clip.deletingPathExtension().lastPathComponent)
+        #expect(camera == "door")
         func metric(_ name: String, _ label: String? = nil) -> Int? {
             let series = name + #"{camera=""# + camera + "\"" + (label.map { "," + $0 } ?? "") + "} "
-            return metrics.text.split(separator: "\n").first { $0.hasPrefix(series) }.flatMap { Int($0.split(separator: " ")[1]) }
+            return metrics.text.split(separator: "\n").first { $0.hasPrefix(series) }.flatMap { $0.split(separator: " ").dropFirst().first.flatMap { Int($0) } }
         }
         #expect(metric("lookout_frames_read_total") == summary["frames_read"] as? Int)
         #expect(metric("lookout_frames_analysed_total") == summary["frames_analysed"] as? Int)
@@ -175,7 +183,7 @@ struct WebServerTests {
             #expect(try httpGet(base + hostile, ["--path-as-is"]).status == 404, "\(hostile)")
         }
         lookout.signal(SIGINT)
-        #expect(lookout.waitForExit(timeout: 15) == 0)
+        #expect(lookout.waitForExit(timeout: 30) == 0)
     }
 
     @Test func aNonLoopbackAddressNeedsATokenAndTheTokenIsChecked() throws {
@@ -203,7 +211,7 @@ struct WebServerTests {
         #expect(try httpGet(base + "/api/status", ["-u", "anyone:s3cret token"]).status == 200)
         #expect(try httpGet(base + "/healthz").status == 200, "health checks need no token")
         process.signal(SIGTERM)
-        #expect(process.waitForExit(timeout: 15) == 0)
+        #expect(process.waitForExit(timeout: 30) == 0)
     }
 
     /// Connects, asks for `path` and never reads: a receive buffer of 4 KB fills at once.
@@ -238,40 +246,35 @@ struct WebServerTests {
         defer { try? FileManager.default.removeItem(at: clip) }
         let (lookout, base) = try startLookoutWithHTTP(["--input", clip.path, "--realtime", "--types", "qr", "--preview-fps", "15"])
         let port = try #require(Int(base.split(separator: ":").last ?? ""))
-        func status() throws -> [String: Any] { try #require(try httpGet(base + "/api/status").json) }
-        Thread.sleep(forTimeInterval: 1)
+        func framesRead() -> Int { (try? httpGet(base + "/api/status").json?["frames_read"] as? Int) ?? 0 }
+        #expect(eventually { framesRead() > 0 }, "no frame read")
         let stalled = try Self.connectWithoutReading(port: port, path: "/api/stream.mjpeg?boxes=1")
         defer { close(stalled) }
-        let before = try status()
+        let before = framesRead()
         let baseline = Self.residentKilobytes(lookout.pid)
         var peak = baseline
-        var disconnected = 0
-        let start = Date()
-        while Date().timeIntervalSince(start) < 16 {
-            Thread.sleep(forTimeInterval: 0.5)
+        var disconnected = 0, readWhileStalled = 0
+        // Held until the server gives up on the viewer (it takes no picture for 10 s).
+        #expect(eventually { () -> Bool in
             peak = max(peak, Self.residentKilobytes(lookout.pid))
-            disconnected = (try status()["http"] as? [String: Any])?["slow_clients_disconnected"] as? Int ?? 0
-            if disconnected > 0 && Date().timeIntervalSince(start) > 12 { break }
-        }
-        let after = try status()
-        let seconds = Date().timeIntervalSince(start)
-        let rate = Double((after["frames_read"] as! Int) - (before["frames_read"] as! Int)) / seconds
-        #expect(rate > 25, "capture kept its 30 fps while the viewer stalled: \(rate)")
-        #expect(disconnected >= 1, "the stalled viewer was disconnected")
+            let status = try? httpGet(base + "/api/status").json
+            disconnected = (status?["http"] as? [String: Any])?["slow_clients_disconnected"] as? Int ?? 0
+            if disconnected == 0 { readWhileStalled = (status?["frames_read"] as? Int ?? before) - before }
+            return disconnected > 0
+        }, "the stalled viewer was never disconnected")
+        #expect(disconnected == 1, "the one stalled viewer was disconnected")
+        // Capture went on while the viewer stalled (it would stand still if the viewer held it):
+        // the 10 s before the disconnection are 300 frames of the clip.
+        #expect(readWhileStalled >= 30, "capture stalled with the viewer: \(readWhileStalled) frames read meanwhile")
         #expect(peak - baseline < 40_000, "resident memory grew by \(peak - baseline) KB")
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         // The server closed its side: after what was buffered, the socket reads end of file.
-        let deadline = Date().addingTimeInterval(5)
-        var closed = false
-        while Date() < deadline {
+        #expect(eventually { () -> Bool in
             let n = recv(stalled, &chunk, chunk.count, Int32(MSG_DONTWAIT))
-            if n == 0 { closed = true; break }
-            if n < 0 && errno != EAGAIN { closed = true; break }
-            if n < 0 { Thread.sleep(forTimeInterval: 0.05) }
-        }
-        #expect(closed, "the server closed the stalled connection")
+            return n == 0 || (n < 0 && errno != EAGAIN)
+        }, "the server closed the stalled connection")
         lookout.signal(SIGTERM)
-        #expect(lookout.waitForExit(timeout: 15) == 0)
+        #expect(lookout.waitForExit(timeout: 30) == 0)
     }
 
     @Test func aPortInUseIsOneSentenceAndExitStatus1() throws {
@@ -292,25 +295,27 @@ struct WebServerTests {
     }
 
     @Test func theWebPageDrawsTheBoxesWhereTheDetectionsAre() throws {
-        // The clip, paced, three times over, so the page sees it live; then its end.
+        // The clip, paced, fifteen times over (30 s), so the page sees it live however long the
+        // browser takes to start; the run is stopped once the page has been checked.
         let clip = FileManager.default.temporaryDirectory.appendingPathComponent("lookout-clip-\(UUID().uuidString).mjpeg")
         let sample = try Fixtures.bytes("sample.mjpeg")
-        try Data(sample + sample + sample).write(to: clip)
+        try Data(Array([[UInt8]](repeating: sample, count: 15).joined())).write(to: clip)
         defer { try? FileManager.default.removeItem(at: clip) }
         let detections = FileManager.default.temporaryDirectory.appendingPathComponent("lookout-detections-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: detections) }
         let (lookout, base) = try startLookoutWithHTTP(["--input", clip.path, "--realtime"], outputFile: detections.path)
         let check = Process()
         check.executableURL = URL(fileURLWithPath: Fixtures.packageRoot + "/Tests/Browser/check-web-view.py")
-        check.arguments = [base + "/", detections.path, "qr", "ean13", "face", "--timeout", "20"]
+        check.arguments = [base + "/", detections.path, "qr", "ean13", "face", "--timeout", "60"]
         let out = Pipe()
         check.standardOutput = out
+        check.standardInput = FileHandle.nullDevice
         try check.run()
         let report = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         check.waitUntilExit()
         #expect(check.terminationStatus == 0, "\(report)")
         lookout.signal(SIGTERM)
-        #expect(lookout.waitForExit(timeout: 15) == 0)
+        #expect(lookout.waitForExit(timeout: 30) == 0)
     }
 }
 
@@ -319,12 +324,10 @@ struct WebServerTests {
 @Suite("Health while the camera comes and goes")
 struct HealthTests {
     @Test func healthzAnswers503WhileTheCameraIsLostAnd200WhenItIsBack() throws {
+        // Frames every 30 ms for up to five minutes; the test unplugs the camera once it is seen
+        // streaming and plugs it back once it is seen lost, then stops the run.
         var script: [ScriptedV4L2Driver.Step] = []
-        // Streaming for 6 s, unplugged for about 3.75 s (four failed opens with backoff), then
-        // streaming for a minute: long enough phases for a loaded machine; the test stops the run.
-        for n in 0..<120 { script += [.pause(milliseconds: 50), .frame(sequence: UInt32(n), timestampNs: Int64(n + 1) * 33_000_000)] }
-        script.append(.unplug(opensFailing: 4))
-        for n in 0..<2000 { script += [.pause(milliseconds: 30), .frame(sequence: UInt32(n), timestampNs: Int64(n + 1) * 33_000_000)] }
+        for n in 0..<10_000 { script += [.pause(milliseconds: 30), .frame(sequence: UInt32(n), timestampNs: Int64(n + 1) * 33_000_000)] }
         let driver = ScriptedV4L2Driver(script: script)
         let device = try CaptureDevice(path: "/dev/scripted0", driver: driver)
         let session = CaptureSession()
@@ -353,11 +356,13 @@ struct HealthTests {
             }
             return false
         }
-        #expect(try waitForHealth(200, input: "streaming", within: 10))
-        #expect(try waitForHealth(503, input: "lost", within: 20))
+        #expect(try waitForHealth(200, input: "streaming", within: 60))
+        driver.unplug()
+        #expect(try waitForHealth(503, input: "lost", within: 60))
         let metrics = try httpGet(base + "/metrics").text
         #expect(metrics.contains(#"lookout_camera_up{camera="scripted0"} 0.0"#), "the gauge follows: \(metrics.split(separator: "\n").filter { $0.contains("camera_up") })")
-        #expect(try waitForHealth(200, input: "streaming", within: 30))
+        driver.replug()
+        #expect(try waitForHealth(200, input: "streaming", within: 60))
         pipeline.stop()
         #expect(finished.wait(timeout: .now() + 10) == .success)
         #expect(try httpGet(base + "/healthz").status == 503, "a stopped run is not healthy")
