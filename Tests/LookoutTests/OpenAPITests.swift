@@ -25,7 +25,7 @@ struct OpenAPITests {
             #expect(lookout.waitForExit(timeout: 30) == 0)
         }
         let authorized = ["-H", "Authorization: Bearer openapi-token"]
-        #expect(waitFor(timeout: 60) { (try? httpGet(base + "/api/latest.jpg", authorized).status) == 200 }, "a picture before the run")
+        #expect(eventually(timeout: 60) { (try? httpGet(base + "/api/latest.jpg", authorized).status) == 200 }, "a picture before the run")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
         // Bounded: 25 examples an operation, a request may take 10 s, the whole run 10 minutes.

@@ -19,16 +19,6 @@ func supportScript(_ name: String, _ arguments: [String], input: Data = Data()) 
     return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any], "\(name) wrote \(String(decoding: data, as: UTF8.self))")
 }
 
-/// Polls `condition` until it holds; false after `timeout` seconds.
-func waitFor(timeout: Double, _ condition: () -> Bool) -> Bool {
-    let deadline = Date().addingTimeInterval(timeout)
-    while Date() < deadline {
-        if condition() { return true }
-        Thread.sleep(forTimeInterval: 0.1)
-    }
-    return condition()
-}
-
 /// The web server under attack: idle and slow clients, rebound host names, other sites' pages,
 /// methods and bodies no route takes. Each test runs the built binary on the sample clip (the web
 /// view stays up after the clip's end) and talks to it over real sockets.
@@ -122,7 +112,7 @@ struct WebServerHardeningTests {
     @Test func headAnswersEveryRouteWithoutABody() throws {
         let (lookout, base, _, _) = try startServer()
         defer { stop(lookout) }
-        #expect(waitFor(timeout: 60) { (try? httpGet(base + "/api/latest.jpg").status) == 200 }, "a picture")
+        #expect(eventually(timeout: 60) { (try? httpGet(base + "/api/latest.jpg").status) == 200 }, "a picture")
         let routes: [(String, String)] = [("/", "text/html"), ("/api/status", "application/json"), ("/healthz", "application/json"),
                                           ("/metrics", "text/plain"), ("/api/latest.jpg", "image/jpeg"),
                                           ("/api/stream.mjpeg", "multipart/x-mixed-replace"), ("/api/events", "text/event-stream"),
