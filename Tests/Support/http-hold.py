@@ -8,7 +8,8 @@ idle: CONNECTIONS connections that send nothing (any the server closes is opened
   head that would take a minute to complete). Meanwhile PROBES fresh connections, one after the
   other, each ask for /healthz or / with a 10 s deadline. Prints one JSON object:
   {"probes_ok": N, "probes_failed": N, "failures": [...], "held": N,
-   "trickles_closed_by_server": N, "trickles_completed": N}
+   "trickles_closed_by_server": N, "trickles_completed": N, "probe_seconds_max": S}
+(the slowest probe's time is a figure to read, not a test: tests do not assert speed)
 """
 import json
 import socket
@@ -20,7 +21,7 @@ host, port, mode, count, probes = sys.argv[1], int(sys.argv[2]), sys.argv[3], in
 stop = threading.Event()
 lock = threading.Lock()
 result = {"probes_ok": 0, "probes_failed": 0, "failures": [], "held": 0,
-          "trickles_closed_by_server": 0, "trickles_completed": 0}
+          "trickles_closed_by_server": 0, "trickles_completed": 0, "probe_seconds_max": 0.0}
 
 
 def connect():
@@ -112,8 +113,10 @@ for worker in workers:
     worker.start()
 time.sleep(3)  # let the attack take hold before probing
 for index in range(probes):
+    started = time.monotonic()
     ok, line = probe("/healthz" if index % 2 == 0 else "/")
     with lock:
+        result["probe_seconds_max"] = round(max(result["probe_seconds_max"], time.monotonic() - started), 3)
         result["probes_ok" if ok else "probes_failed"] += 1
         if not ok:
             result["failures"].append(line)
