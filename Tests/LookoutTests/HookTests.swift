@@ -14,8 +14,13 @@ final class ScratchFolder {
     /// Writes an executable shell script (the hook under test, not Lookout, uses a shell).
     func script(_ name: String, _ body: String) throws -> String {
         let file = path + "/" + name
-        try ("#!/bin/sh\n" + body).write(toFile: file, atomically: true, encoding: .utf8)
-        chmod(file, 0o755)
+        // Written through a close-on-exec descriptor: one inherited by a child another suite starts
+        // meanwhile would keep the script open for writing, and running it would fail (ETXTBSY).
+        let fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o755)
+        try #require(fd >= 0, "cannot create \(file)")
+        defer { close(fd) }
+        let bytes = Array(("#!/bin/sh\n" + body).utf8)
+        try #require(bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) } == bytes.count)
         return file
     }
 

@@ -1,6 +1,7 @@
 import Synchronization
 
-/// When a stop must be over. It starts once, when the stop begins (a signal, the input's end);
+/// When a stop must be over. It starts once, when a stop signal comes (an input that ends is not
+/// hurried: its hooks and MQTT get their own bounds);
 /// every part that waits while stopping (MQTT delivery and disconnects, hooks, the web server)
 /// waits until then at most, all at the same time: the stop's length does not grow with the
 /// number of cameras or connections.

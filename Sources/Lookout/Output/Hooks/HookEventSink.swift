@@ -29,11 +29,13 @@ public final class HookEventSink: EventSink, @unchecked Sendable {
     }
 
     /// Lets running hooks finish, each within its timeout and two seconds more, and within the
-    /// stop's deadline (`StopDeadline`).
+    /// stop's deadline (`StopDeadline`); those still running then are stopped as at their timeout
+    /// (SIGTERM to the group), so that none outlives the process.
     public func finish() {
         for hook in [codeHook, presenceHook].compactMap({ $0 })
         where !hook.waitUntilIdle(timeout: StopDeadline.shared.remaining(atMost: hook.timeout + 2)) {
-            diagnostics("hook \(hook.name): still running at exit")
+            let running = hook.terminateRunning()
+            diagnostics("hook \(hook.name): \(running) still running at exit; stopped (SIGTERM)")
         }
     }
 

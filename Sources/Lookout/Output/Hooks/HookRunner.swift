@@ -31,6 +31,8 @@ public final class HookRunner: @unchecked Sendable {
         var running = 0
         var pending: BoundedQueue<Job>
         var statistics = Statistics()
+        /// Children not yet reaped (a reaped pid could be reused: it leaves the set first).
+        var children: Set<pid_t> = []
     }
 
     /// The option that set the hook, for messages ("--on-code").
@@ -104,6 +106,18 @@ public final class HookRunner: @unchecked Sendable {
         return true
     }
 
+    /// Stops every hook still running (SIGTERM to its process group, as at its timeout) and
+    /// forgets the waiting ones: the process is exiting and would otherwise leave them behind.
+    /// Returns how many were running.
+    @discardableResult
+    public func terminateRunning() -> Int {
+        state.withLock { state in
+            while state.pending.popFirst() != nil { state.statistics.dropped += 1 }
+            for pid in state.children { kill(-pid, SIGTERM) }
+            return state.children.count
+        }
+    }
+
     // MARK: Worker threads
 
     private func execute(_ first: Job) {
@@ -123,12 +137,13 @@ public final class HookRunner: @unchecked Sendable {
         state.withLock { $0.statistics.started += 1 }
         let pid: pid_t
         do throws(Errno) {
-            pid = try spawn(job)
+            pid = try spawnRetryingBusy(job)
         } catch {
             state.withLock { $0.statistics.failed += 1 }
             diagnostics("hook \(name): cannot start \(arguments[0]): \(error)")
             return
         }
+        state.withLock { _ = $0.children.insert(pid) }
         let exited = Locked(false)
         let timedOut = Atomic<Bool>(false)
         // The child stays a zombie until reaped below, so its pid (and group) cannot be reused
@@ -146,6 +161,7 @@ public final class HookRunner: @unchecked Sendable {
         var info = siginfo_t()
         while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) != 0 && errno == EINTR {}
         exited.withLock { $0 = true }
+        state.withLock { _ = $0.children.remove(pid) }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
 
@@ -160,6 +176,19 @@ public final class HookRunner: @unchecked Sendable {
             state.withLock { $0.statistics.failed += 1 }
             diagnostics("hook \(name): \(arguments[0]) exited with status \((status >> 8) & 0xff)")
         }
+    }
+
+    /// A program being written (a deploy replacing the hook) cannot be run for a moment
+    /// (ETXTBSY): tried again a few times over half a second rather than the event lost.
+    private func spawnRetryingBusy(_ job: Job) throws(Errno) -> pid_t {
+        for _ in 1..<5 {
+            do throws(Errno) {
+                return try spawn(job)
+            } catch where error.rawValue == ETXTBSY {
+                usleep(100_000)
+            }
+        }
+        return try spawn(job)
     }
 
     private func spawn(_ job: Job) throws(Errno) -> pid_t {
