@@ -31,10 +31,33 @@ struct FFmpegDiagnosis: Equatable {
         } else if let line = lines.first(where: { $0.contains("Cannot allocate memory") || $0.contains("failed to map segment") }) {
             reason = "out of memory: ffmpeg may take \(limits.addressSpaceBytes >> 20) MiB with --max-pixels \(budget.maximumPixels)"
             ffmpegLine = line
+        } else if let (line, words) = lines.lazy.compactMap({ line in Self.networkReason(line).map { (line, $0) } }).first {
+            reason = words
+            ffmpegLine = line
         } else {
             reason = nil
             ffmpegLine = lines.last
         }
+    }
+
+    /// A network camera's failure in Lookout's words, from ffmpeg's line (which names the URL,
+    /// password included, and its own advice); nil for a line it does not recognise.
+    static func networkReason(_ line: String) -> String? {
+        let known: [(said: String, reason: String)] = [
+            ("Connection refused", "the camera refused the connection"),
+            ("Connection timed out", "the camera did not answer (connection timed out)"),
+            ("No route to host", "no route to the camera's host"),
+            ("Network is unreachable", "the camera's network is unreachable"),
+            ("Name or service not known", "the camera's host name does not resolve"),
+            ("Failed to resolve hostname", "the camera's host name does not resolve"),
+            ("Temporary failure in name resolution", "the camera's host name does not resolve"),
+            ("401 Unauthorized", "the camera refused the user name or password (401)"),
+            ("403 Forbidden", "the camera refused access (403)"),
+            ("404 Not Found", "the camera has no such stream (404)"),
+            ("Connection reset by peer", "the camera closed the connection"),
+            ("Immediate exit requested", "the stream stopped"),
+        ]
+        return known.first { line.contains($0.said) }?.reason
     }
 
     /// "over the pixel budget: 1280x720 is more than the 307200 pixels --max-pixels allows".
