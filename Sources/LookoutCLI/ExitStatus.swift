@@ -18,7 +18,7 @@ enum ExitStatus {
     /// The exit code for an error.
     static func code(for error: CaptureError) -> Int32 {
         switch error {
-        case .input(.notFound), .input(.unreadable), .input(.ffmpegFailed), .device(.noSuchDevice), .device(.permissionDenied),
+        case .input(.notFound), .input(.unreadable), .input(.ffmpegFailed), .input(.overPixelBudget), .device(.noSuchDevice), .device(.permissionDenied),
              .device(.noCamera):
             return noInput
         case .input(.unsupportedURL):

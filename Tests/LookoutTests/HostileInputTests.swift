@@ -148,12 +148,12 @@ struct HostileInputTests {
         #expect(taken.status == 0, "\(taken.stderr)")
         #expect(taken.stdout.contains("\"frames_analysed\":2"))
         let past = file("past.y4m", y4m("YUV4MPEG2 W65 H64 F10:1 Cmono", frames: 2, frameBytes: 65 * 64))
-        expectRefusal(try measuredLookout(["run", "--input", past, "--max-pixels", "64x64"]), status: 1,
-                      saying: "declares 65x64 pixels, more than the 4096 that --max-pixels allows")
+        expectRefusal(try measuredLookout(["run", "--input", past, "--max-pixels", "64x64"]), status: 66,
+                      saying: "past.y4m: over the pixel budget: 65x64 is more than the 4096 pixels --max-pixels allows")
         // The default budget: a 16384x16384 header is refused before its frame buffer exists.
         let huge = file("huge.y4m", y4m("YUV4MPEG2 W16384 H16384 F25:1", frames: 1))
         let run = try measuredLookout(["run", "--input", huge])
-        expectRefusal(run, status: 1, saying: "declares 16384x16384 pixels")
+        expectRefusal(run, status: 66, saying: "huge.y4m: over the pixel budget: 16384x16384 is more than the 67108864 pixels")
         expectPeak(run, below: 150)
     }
 

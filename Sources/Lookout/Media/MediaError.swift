@@ -10,6 +10,8 @@ public enum MediaError: Error, Equatable, Sendable, CustomStringConvertible {
     case unrecognizedStream(path: String, firstBytes: [UInt8])
     /// A Y4M stream Lookout cannot take (bad header, 16-bit samples, interlacing...).
     case unsupportedY4M(path: String, reason: String)
+    /// A stream whose pictures are larger than --max-pixels allows (`reason`: `PixelBudget.exceeded`).
+    case overPixelBudget(path: String, reason: String)
     /// An image or frame that the decoder rejected (truncated, bad Huffman code, ...).
     case corruptImage(reason: String)
     /// A still image Lookout cannot decode: `reason` completes a sentence that starts with the
@@ -36,6 +38,8 @@ public enum MediaError: Error, Equatable, Sendable, CustomStringConvertible {
             return "\(path) is not an MJPEG or Y4M stream (\(shown))"
         case .unsupportedY4M(let path, let reason):
             return "\(path) is a Y4M stream Lookout cannot read: \(reason)"
+        case .overPixelBudget(let path, let reason):
+            return "\(path): \(reason)"
         case .corruptImage(let reason):
             return "corrupt image: \(reason)"
         case .unsupportedImage(let path, let reason, _):

@@ -30,5 +30,11 @@ public struct PixelBudget: Sendable, Equatable, CustomStringConvertible {
         return "it declares \(width)x\(height) pixels, more than the \(maximumPixels) that --max-pixels allows"
     }
 
+    /// Said after an input's name when its pictures are over the budget ("clip.y4m: over the
+    /// pixel budget: 1280x720 is more than the 307200 pixels --max-pixels allows").
+    public func exceeded(width: Int, height: Int) -> String {
+        "over the pixel budget: \(width)x\(height) is more than the \(maximumPixels) pixels --max-pixels allows"
+    }
+
     public var description: String { "\(maximumPixels) pixels" }
 }

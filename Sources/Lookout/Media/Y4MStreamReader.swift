@@ -59,7 +59,7 @@ final class Y4MStreamReader {
         }
         guard budget.allows(width: width, height: height) else {
             if let overBudget { throw overBudget(width, height) }
-            throw .unsupportedY4M(path: path, reason: budget.refusal(width: width, height: height))
+            throw .overPixelBudget(path: path, reason: budget.exceeded(width: width, height: height))
         }
         let luma = width * height
         let chromaWidth = (width + 1) / 2

@@ -62,7 +62,7 @@ struct FFmpegDiagnosis: Equatable {
 
     /// "over the pixel budget: 1280x720 is more than the 307200 pixels --max-pixels allows".
     static func overBudget(width: Int, height: Int, budget: PixelBudget) -> String {
-        "over the pixel budget: \(width)x\(height) is more than the \(budget.maximumPixels) pixels --max-pixels allows"
+        budget.exceeded(width: width, height: height)
     }
 
     /// ffmpeg's words for input it cannot take as a video: no container it knows, a damaged
