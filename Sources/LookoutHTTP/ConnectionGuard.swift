@@ -150,7 +150,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             return
         }
         let written = context.eventLoop.makePromise(of: Void.self)
-        written.futureResult.whenComplete { [context] _ in context.close(promise: nil) }
+        let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        written.futureResult.whenComplete { _ in bound.value.close(promise: nil) }
         if let promise { written.futureResult.cascade(to: promise) }
         context.write(data, promise: written)
     }
@@ -178,7 +179,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             headers.add(name: "connection", value: "close")
             context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
             context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: reason + "\n")))), promise: nil)
-            context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { [context] _ in context.close(promise: nil) }
+            let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+            context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in bound.value.close(promise: nil) }
             return
         }
         context.close(promise: nil)
