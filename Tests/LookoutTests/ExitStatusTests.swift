@@ -50,11 +50,11 @@ struct ExitStatusTests {
         kill(pid, signal)
         // The first signal's stop waits on the output; a later one ends the process at once. Sent
         // again until it does: two signals sent before the first is handled count as one.
-        let deadline = Date().addingTimeInterval(30)
         var status: Int32?
-        while status == nil && Date() < deadline {
+        _ = eventually(timeout: 30) {
             kill(pid, signal)
-            status = exitStatus(of: pid, within: 0.5)
+            status = reapedStatus(of: pid)
+            return status != nil
         }
         if status == nil { kill(pid, SIGKILL) }
         #expect(status ?? waitForStatus(pid, timeout: 10) == 128 + signal)

@@ -343,17 +343,23 @@ func waitForStatus(_ pid: pid_t, timeout: Double) -> Int32 {
 
 /// The exit status of `pid` (128 + signal when killed) once it exits within `seconds`; nil if not.
 func exitStatus(of pid: pid_t, within seconds: Double) -> Int32? {
-    let deadline = Date().addingTimeInterval(seconds)
-    var status: Int32 = 0
-    while waitpid(pid, &status, WNOHANG) == 0 {
-        guard Date() < deadline else { return nil }
-        Thread.sleep(forTimeInterval: 0.02)
+    var status: Int32?
+    _ = eventually(timeout: seconds) {
+        status = reapedStatus(of: pid)
+        return status != nil
     }
+    return status
+}
+
+/// The exit status of `pid` if it has exited (reaping it), without waiting; nil while it runs.
+func reapedStatus(of pid: pid_t) -> Int32? {
+    var status: Int32 = 0
+    guard waitpid(pid, &status, WNOHANG) == pid else { return nil }
     return (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
 }
 
 /// Waits until `pid` is blocked writing its standard output (a pipe nobody reads): one of its
-/// threads sits in the same write(1, ...) call on two looks 0.2 s apart. False after `timeout`.
+/// threads sits in the same write(1, ...) call for 0.2 s of looks. False after `timeout`.
 func waitUntilBlockedOnOutput(_ pid: pid_t, timeout: Double = 60) -> Bool {
     /// The write(1, ...) calls its threads are in, as /proc/PID/task/TID/syscall shows them
     /// ("1 0x1 BUFFER COUNT ..."; write is system call 1 on x86-64).
@@ -364,17 +370,13 @@ func waitUntilBlockedOnOutput(_ pid: pid_t, timeout: Double = 60) -> Bool {
             return call.hasPrefix("1 0x1 ") ? task + " " + call : nil
         })
     }
-    let deadline = Date().addingTimeInterval(timeout)
-    while Date() < deadline {
-        let writing = writesToStandardOutput()
-        if !writing.isEmpty {
-            Thread.sleep(forTimeInterval: 0.2)
-            if !writing.isDisjoint(with: writesToStandardOutput()) { return true }
-        } else {
-            Thread.sleep(forTimeInterval: 0.05)
-        }
+    // Each write call seen, with when it was first seen; kept only while it is seen again.
+    var seenSince: [String: Date] = [:]
+    return eventually(timeout: timeout) {
+        let now = Date()
+        seenSince = Dictionary(uniqueKeysWithValues: writesToStandardOutput().map { ($0, seenSince[$0] ?? now) })
+        return seenSince.values.contains { now.timeIntervalSince($0) >= 0.2 }
     }
-    return false
 }
 
 /// The CLI's bound on a stop's wait for standard output (StopSignals.outputDeadline).

@@ -23,8 +23,7 @@ struct SignalTests {
     static func recordingRun(_ extra: [String] = []) throws -> (BackgroundProcess, String) {
         let directory = RecordingTests.temporaryDirectory()
         let process = try BackgroundProcess(lookoutBinary, ["run"] + pacedInput + ["--record", directory, "--record-on", "always"] + extra)
-        let deadline = Date().addingTimeInterval(60)
-        while clips(in: directory).isEmpty && process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        _ = eventually(timeout: 60) { !clips(in: directory).isEmpty || !process.isRunning }
         try #require(clips(in: directory).count == 1, "no clip started: \(process.errors.lines)")
         // A second of video in the clip (a clip of one frame has no duration to show).
         try #require(framesReadAfter(10, process) != nil, "the run stopped reading: \(process.errors.lines)")
@@ -138,8 +137,7 @@ struct SignalTests {
         let process = try BackgroundProcess("/bin/sh", ["-c", "trap '' INT; exec \"$0\" \"$@\"", lookoutBinary] + arguments)
         // As soon as Lookout blocks SIGINT (first thing in main, long before the run is ready):
         // before that, an ignored signal is discarded by the kernel, whatever the program does.
-        let deadline = Date().addingTimeInterval(60)
-        while !Self.blocks(SIGINT, pid: process.pid), process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.001) }
+        _ = eventually(timeout: 60) { Self.blocks(SIGINT, pid: process.pid) || !process.isRunning }
         try #require(Self.blocks(SIGINT, pid: process.pid), "SIGINT never blocked: \(process.errors.lines)")
         process.signal(SIGINT)
         // The input lasts two minutes: only the SIGINT ends the run within the wait.

@@ -20,6 +20,20 @@ import time
 host, port, mode, count, probes = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
 stop = threading.Event()
 lock = threading.Lock()
+# Told each time the attack moves on (a sweep of the idle connections, a byte trickled), so the
+# probes wait on the attack, not on the clock.
+progress = threading.Condition(lock)
+ticks = 0
+open_now = 0
+
+
+def tick(opened=None):
+    global ticks, open_now
+    with progress:
+        ticks += 1
+        if opened is not None:
+            open_now = opened
+        progress.notify_all()
 result = {"probes_ok": 0, "probes_failed": 0, "failures": [], "held": 0,
           "trickles_closed_by_server": 0, "trickles_completed": 0, "probe_seconds_max": 0.0}
 
@@ -53,6 +67,7 @@ def hold_idle():
                 break
         with lock:
             result["held"] = max(result["held"], len(sockets))
+        tick(opened=len(sockets))
         stop.wait(0.2)
     for s in sockets:
         s.close()
@@ -70,6 +85,7 @@ def trickle():
             continue
         with lock:
             result["held"] += 1
+        tick()
         closed = False
         for byte in HEAD:
             if stop.is_set():
@@ -79,6 +95,7 @@ def trickle():
             except OSError:
                 closed = True
                 break
+            tick()
             stop.wait(1)
         else:
             with lock:
@@ -111,7 +128,9 @@ def probe(path):
 workers = [threading.Thread(target=hold_idle if mode == "idle" else trickle) for _ in range(1 if mode == "idle" else count)]
 for worker in workers:
     worker.start()
-time.sleep(3)  # let the attack take hold before probing
+with progress:
+    # The attack in place: every idle connection open, or every trickling client connected.
+    progress.wait_for(lambda: (open_now >= count) if mode == "idle" else (result["held"] >= count), timeout=60)
 for index in range(probes):
     started = time.monotonic()
     ok, line = probe("/healthz" if index % 2 == 0 else "/")
@@ -120,7 +139,11 @@ for index in range(probes):
         result["probes_ok" if ok else "probes_failed"] += 1
         if not ok:
             result["failures"].append(line)
-    time.sleep(1)
+    # The next probe once the attack has moved on: a byte from every trickling client, or five
+    # sweeps of the idle ones (about a second either way).
+    with progress:
+        seen = ticks
+        progress.wait_for(lambda: ticks >= seen + (count if mode == "trickle" else 5), timeout=30)
 stop.set()
 for worker in workers:
     worker.join()
