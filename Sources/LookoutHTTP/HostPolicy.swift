@@ -10,7 +10,7 @@ public struct HostPolicy: Sendable, Equatable {
     public var restrictsHost: Bool
 
     public init(allowedHosts: [String] = [], restrictsHost: Bool) {
-        self.allowedHosts = allowedHosts.map { Self.normalized($0) }
+        self.allowedHosts = allowedHosts.map { LoopbackHost.normalized($0) }
         self.restrictsHost = restrictsHost
     }
 
@@ -55,7 +55,7 @@ public struct HostPolicy: Sendable, Equatable {
             text = text[..<colon]
         }
         guard !text.isEmpty else { return nil }
-        return (normalized(String(text)), port)
+        return (LoopbackHost.normalized(String(text)), port)
     }
 
     /// An `Origin` (`scheme://host[:port]`) as host and port, the scheme's default port when none;
@@ -73,12 +73,5 @@ public struct HostPolicy: Sendable, Equatable {
         }
         guard let (host, port) = split(String(rest)) else { return nil }
         return (host, port ?? defaultPort, defaultPort == 80)
-    }
-
-    private static func normalized(_ host: String) -> String {
-        var name = host.lowercased()
-        if name.hasSuffix(".") { name.removeLast() }
-        if name.hasPrefix("["), name.hasSuffix("]") { name = String(name.dropFirst().dropLast()) }
-        return name
     }
 }

@@ -11,11 +11,9 @@ struct TokenAuthentication<Context: RequestContext>: RouterMiddleware {
         if request.uri.path == "/healthz" || isAuthorized(request) {
             return try await next(request, context)
         }
-        var headers = HTTPFields()
-        headers[.wwwAuthenticate] = "Basic realm=\"Lookout\", charset=\"UTF-8\""
-        headers[.contentType] = "text/plain; charset=utf-8"
-        return Response(status: .unauthorized, headers: headers,
-                        body: ResponseBody(byteBuffer: ByteBuffer(string: "a token is needed (Authorization: Bearer, or the basic-auth password)\n")))
+        var refusal = Response.plainText(.unauthorized, "a token is needed (Authorization: Bearer, or the basic-auth password)")
+        refusal.headers[.wwwAuthenticate] = "Basic realm=\"Lookout\", charset=\"UTF-8\""
+        return refusal
     }
 
     private func isAuthorized(_ request: Request) -> Bool {

@@ -121,7 +121,7 @@ public final class WebServer: StatisticsReporting, @unchecked Sendable {
         return cameras.first { $0.name == name }
     }
 
-    private var unknownCamera: Response { Self.message(.notFound, "no such camera") }
+    private var unknownCamera: Response { Response.plainText(.notFound, "no such camera") }
 
     /// The port listened on (the one asked for, or the system's pick for port 0).
     public var port: Int? { running.withLock { $0.port } }
@@ -260,12 +260,12 @@ public final class WebServer: StatisticsReporting, @unchecked Sendable {
             var height: Int?
             if let text = request.uri.queryParameters.get("h") {
                 guard let value = Int(text), (16...8192).contains(value) else {
-                    return counted(Self.message(.badRequest, "h must be a height from 16 to 8192"))
+                    return counted(Response.plainText(.badRequest, "h must be a height from 16 to 8192"))
                 }
                 height = value
             }
             guard let jpeg = await preview.latestPicture(drawsBoxes: boxes, height: height) else {
-                return counted(Self.message(.serviceUnavailable, "no frame yet"))
+                return counted(Response.plainText(.serviceUnavailable, "no frame yet"))
             }
             return counted(Self.response(.ok, type: "image/jpeg", jpeg))
         }
@@ -303,7 +303,7 @@ public final class WebServer: StatisticsReporting, @unchecked Sendable {
         }
     }
 
-    private static var badBoxes: Response { message(.badRequest, "boxes takes 1, true, 0 or false") }
+    private static var badBoxes: Response { .plainText(.badRequest, "boxes takes 1, true, 0 or false") }
 
     private func counted(_ response: Response) -> Response {
         requestCount.add(1, ordering: .relaxed)
@@ -320,11 +320,6 @@ public final class WebServer: StatisticsReporting, @unchecked Sendable {
 
     private static func response(_ status: HTTPResponse.Status, type: String, _ bytes: [UInt8]) -> Response {
         Response(status: status, headers: headers(type: type), body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
-    }
-
-    /// A short answer in words: a refusal, or why there is nothing.
-    private static func message(_ status: HTTPResponse.Status, _ text: String) -> Response {
-        .plainText(status, text)
     }
 
     private func status(of camera: Shown) -> Response {
@@ -375,7 +370,7 @@ public final class WebServer: StatisticsReporting, @unchecked Sendable {
 
     private func stream(_ preview: PreviewBroadcaster, drawsBoxes: Bool, channel: any Channel) -> Response {
         guard let (id, pictures) = preview.addViewer(drawsBoxes: drawsBoxes, channel: channel) else {
-            return Self.message(.serviceUnavailable, "\(PreviewBroadcaster.maximumViewers) viewers already watch")
+            return Response.plainText(.serviceUnavailable, "\(PreviewBroadcaster.maximumViewers) viewers already watch")
         }
         return Response(status: .ok, headers: Self.headers(type: Self.streamType),
                         body: ResponseBody { writer in
@@ -397,7 +392,7 @@ public final class WebServer: StatisticsReporting, @unchecked Sendable {
 
     private func eventStream(channel: any Channel) -> Response {
         guard let (id, lines) = events.subscribe(channel: channel) else {
-            return Self.message(.serviceUnavailable, "\(EventStream.maximumClients) event clients already connected")
+            return Response.plainText(.serviceUnavailable, "\(EventStream.maximumClients) event clients already connected")
         }
         let events = self.events
         return Response(status: .ok, headers: Self.headers(type: "text/event-stream"), body: ResponseBody { writer in
@@ -459,7 +454,7 @@ public final class WebServer: StatisticsReporting, @unchecked Sendable {
 
     /// A clip as a download, streamed from the file (clips are megabytes, not kilobytes).
     private func recording(named name: String, in directory: Folder?) -> Response {
-        let notFound = Self.message(.notFound, "no such recording")
+        let notFound = Response.plainText(.notFound, "no such recording")
         // Only names the recorder makes (no slash, no dot-dot), and only a regular file in the
         // folder, opened on its descriptor without following a link.
         guard let directory, RecordingFileName.isRecording(name),
@@ -482,7 +477,7 @@ public final class WebServer: StatisticsReporting, @unchecked Sendable {
     }
 
     private func snapshot(named name: String, in directory: Folder?) -> Response {
-        let notFound = Self.message(.notFound, "no such snapshot")
+        let notFound = Response.plainText(.notFound, "no such snapshot")
         // Only names the writer makes (no slash, no dot-dot), and only a regular file in the
         // folder, opened on its descriptor without following a link: a link named like a
         // snapshot is 404, never its target.

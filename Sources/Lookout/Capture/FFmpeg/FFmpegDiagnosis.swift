@@ -15,7 +15,7 @@ struct FFmpegDiagnosis: Equatable {
         if let line = refusals.first {
             // ffmpeg says the size twice: as coded, then with the width padded for its buffers.
             let size = refusals.compactMap(Self.pictureSize).min { $0.width * $0.height < $1.width * $1.height }
-            reason = size.map { Self.overBudget(width: $0.width, height: $0.height, budget: budget) }
+            reason = size.map { budget.exceeded(width: $0.width, height: $0.height) }
                 ?? "over the pixel budget: its pictures are more than the \(budget.maximumPixels) pixels --max-pixels allows"
             ffmpegLine = line
             isOverBudget = true
@@ -58,11 +58,6 @@ struct FFmpegDiagnosis: Equatable {
             ("Immediate exit requested", "the stream stopped"),
         ]
         return known.first { line.contains($0.said) }?.reason
-    }
-
-    /// "over the pixel budget: 1280x720 is more than the 307200 pixels --max-pixels allows".
-    static func overBudget(width: Int, height: Int, budget: PixelBudget) -> String {
-        budget.exceeded(width: width, height: height)
     }
 
     /// ffmpeg's words for input it cannot take as a video: no container it knows, a damaged

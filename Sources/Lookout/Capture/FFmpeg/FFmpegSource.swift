@@ -199,7 +199,7 @@ final class FFmpegSource: FrameSource, @unchecked Sendable {
             // The size ffmpeg decodes, checked before its first frame is read; over the budget,
             // ffmpeg is stopped at once.
             reader = try Y4MStreamReader(reader: child.output, prefix: bytes, budget: pixelBudget) { [sourceName, pixelBudget] width, height in
-                .ffmpegFailed(path: sourceName, reason: FFmpegDiagnosis.overBudget(width: width, height: height, budget: pixelBudget))
+                .ffmpegFailed(path: sourceName, reason: pixelBudget.exceeded(width: width, height: height))
             }
         } catch {
             if case .ffmpegFailed = error { isOverBudget = true }
