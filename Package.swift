@@ -7,7 +7,7 @@ let openCVInclude = "/usr/include/opencv4"
 let package = Package(
     name: "Lookout",
     products: [
-        .library(name: "Lookout", targets: ["Lookout"]),
+        .library(name: "Lookout", targets: ["Lookout", "LookoutHTTP", "LookoutService"]),
         .executable(name: "lookout", targets: ["LookoutCLI"]),
     ],
     dependencies: [
@@ -18,6 +18,8 @@ let package = Package(
         // NIO's HTTP/1 types, for the web server's connection guard (already part of Hummingbird).
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.70.0"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.24.0"),
+        // The configuration file (YAML): its nodes carry line and column, for refusals that say where.
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     ],
     targets: [
         // C libraries, each behind a tiny shim header for what does not import into Swift
@@ -74,11 +76,19 @@ let package = Package(
             ],
             path: "Sources/LookoutHTTP"
         ),
+        // One configuration value (and its YAML file) and the service built and reloaded from it:
+        // pipelines, sinks in their order, the MQTT node, the web server, per-camera folders.
+        .target(
+            name: "LookoutService",
+            dependencies: ["Lookout", "LookoutHTTP", .product(name: "Yams", package: "Yams")],
+            path: "Sources/LookoutService"
+        ),
         .executableTarget(
             name: "LookoutCLI",
             dependencies: [
                 "Lookout",
                 "LookoutHTTP",
+                "LookoutService",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/LookoutCLI"
@@ -99,7 +109,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LookoutTests",
-            dependencies: ["Lookout", "LookoutHTTP"],
+            dependencies: ["Lookout", "LookoutHTTP", "LookoutService"],
             path: "Tests/LookoutTests"
         ),
     ],

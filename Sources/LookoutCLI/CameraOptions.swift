@@ -1,5 +1,6 @@
 import ArgumentParser
 import Lookout
+import LookoutService
 
 /// Options that configure a camera (`--input /dev/videoN`, or the default camera).
 struct CameraOptions: ParsableArguments {

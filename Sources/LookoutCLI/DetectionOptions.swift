@@ -1,5 +1,6 @@
 import ArgumentParser
 import Lookout
+import LookoutService
 
 /// Options that choose what to look for and how; shared by `run` and `scan`.
 struct DetectionOptions: ParsableArguments {

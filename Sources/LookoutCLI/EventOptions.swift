@@ -1,5 +1,6 @@
 import ArgumentParser
 import Lookout
+import LookoutService
 
 /// What standard output carries.
 enum EventMode: String, ExpressibleByArgument, CaseIterable {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Lookout
+import LookoutService
 import LookoutHTTP
 
 /// The web view and HTTP API (`--http`).

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Lookout
+import LookoutService
 
 /// Options that run programs on events.
 struct HookOptions: ParsableArguments {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Lookout
+import LookoutService
 #if canImport(Glibc)
 import Glibc
 #endif

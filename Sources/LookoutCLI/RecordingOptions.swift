@@ -1,5 +1,6 @@
 import ArgumentParser
 import Lookout
+import LookoutService
 
 extension ClipRecorder.Trigger: ExpressibleByArgument {}
 

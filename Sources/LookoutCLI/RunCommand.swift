@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dispatch
 import Lookout
+import LookoutService
 import LookoutHTTP
 import Synchronization
 #if canImport(Glibc)

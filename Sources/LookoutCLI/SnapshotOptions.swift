@@ -1,5 +1,6 @@
 import ArgumentParser
 import Lookout
+import LookoutService
 
 /// Snapshots of the frames events are decided on (`--snapshots DIR`).
 struct SnapshotOptions: ParsableArguments {

@@ -1,12 +1,10 @@
-import ArgumentParser
+/// A number of pixels on the command line or in the configuration file: `67108864`, or `8192x8192` for that many.
+public struct PixelCountValue: Sendable, Hashable, CustomStringConvertible {
+    public var pixels: Int
 
-/// A number of pixels on the command line: `67108864`, or `8192x8192` for that many.
-struct PixelCountArgument: ExpressibleByArgument, CustomStringConvertible {
-    var pixels: Int
+    public init(_ pixels: Int) { self.pixels = pixels }
 
-    init(_ pixels: Int) { self.pixels = pixels }
-
-    init?(argument: String) {
+    public init?(argument: String) {
         let parts = argument.lowercased().split(separator: "x", omittingEmptySubsequences: false)
         switch parts.count {
         case 1:
@@ -22,6 +20,6 @@ struct PixelCountArgument: ExpressibleByArgument, CustomStringConvertible {
         }
     }
 
-    var description: String { String(pixels) }
-    var defaultValueDescription: String { pixels == 8192 * 8192 ? "8192x8192" : description }
+    public var description: String { String(pixels) }
+
 }

@@ -1,13 +1,11 @@
-import ArgumentParser
-
-/// An amount of bytes on the command line: `10G`, `500M`, `64MiB`, `4096k`, `1000000` (bytes).
+/// An amount of bytes on the command line or in the configuration file: `10G`, `500M`, `64MiB`, `4096k`, `1000000` (bytes).
 /// K, M, G and T are powers of 1024, with or without a trailing `B` or `iB`.
-struct ByteCountArgument: ExpressibleByArgument, CustomStringConvertible {
-    var bytes: Int64
+public struct ByteCountValue: Sendable, Hashable, CustomStringConvertible {
+    public var bytes: Int64
 
-    init(bytes: Int64) { self.bytes = bytes }
+    public init(bytes: Int64) { self.bytes = bytes }
 
-    init?(argument: String) {
+    public init?(argument: String) {
         var text = argument.uppercased()
         for suffix in ["IB", "B"] where text.hasSuffix(suffix) && text.count > suffix.count {
             text.removeLast(suffix.count)
@@ -23,12 +21,12 @@ struct ByteCountArgument: ExpressibleByArgument, CustomStringConvertible {
         bytes = Int64((value * scale).rounded())
     }
 
-    var description: String {
+    public var description: String {
         for (unit, scale) in [("T", Int64(1) << 40), ("G", Int64(1) << 30), ("M", Int64(1) << 20), ("K", Int64(1) << 10)] where bytes >= scale && bytes % scale == 0 {
             return "\(bytes / scale)\(unit)"
         }
         return "\(bytes)"
     }
 
-    var defaultValueDescription: String { description }
+
 }

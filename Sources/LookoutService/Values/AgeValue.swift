@@ -1,11 +1,9 @@
-import ArgumentParser
-
-/// An age on the command line: `7d`, `12h`, `30m`, `90s`, `3600` (seconds). Any finite number
+/// An age on the command line or in the configuration file: `7d`, `12h`, `30m`, `90s`, `3600` (seconds). Any finite number
 /// parses: the option's `ValueRange` says what it allows.
-struct AgeArgument: ExpressibleByArgument, CustomStringConvertible {
-    var seconds: Double
+public struct AgeValue: Sendable, Hashable, CustomStringConvertible {
+    public var seconds: Double
 
-    init?(argument: String) {
+    public init?(argument: String) {
         let text = argument.lowercased()
         let units: [(suffix: String, scale: Double)] = [("d", 86_400), ("h", 3600), ("m", 60), ("s", 1), ("", 1)]
         for unit in units where text.hasSuffix(unit.suffix) {
@@ -16,10 +14,10 @@ struct AgeArgument: ExpressibleByArgument, CustomStringConvertible {
         return nil
     }
 
-    var description: String { seconds == seconds.rounded() ? "\(Int(seconds))s" : "\(seconds)s" }
+    public var description: String { seconds == seconds.rounded() ? "\(Int(seconds))s" : "\(seconds)s" }
 
     /// An age as a range states it: `1s`, `3650d`.
-    static func words(seconds: Double) -> String {
+    public static func words(seconds: Double) -> String {
         seconds >= 86_400 && seconds.truncatingRemainder(dividingBy: 86_400) == 0 ? "\(Int(seconds / 86_400))d" : "\(ValueRange<Double>.words(seconds))s"
     }
 }

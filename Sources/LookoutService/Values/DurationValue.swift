@@ -1,14 +1,13 @@
-import ArgumentParser
 import Lookout
 
-/// A length of time on the command line: `2s`, `500ms`, `1.5` (seconds), `2m`, `1h`. Any finite
+/// A length of time, on the command line or in the configuration file: `2s`, `500ms`, `1.5` (seconds), `2m`, `1h`. Any finite
 /// number parses (a negative one too): the option's `ValueRange` says what it allows.
-struct DurationArgument: ExpressibleByArgument, CustomStringConvertible {
-    var time: MediaTime
+public struct DurationValue: Sendable, Hashable, CustomStringConvertible {
+    public var time: MediaTime
 
-    init(seconds: Double) { time = MediaTime(seconds: seconds) }
+    public init(seconds: Double) { time = MediaTime(seconds: seconds) }
 
-    init?(argument: String) {
+    public init?(argument: String) {
         let text = argument.lowercased()
         let units: [(suffix: String, scale: Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600), ("", 1)]
         for unit in units where text.hasSuffix(unit.suffix) {
@@ -21,17 +20,17 @@ struct DurationArgument: ExpressibleByArgument, CustomStringConvertible {
         return nil
     }
 
-    var seconds: Double { time.seconds }
+    public var seconds: Double { time.seconds }
 
-    var description: String {
+    public var description: String {
         time.nanoseconds % 1_000_000_000 == 0 ? "\(time.nanoseconds / 1_000_000_000)s" : "\(Int(time.seconds * 1000))ms"
     }
 
-    var defaultValueDescription: String { description }
+
 
     /// A time as a range states it: `500ms`, `60s`, `24h`.
-    static func words(seconds: Double) -> String {
+    public static func words(seconds: Double) -> String {
         if seconds >= 7200, seconds.truncatingRemainder(dividingBy: 3600) == 0 { return "\(Int(seconds / 3600))h" }
-        return DurationArgument(seconds: seconds).description
+        return DurationValue(seconds: seconds).description
     }
 }

@@ -1,0 +1,95 @@
+import Lookout
+
+/// One key of the configuration file: the name of the `lookout run` option it stands for, the
+/// section it belongs to, whether a camera may override it, what it takes and its default. The
+/// list of keys (`all`) is the one description of the file: reading and checking it, its JSON
+/// Schema, `lookout config print`, and the reference in docs/configuration.md all come from it.
+public struct ConfigurationKey: Sendable {
+    /// Where a key may be written.
+    public enum Scope: Sendable {
+        /// In its global section only (the MQTT broker, the web server).
+        case global
+        /// In its global section, as every camera's default, and in a camera's section.
+        case camera
+        /// In a camera's section only (masks, zones, the MQTT name).
+        case cameraOnly
+    }
+
+    public let name: String
+    public let section: ConfigurationSection
+    public let scope: Scope
+    public let summary: String
+    /// The default in words ("4", "1280x720 or the nearest offered"), nil when unset means off.
+    public let defaultText: String?
+    /// The allowed values in words.
+    public let allowed: String
+    public let schema: ConfigurationValue
+    /// `lookout config print` shows `***` instead of the value (or a URL's password).
+    public let isSecret: Bool
+
+    let read: @Sendable (ConfigurationValue, inout ConfigurationSettings) -> ValueRefusal?
+    let write: @Sendable (ConfigurationSettings) -> ConfigurationValue?
+    let overlay: @Sendable (inout ConfigurationSettings, ConfigurationSettings) -> Void
+    let fillDefault: @Sendable (inout ConfigurationSettings) -> Void
+    let isGiven: @Sendable (ConfigurationSettings) -> Bool
+
+    init<Value>(_ name: String, _ section: ConfigurationSection, _ scope: Scope, _ path: WritableKeyPath<ConfigurationSettings, Value?> & Sendable,
+                _ kind: ValueKind<Value>, default defaultValue: Value? = nil, defaultText: String? = nil, secret: Bool = false,
+                _ summary: String) {
+        self.name = name
+        self.section = section
+        self.scope = scope
+        self.summary = summary
+        self.defaultText = defaultText ?? defaultValue.flatMap { kind.represent($0).scalarText ?? Self.flow(kind.represent($0)) }
+        allowed = kind.allowed
+        schema = kind.schema
+        isSecret = secret
+        read = { value, settings in
+            switch kind.parse(value) {
+            case .success(let parsed):
+                settings[keyPath: path] = parsed
+                return nil
+            case .failure(let refusal):
+                return refusal
+            }
+        }
+        write = { settings in settings[keyPath: path].map(kind.represent) }
+        overlay = { settings, other in if let value = other[keyPath: path] { settings[keyPath: path] = value } }
+        fillDefault = { settings in if settings[keyPath: path] == nil, let defaultValue { settings[keyPath: path] = defaultValue } }
+        isGiven = { settings in settings[keyPath: path] != nil }
+    }
+
+    /// Reads `value` into `settings`; the refusal when the value is not one the key takes.
+    public func read(_ value: ConfigurationValue, into settings: inout ConfigurationSettings) -> ValueRefusal? {
+        read(value, &settings)
+    }
+
+    /// The key's value in `settings`, nil when not given.
+    public func value(in settings: ConfigurationSettings) -> ConfigurationValue? { write(settings) }
+
+    /// True when a camera's section may hold the key.
+    public var isCameraKey: Bool { scope != .global }
+
+    /// A list or map on one line, as YAML's flow style writes it.
+    static func flow(_ value: ConfigurationValue) -> String {
+        switch value {
+        case .list(let items): return "[" + items.map(flow).joined(separator: ", ") + "]"
+        case .map(let entries): return "{" + entries.map { "\($0.key): \(flow($0.value))" }.joined(separator: ", ") + "}"
+        case .null: return "null"
+        default: return value.scalarText ?? ""
+        }
+    }
+
+    /// The key named `name`.
+    public static func named(_ name: String) -> ConfigurationKey? { byName[name] }
+    private static let byName: [String: ConfigurationKey] = Dictionary(uniqueKeysWithValues: all.map { ($0.name, $0) })
+}
+
+/// The sections of the file's top level, in the order `lookout config print` writes them: the
+/// `lookout run --help` groups. Keys of the first five may also be written in a camera's section.
+public enum ConfigurationSection: String, Sendable, CaseIterable {
+    case capture, detection, events, snapshots, recordings, output, mqtt, hooks, http, limits
+
+    /// The section's keys, in order.
+    public var keys: [ConfigurationKey] { ConfigurationKey.all.filter { $0.section == self && $0.scope != .cameraOnly } }
+}

@@ -1,0 +1,158 @@
+import Lookout
+import LookoutHTTP
+
+extension ConfigurationKey {
+    /// Every key, in the order of `lookout run --help`.
+    public static let all: [ConfigurationKey] = capture + detection + events + snapshots + recordings + output + mqtt + hooks + http + limits
+
+    static let timeRange: ClosedRange<Double> = 0...86_400
+
+    private static let capture: [ConfigurationKey] = [
+        .init("size", .capture, .camera, \.size, .frameSize, defaultText: "1280x720 or the nearest offered",
+              "Camera frame size."),
+        .init("pixel-format", .capture, .camera, \.pixelFormat, .fourcc, defaultText: "MJPG, then YUYV, GREY, NV12, YU12",
+              "Camera pixel format, as `lookout devices` lists it."),
+        .init("buffers", .capture, .camera, \.buffers, .integer(2...32), default: 4, "Driver buffers to stream with."),
+        .init("control", .capture, .camera, \.controls, .controls, "Camera controls set before streaming, by the names `lookout devices --controls` shows."),
+        .init("watchdog", .capture, .camera, \.watchdog, .number(0.2...3600, unit: " seconds"), default: 3,
+              "Seconds without a frame before the camera counts as lost."),
+        .init("exit-on-loss", .capture, .camera, \.exitOnLoss, .bool, default: false,
+              "Exit with status 69 when the camera is lost, instead of reconnecting."),
+        .init("fps", .capture, .camera, \.fps, .number(FrameRate.validRange), defaultText: "30 where offered",
+              "Camera frame rate to ask for; for files, the rate that times MJPEG input or overrides a Y4M header."),
+        .init("realtime", .capture, .camera, \.realtime, .bool, default: false,
+              "Behave like a camera: drop frames the detectors cannot keep up with; a file is paced at its frame rate."),
+        .init("hwaccel", .capture, .camera, \.hwaccel, .hardwareAcceleration, "Hardware decoding for inputs read through ffmpeg (its -hwaccel)."),
+    ]
+
+    private static let detection: [ConfigurationKey] = [
+        .init("types", .detection, .camera, \.types, .kinds, default: MetadataObjectType.defaultTypes, "Kinds to look for."),
+        .init("rect-of-interest", .detection, .camera, \.rectOfInterest, .rect, defaultText: "the whole frame",
+              "Search only this part of the frame."),
+        .init("density", .detection, .camera, \.density, .integer(1...16), defaultText: "2",
+              "ZBar scan density: 1 scans every line; 2-4 are faster and may miss thin or small codes."),
+        .init("code-budget", .detection, .camera, \.codeBudget, .number(0...60_000, unit: " ms"), defaultText: "15",
+              "Milliseconds a frame ZBar read no code in may spend on a second look (0 = off)."),
+        .init("code-budget-rate", .detection, .camera, \.codeBudgetRate, .number(0...1000), default: 4,
+              "Second looks per second of video at most (0 = on every frame ZBar read nothing in)."),
+        .init("charset", .detection, .camera, \.charset, .charset, default: "auto",
+              "Read code payloads in this charset when their bytes are valid in it."),
+        .init("code-resolution", .detection, .camera, \.codeResolution, .choice, defaultText: "auto",
+              "Image ZBar reads: full, half, or auto (half for frames 1280 pixels wide or more)."),
+        .init("face-rate", .detection, .camera, \.faceRate, .number(0...1000), default: 10,
+              "Face analyses per second of video at most (0 = every frame)."),
+        .init("motion-threshold", .detection, .camera, \.motionThreshold, .integer(0...255),
+              defaultText: "4 for cameras and real-time input, 0 for files read as fast as possible",
+              "Skip the detectors on frames where no 16x16 block changed by more than this many grey levels."),
+        .init("face-model", .detection, .camera, \.faceModel, .path, defaultText: "models/haarcascade_frontalface_default.xml",
+              "Haar cascade XML for faces."),
+        .init("face-verifier", .detection, .camera, \.faceVerifier, .path, defaultText: "models/haarcascade_frontalface_alt2.xml",
+              "A second Haar cascade every face must also pass (none = off)."),
+        .init("verify-neighbors", .detection, .camera, \.verifyNeighbors, .integer(1...100), default: 12,
+              "Face verifier: raw hits it needs around a face."),
+        .init("face-confirm", .detection, .camera, \.faceConfirm, .integer(1...10), default: 2,
+              "Analyses a face must be found in (within a second of each other) before it is reported."),
+        .init("scale-factor", .detection, .camera, \.scaleFactor, .number(1.01...4), defaultText: "1.25",
+              "Haar detector: window growth between scales."),
+        .init("min-neighbors", .detection, .camera, \.minNeighbors, .integer(0...100), default: 3,
+              "Haar detector: overlapping hits a face needs."),
+        .init("min-face", .detection, .camera, \.minFace, .integer(1...16384, unit: " pixels"), defaultText: "30 pixels of the face-width copy",
+              "Haar detector: smallest face, in frame pixels."),
+        .init("face-width", .detection, .camera, \.faceWidth,
+              .integer(ValueRange(text: "0 (never) or 64 to 16384 pixels", read: { Int($0) }, allows: { $0 == 0 || (64...16384).contains($0) })),
+              defaultText: "640", "Shrink frames wider than this before face detection."),
+    ]
+
+    private static let events: [ConfigurationKey] = [
+        .init("events", .events, .camera, \.events, .choice, default: .frames,
+              "frames: a line per object per analysed frame; changes: a line per event."),
+        .init("dedupe", .events, .camera, \.dedupe, .duration(timeRange), default: DurationValue(seconds: 2),
+              "A code is reported once while in view and not again until it has been gone this long."),
+        .init("presence-on", .events, .camera, \.presenceOn, .integer(1...100), default: 2,
+              "Presence turns on after this many analyses with a face within presence-window."),
+        .init("presence-window", .events, .camera, \.presenceWindow, .duration(timeRange), default: DurationValue(seconds: 1),
+              "The window for presence-on (above 0 when presence-on is above 1)."),
+        .init("presence-off", .events, .camera, \.presenceOff, .duration(timeRange), default: DurationValue(seconds: 5),
+              "Presence turns off only after this long without a face."),
+        .init("face-leave", .events, .camera, \.faceLeave, .duration(timeRange), default: DurationValue(seconds: 1),
+              "A face missed for up to this long keeps its ID; longer, and it has left."),
+    ]
+
+    private static let snapshots: [ConfigurationKey] = [
+        .init("snapshots", .snapshots, .camera, \.snapshots, .path,
+              "Write a JPEG of the frame of each code, face_enter and presence-on event into this folder (DIR/<camera> with several cameras)."),
+        .init("snapshot-boxes", .snapshots, .camera, \.snapshotBoxes, .bool, default: true, "Draw the event's objects on snapshots."),
+        .init("snapshot-clean", .snapshots, .camera, \.snapshotClean, .bool, default: false, "Also write each snapshot without boxes."),
+        .init("snapshot-keep", .snapshots, .camera, \.snapshotKeep, .integer(1...10_000_000), default: 1000,
+              "Keep the newest n snapshots in the folder."),
+    ]
+
+    private static let recordings: [ConfigurationKey] = [
+        .init("record", .recordings, .camera, \.record, .path,
+              "Record Matroska clips around events into this folder (DIR/<camera> with several cameras)."),
+        .init("record-on", .recordings, .camera, \.recordOn, .choice, default: .presence,
+              "What makes a clip: presence, codes, or always (continuous segments)."),
+        .init("pre-roll", .recordings, .camera, \.preRoll, .duration(0...60), default: DurationValue(seconds: 5),
+              "How much of the stream before the event a clip starts with."),
+        .init("post-roll", .recordings, .camera, \.postRoll, .duration(0...3600), default: DurationValue(seconds: 5),
+              "How long a clip goes on after the event ends."),
+        .init("segment", .recordings, .camera, \.segment, .duration(1...86_400), default: DurationValue(seconds: 60),
+              "Length of each file with record-on: always."),
+        .init("record-keep", .recordings, .camera, \.recordKeep, .bytes((1 << 20)...(1 << 50)), "Keep at most this much in clips; the oldest are deleted first."),
+        .init("record-max-age", .recordings, .camera, \.recordMaxAge, .age(1...(3650 * 86_400)), "Delete clips older than this."),
+        .init("record-memory", .recordings, .camera, \.recordMemory, .bytes((1 << 20)...(1 << 34)),
+              default: ByteCountValue(bytes: Int64(MovieFileOutput.defaultFrameRingCapacity)),
+              "Memory for the pre-roll and for frames waiting for the disk, at most."),
+    ]
+
+    private static let output: [ConfigurationKey] = [
+        .init("format", .output, .global, \.format, .choice, default: .json, "Output format: json (one object per line) or text (zbarcam's TYPE:value)."),
+        .init("stats", .output, .global, \.stats, .bool, default: false, "Write the end-of-run summary as a JSON line on standard output."),
+        .init("quiet", .output, .global, \.quiet, .bool, default: false, "No summary on standard error."),
+        .init("verbose", .output, .global, \.verbose, .bool, default: false, "With an error, also write what the library said about it."),
+    ]
+
+    private static let mqtt: [ConfigurationKey] = [
+        .init("mqtt", .mqtt, .global, \.mqtt, .mqttURL, secret: true, "Publish events to this broker."),
+        .init("mqtt-user", .mqtt, .global, \.mqttUser, .mqttText(maximumBytes: MQTTConfiguration.maximumCredentialBytes),
+              "MQTT user name (overrides the URL's)."),
+        .init("mqtt-password-file", .mqtt, .global, \.mqttPasswordFile, .path,
+              "Read the MQTT password from the first line of this file (or a systemd credential named mqtt-password)."),
+        .init("mqtt-ca", .mqtt, .global, \.mqttCA, .path, "CA certificates (PEM) to trust for mqtts://."),
+        .init("mqtt-cert", .mqtt, .global, \.mqttCert, .path, "Client certificate (PEM) for mqtts://."),
+        .init("mqtt-key", .mqtt, .global, \.mqttKey, .path, "Private key (PEM, unencrypted) of mqtt-cert."),
+        .init("mqtt-client-id", .mqtt, .global, \.mqttClientID, .mqttText(maximumBytes: MQTTConfiguration.maximumGivenClientIDBytes),
+              defaultText: "lookout-<host>-<pid>", "MQTT client ID: each camera connects as <id>-<camera>."),
+        .init("mqtt-queue", .mqtt, .global, \.mqttQueue, .integer(1...1_000_000), default: 10_000,
+              "Events kept while the broker is away; past it the oldest are dropped."),
+        .init("ha-discovery", .mqtt, .global, \.haDiscovery, .bool, default: false, "Publish Home Assistant discovery configs."),
+        .init("ha-prefix", .mqtt, .global, \.haPrefix, .mqttTopic, default: "homeassistant", "Home Assistant's discovery prefix."),
+        .init("mqtt-name", .mqtt, .cameraOnly, \.mqttName, .cameraName, defaultText: "the camera's name",
+              "The camera's name in MQTT topics and client IDs."),
+    ]
+
+    private static let hooks: [ConfigurationKey] = [
+        .init("on-code", .hooks, .global, \.onCode, .command, "Run this program for each code event (argv, no shell; the event JSON on its standard input)."),
+        .init("on-presence", .hooks, .global, \.onPresence, .command, "Run this program when presence turns on or off."),
+        .init("hook-timeout", .hooks, .global, \.hookTimeout, .duration(0.001...86_400), default: DurationValue(seconds: 10),
+              "A hook running longer is stopped (SIGTERM, then SIGKILL)."),
+        .init("hook-jobs", .hooks, .global, \.hookJobs, .integer(1...64), default: 4, "Hooks of one kind running at once, at most."),
+    ]
+
+    private static let http: [ConfigurationKey] = [
+        .init("http", .http, .global, \.http, .httpAddress,
+              "Serve the web view, JSON API, event stream and metrics on this [address:]port (address 127.0.0.1 unless given)."),
+        .init("http-token-file", .http, .global, \.httpTokenFile, .path,
+              "Require the token in this file of every request but /healthz (or a systemd credential named http-token)."),
+        .init("http-insecure", .http, .global, \.httpInsecure, .bool, default: false,
+              "Allow a non-loopback http address without a token."),
+        .init("http-allowed-host", .http, .global, \.httpAllowedHosts, .list(of: .hostName, allowed: "a list of host names or addresses"),
+              "Host names the web view may be reached by besides localhost and 127.0.0.1."),
+        .init("preview-fps", .http, .global, \.previewFPS, .number(0.1...30), default: 5, "Pictures a second per viewer of the live stream, at most."),
+    ]
+
+    private static let limits: [ConfigurationKey] = [
+        .init("max-pixels", .limits, .global, \.maxPixels, .pixels(PixelBudget.allowedRange), default: PixelCountValue(PixelBudget.standard.maximumPixels),
+              "The largest frame or image decoded, as a pixel count or WxH."),
+    ]
+}

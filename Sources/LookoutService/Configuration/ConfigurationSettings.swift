@@ -1,0 +1,142 @@
+import Lookout
+
+/// Every setting a key of the configuration file (and an option of `lookout run`) can give, each
+/// nil until given. The file's global sections fill one of these, each camera's section another
+/// (with the keys a camera may override), the command line a third; `overlaid(by:)` stacks them,
+/// and what stays nil takes its default (`ConfigurationKey.defaultValue`, or one that depends on
+/// the input, decided by the service builder).
+public struct ConfigurationSettings: Sendable, Hashable {
+    // capture
+    /// Camera frame size (`size`).
+    public var size: FrameSize?
+    /// Camera pixel format, a fourcc (`pixel-format`).
+    public var pixelFormat: String?
+    public var buffers: Int?
+    /// Camera controls set before streaming, by name (`control`).
+    public var controls: [String: Int]?
+    /// Seconds without a frame before the camera counts as lost (`watchdog`).
+    public var watchdog: Double?
+    public var exitOnLoss: Bool?
+    public var fps: Double?
+    public var realtime: Bool?
+    public var hwaccel: String?
+    // detection
+    public var types: [MetadataObjectType]?
+    public var rectOfInterest: Rect?
+    public var density: Int?
+    public var codeBudget: Double?
+    public var codeBudgetRate: Double?
+    public var charset: String?
+    public var codeResolution: CodeScanResolution?
+    public var faceRate: Double?
+    public var motionThreshold: Int?
+    public var faceModel: String?
+    public var faceVerifier: String?
+    public var verifyNeighbors: Int?
+    public var faceConfirm: Int?
+    public var scaleFactor: Double?
+    public var minNeighbors: Int?
+    public var minFace: Int?
+    public var faceWidth: Int?
+    // events
+    public var events: EventMode?
+    public var dedupe: DurationValue?
+    public var presenceOn: Int?
+    public var presenceWindow: DurationValue?
+    public var presenceOff: DurationValue?
+    public var faceLeave: DurationValue?
+    // snapshots
+    public var snapshots: String?
+    public var snapshotBoxes: Bool?
+    public var snapshotClean: Bool?
+    public var snapshotKeep: Int?
+    // recordings
+    public var record: String?
+    public var recordOn: ClipRecorder.Trigger?
+    public var preRoll: DurationValue?
+    public var postRoll: DurationValue?
+    public var segment: DurationValue?
+    public var recordKeep: ByteCountValue?
+    public var recordMaxAge: AgeValue?
+    public var recordMemory: ByteCountValue?
+    // output
+    public var format: LineFormat?
+    public var stats: Bool?
+    public var quiet: Bool?
+    public var verbose: Bool?
+    // mqtt
+    public var mqtt: String?
+    public var mqttUser: String?
+    public var mqttPasswordFile: String?
+    public var mqttCA: String?
+    public var mqttCert: String?
+    public var mqttKey: String?
+    public var mqttClientID: String?
+    public var mqttQueue: Int?
+    public var haDiscovery: Bool?
+    public var haPrefix: String?
+    /// The camera's name in MQTT topics (default: the camera's name).
+    public var mqttName: String?
+    // hooks
+    public var onCode: [String]?
+    public var onPresence: [String]?
+    public var hookTimeout: DurationValue?
+    public var hookJobs: Int?
+    // http
+    public var http: String?
+    public var httpTokenFile: String?
+    public var httpInsecure: Bool?
+    public var httpAllowedHosts: [String]?
+    public var previewFPS: Double?
+    // limits
+    public var maxPixels: PixelCountValue?
+    public init() {}
+
+    /// These settings with every one `other` gives replaced by `other`'s.
+    public func overlaid(by other: ConfigurationSettings) -> ConfigurationSettings {
+        var result = self
+        for key in ConfigurationKey.all { key.overlay(&result, other) }
+        return result
+    }
+
+    /// These settings with every key that has a fixed default filled in.
+    public var withDefaults: ConfigurationSettings {
+        var result = self
+        for key in ConfigurationKey.all { key.fillDefault(&result) }
+        return result
+    }
+
+    /// The keys given, by name.
+    public var givenKeys: [String] { ConfigurationKey.all.filter { $0.isGiven(self) }.map(\.name) }
+}
+
+/// What standard output carries.
+public enum EventMode: String, Sendable, CaseIterable {
+    /// A line per object per analysed frame.
+    case frames
+    /// A line per change: a code read, a face entering or leaving, presence on or off.
+    case changes
+}
+
+/// A frame size, `WIDTHxHEIGHT`.
+public struct FrameSize: Sendable, Hashable, CustomStringConvertible {
+    public var width: Int
+    public var height: Int
+    /// The largest width or height a camera is asked for.
+    public static let maximumSide = 16384
+
+    public init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+    }
+
+    /// `1280x720`; nil for anything else, or a side outside 1 to `maximumSide`.
+    public init?(parsing text: String) {
+        let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false).map { Int($0) }
+        guard parts.count == 2, let width = parts[0], let height = parts[1], (1...Self.maximumSide).contains(width),
+              (1...Self.maximumSide).contains(height) else { return nil }
+        self.init(width: width, height: height)
+    }
+
+    public var description: String { "\(width)x\(height)" }
+}

@@ -1,0 +1,123 @@
+import Lookout
+import LookoutHTTP
+
+/// The kinds of value Lookout's own keys take beyond numbers and words.
+extension ValueKind where Value == FrameSize {
+    static let frameSize = ValueKind(allowed: "WIDTHxHEIGHT, each side 1 to \(FrameSize.maximumSide), e.g. 1280x720",
+                                     schema: .schema(["type": .string("string"), "pattern": .string("^[0-9]+[xX][0-9]+$")]),
+                                     read: { $0.scalarText.flatMap(FrameSize.init(parsing:)) }, write: { .string($0.description) })
+}
+
+extension ValueKind where Value == String {
+    /// The pixel formats Lookout reads, as fourccs.
+    static let fourcc = ValueKind.choice(["MJPG", "JPEG", "YUYV", "UYVY", "GREY", "NV12", "NV21", "YU12"].map { $0.lowercased() })
+        .mapped(read: { $0.uppercased() }, write: { $0.lowercased() })
+
+    /// An MQTT broker's address.
+    static let mqttURL = text("mqtt[s]://[user[:password]@]host[:port]/prefix", maximumBytes: 4096, pattern: "^mqtts?://") { text in
+        guard let broker = try? MQTTBrokerAddress(text) else { return false }
+        return MQTTConfiguration.textProblem(broker.topicPrefix, maximumBytes: MQTTConfiguration.maximumTopicPrefixBytes) == nil
+    }
+
+    /// MQTT text (a user name, a client ID) a broker takes.
+    static func mqttText(maximumBytes: Int) -> ValueKind {
+        text("1 to \(maximumBytes) bytes of UTF-8 text without control characters", maximumBytes: maximumBytes) {
+            MQTTConfiguration.textProblem($0, maximumBytes: maximumBytes) == nil
+        }
+    }
+
+    /// An MQTT topic (prefix) without wildcards.
+    static let mqttTopic = text("a topic of 1 to \(MQTTConfiguration.maximumTopicPrefixBytes) bytes without + or #",
+                                maximumBytes: MQTTConfiguration.maximumTopicPrefixBytes, pattern: "^[^+#]+$") {
+        !$0.contains(where: { $0 == "+" || $0 == "#" }) && MQTTConfiguration.textProblem($0, maximumBytes: MQTTConfiguration.maximumTopicPrefixBytes) == nil
+    }
+
+    /// A camera name: letters, digits, _ and -.
+    static let cameraName = text("1 to \(CameraName.maximumLength) letters, digits, _ and -", maximumBytes: CameraName.maximumLength,
+                                 pattern: "^[A-Za-z0-9_-]{1,\(CameraName.maximumLength)}$", check: CameraName.isValid)
+
+    /// The web server's address.
+    static let httpAddress = text("[ADDR:]PORT with PORT 0 to 65535 (8080, 0.0.0.0:8080, [::1]:8080)", maximumBytes: 300) {
+        WebServerAddress(parsing: $0) != nil
+    }
+
+    /// A host name or address without port or scheme.
+    static let hostName = text("a host name or address without port or scheme (lookout.local, 192.168.1.20)", maximumBytes: 253) { host in
+        !host.contains("/") && (HostPolicy.split(host).map { $0.port == nil && !$0.host.isEmpty } ?? false)
+    }
+
+    /// The forced charset of code payloads, or auto.
+    static let charset = choice(["auto"] + TextEncoding.allCases.map(\.rawValue))
+
+    /// An ffmpeg -hwaccel name.
+    static let hardwareAcceleration = text("an ffmpeg -hwaccel name (auto, vaapi, cuda, ...)", maximumBytes: 64,
+                                           pattern: "^[A-Za-z0-9_]+$") { $0.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" } }
+
+    func mapped(read transform: @escaping @Sendable (String) -> String, write back: @escaping @Sendable (String) -> String) -> ValueKind {
+        let parse = self.read, represent = self.write
+        return ValueKind(allowed: allowed, schema: schema, read: { parse($0).map(transform) }, write: { represent(back($0)) })
+    }
+}
+
+extension ValueKind where Value == [String] {
+    /// A program and its arguments, as a list (no shell); the first must not start with '-'.
+    static let command = ValueKind(allowed: "a program and its arguments as a list, e.g. [/usr/local/bin/open-door, --fast]",
+                                   schema: .schema(["type": .string("array"), "items": .schema(["type": .string("string")]), "minItems": .integer(1)]),
+                                   read: { value in
+                                       let items: [ConfigurationValue]
+                                       if case .list(let list) = value { items = list } else if case .string = value { items = [value] } else { return nil }
+                                       let words = items.compactMap { $0.scalarText }.filter { !$0.isEmpty && !$0.contains("\0") }
+                                       guard words.count == items.count, let first = words.first, !first.hasPrefix("-") else { return nil }
+                                       return words
+                                   }, write: { .list($0.map { .string($0) }) })
+}
+
+extension ValueKind where Value == [MetadataObjectType] {
+    /// Kinds to look for.
+    static let kinds: ValueKind = {
+        let known = MetadataObjectType.allCodeTypes + [.face]
+        return ValueKind(allowed: "a list of " + known.map(\.rawValue).joined(separator: ", "),
+                         schema: .schema(["type": .list([.string("array"), .string("string")]),
+                                          "items": .schema(["enum": .list(known.map { .string($0.rawValue) })]), "minItems": .integer(1)]),
+                         read: { value in
+                             guard let items = value.items, !items.isEmpty else { return nil }
+                             let types = items.compactMap { item in item.scalarText.flatMap { name in known.first { $0.rawValue == name.lowercased() } } }
+                             return types.count == items.count ? types : nil
+                         }, write: { .list($0.map { .string($0.rawValue) }) })
+    }()
+}
+
+extension ValueKind where Value == Rect {
+    /// x, y, width, height as fractions of the frame, top-left origin.
+    static let rect = ValueKind(allowed: "[x, y, width, height] as fractions within 0...1, e.g. [0.25, 0.25, 0.5, 0.5]",
+                                schema: .schema(["type": .list([.string("array"), .string("string")]),
+                                                 "items": .schema(["type": .string("number"), "minimum": .integer(0), "maximum": .integer(1)]),
+                                                 "minItems": .integer(4), "maxItems": .integer(4)]),
+                                read: { value in
+                                    guard let items = value.items, items.count == 4 else { return nil }
+                                    let numbers = items.compactMap { $0.scalarText.flatMap { Double($0) } }
+                                    guard numbers.count == 4 else { return nil }
+                                    let (x, y, w, h) = (numbers[0], numbers[1], numbers[2], numbers[3])
+                                    guard x >= 0, y >= 0, w > 0, h > 0, x + w <= 1.000001, y + h <= 1.000001 else { return nil }
+                                    return Rect(x: x, y: y, width: w, height: h)
+                                }, write: { .list([.number($0.x), .number($0.y), .number($0.width), .number($0.height)]) })
+}
+
+extension ValueKind where Value == [String: Int] {
+    /// Camera controls by name: `{brightness: 128, focus_auto: 0}`.
+    static let controls = ValueKind(allowed: "a map of control names to whole numbers, e.g. {brightness: 128}",
+                                    schema: .schema(["type": .string("object"),
+                                                     "additionalProperties": .schema(["type": .string("integer"),
+                                                                                      "minimum": .integer(Int(Int32.min)), "maximum": .integer(Int(Int32.max))])]),
+                                    read: { value in
+                                        guard case .map(let entries) = value, !entries.isEmpty else { return nil }
+                                        var controls: [String: Int] = [:]
+                                        for entry in entries {
+                                            guard !entry.key.isEmpty, let number = entry.value.scalarText.flatMap({ Int32($0) }) else { return nil }
+                                            controls[entry.key.lowercased()] = Int(number)
+                                        }
+                                        return controls
+                                    }, write: { controls in
+                                        .map(controls.keys.sorted().map { .init(key: $0, value: .integer(controls[$0] ?? 0)) })
+                                    })
+}
