@@ -5,10 +5,10 @@ import LookoutService
 /// Options that choose what to look for and how; shared by `run` and `scan`.
 struct DetectionOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp(
-        "Comma-separated kinds to look for.",
+        "Comma-separated kinds to look for. (default: " + MetadataObjectType.defaultTypes.map(\.rawValue).joined(separator: ",") + ")",
         discussion: "Kinds: face, " + MetadataObjectType.allCodeTypes.map(\.rawValue).joined(separator: ", ") + ".",
         valueName: "kinds"))
-    var types: String = MetadataObjectType.defaultTypes.map(\.rawValue).joined(separator: ",")
+    var types: String?
 
     @Option(name: .customLong("rect-of-interest"), parsing: .unconditional, help: ArgumentHelp(
         "Search only this part of the frame: x,y,width,height as fractions of the frame, top-left origin.",
@@ -31,12 +31,12 @@ struct DetectionOptions: ParsableArguments {
     @Option(name: .customLong("code-budget-rate"), parsing: .unconditional, help: ArgumentHelp(
         "Second looks per second of video at most (\(DetectionOptions.codeBudgetRateRange.text); 0 = on every frame ZBar read nothing in; default 4). Bounds what a camera showing no code costs.",
         valueName: "n"), transform: { try DetectionOptions.codeBudgetRateRange.parse($0) })
-    var codeBudgetRate: Double = 4
+    var codeBudgetRate: Double?
 
     @Option(name: .long, help: ArgumentHelp(
-        "Read code payloads in this charset when their bytes are valid in it: auto (guess, the default), " + TextEncoding.allCases.map(\.rawValue).joined(separator: ", ") + ". raw_base64 always holds the exact bytes.",
+        "Read code payloads in this charset when their bytes are valid in it: auto (guess, the default), " + TextEncoding.allCases.map(\.rawValue).joined(separator: ", ") + ". raw_base64 always holds the exact bytes. (default: auto)",
         valueName: "name"))
-    var charset: String = "auto"
+    var charset: String?
 
     @Option(name: .customLong("code-resolution"), help: ArgumentHelp(
         "Image ZBar reads: full, half (a quarter of the work; for codes whose bars and modules are at least 2 pixels wide), or auto (half for frames 1280 pixels wide or more). Default full for scan, auto for run. At half, MJPEG frames not due for faces are decoded at half size.",
@@ -47,7 +47,7 @@ struct DetectionOptions: ParsableArguments {
     @Option(name: .customLong("face-rate"), parsing: .unconditional, help: ArgumentHelp(
         "Face analyses per second of video at most (\(DetectionOptions.faceRateRange.text); 0 = every frame; default 10). Codes are still read on every frame; faces run beside them on their own queue.",
         valueName: "n"), transform: { try DetectionOptions.faceRateRange.parse($0) })
-    var faceRate: Double = 10
+    var faceRate: Double?
 
     static let motionThresholdRange = ValueRange.integer(0...255)
     @Option(name: .customLong("motion-threshold"), parsing: .unconditional, help: ArgumentHelp(
@@ -67,9 +67,9 @@ struct DetectionOptions: ParsableArguments {
 
     static let verifyNeighborsRange = ValueRange.integer(1...100)
     @Option(name: .customLong("verify-neighbors"), parsing: .unconditional,
-            help: "Face verifier: raw hits it needs around a face (\(DetectionOptions.verifyNeighborsRange.text)). (default: 12)",
+            help: ArgumentHelp("Face verifier: raw hits it needs around a face (\(DetectionOptions.verifyNeighborsRange.text)). (default: 12)", valueName: "n"),
             transform: { try DetectionOptions.verifyNeighborsRange.parse($0) })
-    var verifyNeighbors: Int = 12
+    var verifyNeighbors: Int?
 
     static let faceConfirmRange = ValueRange.integer(1...10)
     @Option(name: .customLong("face-confirm"), parsing: .unconditional, help: ArgumentHelp(
@@ -80,15 +80,15 @@ struct DetectionOptions: ParsableArguments {
     // Below 1.01, OpenCV's image pyramid holds more than 50 copies of the frame.
     static let scaleFactorRange = ValueRange.number(1.01...4)
     @Option(name: .customLong("scale-factor"), parsing: .unconditional,
-            help: "Haar detector: window growth between scales (\(DetectionOptions.scaleFactorRange.text); default 1.1 for scan, 1.25 for run).",
+            help: ArgumentHelp("Haar detector: window growth between scales (\(DetectionOptions.scaleFactorRange.text); default 1.1 for scan, 1.25 for run).", valueName: "factor"),
             transform: { try DetectionOptions.scaleFactorRange.parse($0) })
     var scaleFactor: Double?
 
     static let minNeighborsRange = ValueRange.integer(0...100)
     @Option(name: .customLong("min-neighbors"), parsing: .unconditional,
-            help: "Haar detector: overlapping hits a face needs (\(DetectionOptions.minNeighborsRange.text)). (default: 3)",
+            help: ArgumentHelp("Haar detector: overlapping hits a face needs (\(DetectionOptions.minNeighborsRange.text)). (default: 3)", valueName: "n"),
             transform: { try DetectionOptions.minNeighborsRange.parse($0) })
-    var minNeighbors: Int = 3
+    var minNeighbors: Int?
 
     static let minFaceRange = ValueRange.integer(1...16384, unit: " pixels")
     @Option(name: .customLong("min-face"), parsing: .unconditional, help: ArgumentHelp(
@@ -107,7 +107,7 @@ struct DetectionOptions: ParsableArguments {
     @Option(name: .customLong("max-pixels"), parsing: .unconditional, help: ArgumentHelp(
         "The largest frame or image decoded, as a pixel count or WxH (\(DetectionOptions.maxPixelsRange.text); default 8192x8192). Larger frames are dropped as corrupt before decoding; larger images and Y4M headers are refused.",
         valueName: "n|WxH"), transform: { try DetectionOptions.maxPixelsRange.parse($0) })
-    var maxPixels: PixelCountArgument = PixelCountArgument(PixelBudget.standard.maximumPixels)
+    var maxPixels: PixelCountArgument?
 
     mutating func validate() throws {
         _ = try parsedTypes()
@@ -115,7 +115,8 @@ struct DetectionOptions: ParsableArguments {
         _ = try parsedCharset()
     }
 
-    func parsedTypes() throws -> [MetadataObjectType] {
+    func parsedTypes() throws -> [MetadataObjectType]? {
+        guard let types else { return nil }
         let known = MetadataObjectType.allCodeTypes + [.face]
         let names = types.split(separator: ",").map { $0.trimmingSpaces().lowercased() }.filter { !$0.isEmpty }
         guard !names.isEmpty else { throw ValidationError("--types needs at least one kind.") }
@@ -128,8 +129,8 @@ struct DetectionOptions: ParsableArguments {
         }
     }
 
-    func parsedRectOfInterest() throws -> Rect {
-        guard let rectOfInterest else { return .unit }
+    func parsedRectOfInterest() throws -> Rect? {
+        guard let rectOfInterest else { return nil }
         let parts = rectOfInterest.split(separator: ",").map { Double($0.trimmingSpaces()) }
         guard parts.count == 4, let x = parts[0], let y = parts[1], let w = parts[2], let h = parts[3],
               x >= 0, y >= 0, w > 0, h > 0, x + w <= 1.000001, y + h <= 1.000001 else {
@@ -138,56 +139,43 @@ struct DetectionOptions: ParsableArguments {
         return Rect(x: x, y: y, width: w, height: h)
     }
 
-    /// The forced charset, nil for auto.
-    func parsedCharset() throws -> TextEncoding? {
+    /// The charset's name as the configuration holds it ("auto" or an encoding's).
+    func parsedCharset() throws -> String? {
+        guard let charset else { return nil }
         let name = charset.lowercased()
-        if name == "auto" { return nil }
+        if name == "auto" { return name }
         let aliases: [String: TextEncoding] = ["utf8": .utf8, "latin1": .isoLatin1, "latin-1": .isoLatin1, "sjis": .shiftJIS,
                                                "shift-jis": .shiftJIS, "cp932": .shiftJIS]
         guard let encoding = TextEncoding(rawValue: name) ?? aliases[name] else {
             throw ValidationError("Unknown --charset '\(charset)'; known: auto, " + TextEncoding.allCases.map(\.rawValue).joined(separator: ", ") + ".")
         }
-        return encoding
+        return encoding.rawValue
     }
 
-    var pixelBudget: PixelBudget { PixelBudget(maximumPixels: maxPixels.pixels) }
+    var pixelBudget: PixelBudget { PixelBudget(maximumPixels: maxPixels?.pixels ?? PixelBudget.standard.maximumPixels) }
 
-    /// The face detector settings, when faces are asked for.
-    func faceConfiguration(profile: DetectionProfile, trackRetention: MediaTime = MediaTime(seconds: 1)) throws -> FaceDetectorConfiguration? {
-        guard try parsedTypes().contains(.face) else { return nil }
-        var configuration = FaceDetectorConfiguration(cascadePath: faceModel ?? FaceModelLocator.defaultCascadePath())
-        configuration.scaleFactor = scaleFactor ?? profile.scaleFactor
-        configuration.minNeighbors = minNeighbors
-        configuration.minSize = minFace ?? 30
-        configuration.minSizeIsAtAnalysisWidth = minFace == nil && profile == .video
-        configuration.confirmations = profile == .stills ? 1 : faceConfirm ?? profile.faceConfirmations
-        configuration.analysisWidth = faceWidth ?? profile.faceWidth
-        if faceVerifier?.lowercased() != "none" {
-            configuration.verificationCascadePath = faceVerifier ?? FaceModelLocator.defaultVerifierPath()
-            configuration.verificationMinNeighbors = verifyNeighbors
-        }
-        configuration.trackRetention = trackRetention
-        configuration.maximumPyramidPixels = max(64 * 64, pixelBudget.maximumPixels / 4)
-        return configuration
-    }
-
-    /// A metadata output in `session`, configured from these options. Throws CaptureError for what
-    /// the output refuses (no face model), ValidationError for options validate() would refuse.
-    /// - Parameter isRealTime: the input is a camera or paced: the motion gate is on by default.
-    func makeMetadataOutput(in session: CaptureSession, profile: DetectionProfile, isRealTime: Bool = false,
-                            faceTrackRetention: MediaTime = MediaTime(seconds: 1)) throws -> MetadataOutput {
-        let output = MetadataOutput(faceDetector: try faceConfiguration(profile: profile, trackRetention: faceTrackRetention),
-                                    codeScanDensity: density ?? profile.density,
-                                    codeScanResolution: codeResolution ?? profile.codeResolution)
-        try session.addOutput(output)
-        try output.setMetadataObjectTypes(try parsedTypes())
-        output.rectOfInterest = try parsedRectOfInterest()
-        output.faceAnalysisRate = profile == .stills ? 0 : faceRate
-        output.unchangedFrameThreshold = motionThreshold ?? (profile == .video && isRealTime ? 4 : 0)
-        output.codeSecondPassBudget = codeBudget ?? profile.codeBudget
-        output.codeSecondPassRate = profile == .stills ? 0 : codeBudgetRate
-        output.codeTextEncoding = try parsedCharset()
-        return output
+    /// The options given, as configuration settings (nil for those not given).
+    func settings() throws -> ConfigurationSettings {
+        var settings = ConfigurationSettings()
+        settings.types = try parsedTypes()
+        settings.rectOfInterest = try parsedRectOfInterest()
+        settings.density = density
+        settings.codeBudget = codeBudget
+        settings.codeBudgetRate = codeBudgetRate
+        settings.charset = try parsedCharset()
+        settings.codeResolution = codeResolution
+        settings.faceRate = faceRate
+        settings.motionThreshold = motionThreshold
+        settings.faceModel = faceModel
+        settings.faceVerifier = faceVerifier
+        settings.verifyNeighbors = verifyNeighbors
+        settings.faceConfirm = faceConfirm
+        settings.scaleFactor = scaleFactor
+        settings.minNeighbors = minNeighbors
+        settings.minFace = minFace
+        settings.faceWidth = faceWidth
+        settings.maxPixels = maxPixels
+        return settings
     }
 }
 

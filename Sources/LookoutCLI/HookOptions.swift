@@ -18,30 +18,21 @@ struct HookOptions: ParsableArguments {
     @Option(name: .customLong("hook-timeout"), parsing: .unconditional, help: ArgumentHelp(
         "A hook running longer is stopped (SIGTERM, then SIGKILL; \(HookOptions.timeoutRange.text)). (default: 10s)", valueName: "time"),
             transform: { try HookOptions.timeoutRange.parse($0) })
-    var timeout = DurationArgument(seconds: 10)
+    var timeout: DurationArgument?
 
     static let jobsRange = ValueRange.integer(1...64)
     @Option(name: .customLong("hook-jobs"), parsing: .unconditional, help: ArgumentHelp(
         "Hooks of one kind running at once, at most (\(HookOptions.jobsRange.text)). (default: 4)", valueName: "n"),
             transform: { try HookOptions.jobsRange.parse($0) })
-    var jobs = 4
+    var jobs: Int?
 
-    mutating func validate() throws {
-    }
-
-    var isEmpty: Bool { onCode.isEmpty && onPresence.isEmpty }
-
-    /// The runners for the hooks given; throws when a program cannot be found or run.
-    func makeRunners(diagnostics: @escaping @Sendable (String) -> Void) throws -> (code: HookRunner?, presence: HookRunner?) {
-        func runner(_ name: String, _ command: [String]) throws -> HookRunner? {
-            guard !command.isEmpty else { return nil }
-            do {
-                return try HookRunner(name: name, command: command, timeout: timeout.seconds, maxConcurrent: jobs,
-                                      diagnostics: diagnostics)
-            } catch {
-                throw ValidationError("\(name): \(error).")
-            }
-        }
-        return (try runner("--on-code", onCode), try runner("--on-presence", onPresence))
+    /// The options given, as configuration settings.
+    var settings: ConfigurationSettings {
+        var settings = ConfigurationSettings()
+        if !onCode.isEmpty { settings.onCode = onCode }
+        if !onPresence.isEmpty { settings.onPresence = onPresence }
+        settings.hookTimeout = timeout
+        settings.hookJobs = jobs
+        return settings
     }
 }

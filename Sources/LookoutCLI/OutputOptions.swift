@@ -1,11 +1,12 @@
 import ArgumentParser
 import Lookout
+import LookoutService
 
 extension LineFormat: ExpressibleByArgument {}
 
 struct OutputOptions: ParsableArguments {
-    @Option(name: .long, help: "Output format: json (one object per line) or text (zbarcam's TYPE:value).")
-    var format: LineFormat = .json
+    @Option(name: .long, help: "Output format: json (one object per line) or text (zbarcam's TYPE:value). (default: json)")
+    var format: LineFormat?
 
     @Flag(name: .long, help: "Write the end-of-run summary as a JSON line (kind \"stats\") on standard output instead of a sentence on standard error.")
     var stats = false
@@ -15,4 +16,14 @@ struct OutputOptions: ParsableArguments {
 
     @Flag(name: .shortAndLong, help: "With an error, also write what the library (OpenCV, libjpeg, libpng) said about it.")
     var verbose = false
+
+    /// The options given, as configuration settings.
+    var settings: ConfigurationSettings {
+        var settings = ConfigurationSettings()
+        settings.format = format
+        if stats { settings.stats = true }
+        if quiet { settings.quiet = true }
+        if verbose { settings.verbose = true }
+        return settings
+    }
 }

@@ -12,27 +12,27 @@ struct RecordingOptions: ParsableArguments {
     var record: String?
 
     @Option(name: .customLong("record-on"), help: ArgumentHelp(
-        "What makes a clip: presence (a clip per presence session), codes (a clip per code event), or always (continuous segments).",
+        "What makes a clip: presence (a clip per presence session), codes (a clip per code event), or always (continuous segments). (default: presence)",
         valueName: "presence|codes|always"))
-    var trigger = ClipRecorder.Trigger.presence
+    var trigger: ClipRecorder.Trigger?
 
     static let preRollRange = ValueRange.duration(0...60)
     @Option(name: .customLong("pre-roll"), parsing: .unconditional, help: ArgumentHelp(
         "How much of the stream before the event a clip starts with (kept in memory, within --record-memory; \(RecordingOptions.preRollRange.text)). (default: 5s)",
         valueName: "time"), transform: { try RecordingOptions.preRollRange.parse($0) })
-    var preRoll = DurationArgument(seconds: 5)
+    var preRoll: DurationArgument?
 
     static let postRollRange = ValueRange.duration(0...3600)
     @Option(name: .customLong("post-roll"), parsing: .unconditional, help: ArgumentHelp(
         "How long a clip goes on after the event ends (the last face seen, the code read; \(RecordingOptions.postRollRange.text)). (default: 5s)",
         valueName: "time"), transform: { try RecordingOptions.postRollRange.parse($0) })
-    var postRoll = DurationArgument(seconds: 5)
+    var postRoll: DurationArgument?
 
     static let segmentRange = ValueRange.duration(1...86_400)
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp(
         "Length of each file with --record-on always (\(RecordingOptions.segmentRange.text)). (default: 60s)", valueName: "time"),
             transform: { try RecordingOptions.segmentRange.parse($0) })
-    var segment = DurationArgument(seconds: 60)
+    var segment: DurationArgument?
 
     static let keepRange = ValueRange.bytes((1 << 20)...(1 << 50))
     @Option(name: .customLong("record-keep"), parsing: .unconditional, help: ArgumentHelp(
@@ -50,32 +50,35 @@ struct RecordingOptions: ParsableArguments {
     @Option(name: .customLong("record-memory"), parsing: .unconditional, help: ArgumentHelp(
         "Memory for the pre-roll and for frames waiting for the disk, at most: the frame ring's bound (\(RecordingOptions.memoryRange.text)). (default: \(ByteCountArgument(bytes: Int64(MovieFileOutput.defaultFrameRingCapacity))))",
         valueName: "size"), transform: { try RecordingOptions.memoryRange.parse($0) })
-    var memory = ByteCountArgument(bytes: Int64(MovieFileOutput.defaultFrameRingCapacity))
+    var memory: ByteCountArgument?
 
     mutating func validate() throws {
         if let record, record.isEmpty { throw ValidationError("--record needs a directory.") }
+    }
+
+    /// Without a configuration file, the recording options need --record.
+    func checkStandingAlone() throws {
         guard record != nil || !isCustomized else {
             throw ValidationError("the recording options need --record DIR.")
         }
     }
 
     /// True when an option other than --record was given.
-    private var isCustomized: Bool {
-        trigger != .presence || preRoll.seconds != 5 || postRoll.seconds != 5 || segment.seconds != 60
-            || keep != nil || maxAge != nil || memory.bytes != Int64(MovieFileOutput.defaultFrameRingCapacity)
+    var isCustomized: Bool {
+        trigger != nil || preRoll != nil || postRoll != nil || segment != nil || keep != nil || maxAge != nil || memory != nil
     }
 
-    /// The recorder, joined to `pipeline`, when clips are asked for: into `directory` (--record,
-    /// or the camera's own folder in it).
-    func makeRecorder(pipeline: DetectionPipeline, directory: Folder?, diagnostics: @escaping @Sendable (String) -> Void) throws(CaptureError) -> ClipRecorder? {
-        guard let record = directory else { return nil }
-        var settings = ClipRecorder.Settings()
-        settings.trigger = trigger
-        settings.preRoll = preRoll.time
-        settings.postRoll = postRoll.time
-        settings.segmentDuration = segment.time
-        settings.retention = RecordingRetention(maximumBytes: keep?.bytes, maximumAge: maxAge?.seconds)
-        settings.frameRingCapacity = Int(memory.bytes)
-        return try ClipRecorder(pipeline: pipeline, directory: record, settings: settings, diagnostics: diagnostics)
+    /// The options given, as configuration settings.
+    var settings: ConfigurationSettings {
+        var settings = ConfigurationSettings()
+        settings.record = record
+        settings.recordOn = trigger
+        settings.preRoll = preRoll
+        settings.postRoll = postRoll
+        settings.segment = segment
+        settings.recordKeep = keep
+        settings.recordMaxAge = maxAge
+        settings.recordMemory = memory
+        return settings
     }
 }

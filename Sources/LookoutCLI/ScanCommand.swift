@@ -26,7 +26,7 @@ struct ScanCommand: ParsableCommand {
         let session = CaptureSession()
         let metadata: MetadataOutput
         do {
-            metadata = try detection.makeMetadataOutput(in: session, profile: .stills)
+            metadata = try DetectionSetup.makeMetadataOutput(try detection.settings(), in: session, profile: .stills)
         } catch let error as CaptureError {
             throw fail(error)
         }

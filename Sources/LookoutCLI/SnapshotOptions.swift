@@ -10,8 +10,8 @@ struct SnapshotOptions: ParsableArguments {
     var snapshots: String?
 
     @Flag(name: .customLong("snapshot-boxes"), inversion: .prefixedNo,
-          help: "Draw the event's objects (outline and label) on snapshots.")
-    var boxes = true
+          help: "Draw the event's objects (outline and label) on snapshots. (default: --snapshot-boxes)")
+    var boxes: Bool?
 
     @Flag(name: .customLong("snapshot-clean"), help: "Also write each snapshot without boxes, as <name>.clean.jpg.")
     var clean = false
@@ -20,20 +20,19 @@ struct SnapshotOptions: ParsableArguments {
     @Option(name: .customLong("snapshot-keep"), parsing: .unconditional, help: ArgumentHelp(
         "Keep the newest n snapshots in the directory; older ones are deleted (\(SnapshotOptions.keepRange.text)). (default: 1000)", valueName: "n"),
             transform: { try SnapshotOptions.keepRange.parse($0) })
-    var keep = 1000
+    var keep: Int?
 
     mutating func validate() throws {
         if let snapshots, snapshots.isEmpty { throw ValidationError("--snapshots needs a directory.") }
     }
 
-    /// The writer, when snapshots are asked for: into `directory` (--snapshots, or the camera's
-    /// own folder in it).
-    func makeWriter(directory: Folder?, diagnostics: @escaping @Sendable (String) -> Void) -> SnapshotWriter? {
-        guard let snapshots = directory else { return nil }
-        var options = SnapshotWriter.Options()
-        options.drawsBoxes = boxes
-        options.writesCleanCopy = clean
-        options.keep = keep
-        return SnapshotWriter(directory: snapshots, options: options, diagnostics: diagnostics)
+    /// The options given, as configuration settings.
+    var settings: ConfigurationSettings {
+        var settings = ConfigurationSettings()
+        settings.snapshots = snapshots
+        settings.snapshotBoxes = boxes
+        if clean { settings.snapshotClean = true }
+        settings.snapshotKeep = keep
+        return settings
     }
 }

@@ -18,8 +18,8 @@ import Glibc
 ///   128+N, for when a clean stop itself hangs. One that comes while `run` starts is kept until
 ///   its stop is ready (or, should start-up not end within `outputDeadline`, exits with 128+N).
 ///   Commands without a clean stop (`scan`, `devices`) leave every signal to its disposition.
-/// - SIGHUP: reserved for reloading the configuration (not yet supported): one line on standard
-///   error, otherwise ignored.
+/// - SIGHUP: reloads the configuration file (`onReload`); without `--config`, one line on
+///   standard error, otherwise ignored.
 /// - SIGUSR1: the statistics summary of every input on standard error, like dd (`onStatistics`).
 /// - SIGUSR2, SIGALRM: ignored.
 ///
@@ -36,6 +36,7 @@ enum StopSignals {
     private struct State {
         var onStop: (@Sendable () -> Void)?
         var onStatistics: (@Sendable () -> Void)?
+        var onReload: (@Sendable () -> Void)?
         /// The command has no clean stop: every signal is left to the process's disposition.
         var usesDefaultActions = false
         var stopSignal: Int32?
@@ -58,12 +59,15 @@ enum StopSignals {
         }
     }
 
-    /// What a stop signal does from now on (a run's clean stop), and SIGUSR1's summary. A stop
-    /// signal that came while the run started stops it now.
-    static func handle(onStop: @escaping @Sendable () -> Void, onStatistics: @escaping @Sendable () -> Void) {
+    /// What a stop signal does from now on (a run's clean stop), SIGUSR1's summary and SIGHUP's
+    /// reload (nil: there is no file to reload). A stop signal that came while the run started
+    /// stops it now.
+    static func handle(onStop: @escaping @Sendable () -> Void, onStatistics: @escaping @Sendable () -> Void,
+                       onReload: (@Sendable () -> Void)? = nil) {
         let pending = state.withLock { state -> Int32? in
             state.onStop = onStop
             state.onStatistics = onStatistics
+            state.onReload = onReload
             return state.stopSignal
         }
         if let pending { beginStop(pending, onStop: onStop) }
@@ -108,7 +112,12 @@ enum StopSignals {
         guard !state.withLock({ $0.usesDefaultActions }) else { return takeDefaultAction(number) }
         switch number {
         case SIGHUP:
-            printDiagnostic("SIGHUP: reloading the configuration is not supported yet; ignored")
+            if let reload = state.withLock({ $0.onReload }) {
+                // Off the signal thread: a reload opens cameras, and a stop must still be taken meanwhile.
+                DispatchQueue(label: "lookout.reload").async { reload() }
+            } else {
+                printDiagnostic("SIGHUP: there is no configuration file to reload (run with --config FILE); ignored")
+            }
         case SIGUSR1:
             state.withLock { $0.onStatistics }?()
         case SIGINT, SIGTERM, SIGQUIT:

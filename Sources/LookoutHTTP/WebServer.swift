@@ -37,8 +37,9 @@ public enum WebServerError: Error, CustomStringConvertible {
 /// - `/api/recordings`: the clips in the recording directory, newest first (JSON);
 /// - `/recordings/NAME`: a clip, by its exact name, as a download.
 ///
-/// It adds a `PhotoOutput` to each pipeline's session and an event sink to each pipeline. With
-/// nobody connected its cost is one photo a second per camera (see `PreviewBroadcaster`).
+/// Each camera it shows has a `PhotoOutput` in its session and the server's `eventSink` in its
+/// pipeline, wired by whoever builds the cameras (`Service`). With nobody connected its cost is
+/// one photo a second per camera (see `PreviewBroadcaster`).
 public final class WebServer: StatisticsReporting, @unchecked Sendable {
     /// A camera the server shows: its pipeline, and where its snapshots and clips are.
     public struct Camera: Sendable {
@@ -83,41 +84,71 @@ public final class WebServer: StatisticsReporting, @unchecked Sendable {
     }
 
     public let configuration: Configuration
-    private let cameras: [Shown]
+    /// The cameras shown, in order; replaced as a reload adds and removes cameras.
+    private let shown = Locked<[Shown]>([])
+    private var cameras: [Shown] { shown.withLock { $0 } }
+    private let isServing = Atomic<Bool>(false)
     private let events = EventStream()
     private let metrics = MetricsExporter()
     private let executor = DispatchTaskExecutor()
     private let requestCount = Atomic<Int>(0)
     private let running = Locked<(task: Task<Void, Never>?, group: ServiceGroup?, port: Int?, failure: String?)>((nil, nil, nil, nil))
 
+    /// A server showing no camera yet: `show(_:photoOutput:)` adds them. The service wires each
+    /// camera: the photo output into its session, `eventSink` and the server (as a statistics
+    /// reporter) into its pipeline.
+    public init(configuration: Configuration) {
+        self.configuration = configuration
+    }
+
     /// Joins `pipeline` (a photo output in its session, an event sink, a statistics reporter),
     /// with the configuration's directories. Call before the pipeline runs.
     public convenience init(pipeline: DetectionPipeline, configuration: Configuration) throws(CaptureError) {
-        try self.init(cameras: [Camera(pipeline: pipeline, snapshotDirectory: configuration.snapshotDirectory.map { Folder(path: $0) },
-                                       recordingDirectory: configuration.recordingDirectory.map { Folder(path: $0) })],
-                      configuration: configuration)
+        self.init(configuration: configuration)
+        let photoOutput = PhotoOutput()
+        try pipeline.session.addOutput(photoOutput)
+        pipeline.addSink(eventSink)
+        pipeline.addReporter(self)
+        show(Camera(pipeline: pipeline, snapshotDirectory: configuration.snapshotDirectory.map { Folder(path: $0) },
+                    recordingDirectory: configuration.recordingDirectory.map { Folder(path: $0) }), photoOutput: photoOutput)
     }
 
-    /// Joins every camera's pipeline (at least one). Call before the pipelines run.
-    public init(cameras: [Camera], configuration: Configuration) throws(CaptureError) {
-        guard !cameras.isEmpty else { throw .invalidSetting("the web server needs a camera") }
-        self.configuration = configuration
-        var shown: [Shown] = []
-        for camera in cameras {
-            let photoOutput = PhotoOutput()
-            try camera.pipeline.session.addOutput(photoOutput)
-            shown.append(Shown(camera: camera, preview: PreviewBroadcaster(photoOutput: photoOutput, previewRate: configuration.previewRate)))
+    /// The sink each shown camera's pipeline hands its lines to (the event stream, `/api/events`).
+    public var eventSink: any EventSink { events }
+
+    /// Shows `camera`, whose session holds `photoOutput` (the live picture and `/api/latest.jpg`);
+    /// a camera of the same name is replaced. Any time, before or while serving.
+    public func show(_ camera: Camera, photoOutput: PhotoOutput) {
+        let added = Shown(camera: camera, preview: PreviewBroadcaster(photoOutput: photoOutput, previewRate: configuration.previewRate))
+        let replaced: Shown? = shown.withLock { list in
+            if let index = list.firstIndex(where: { $0.name == added.name }) {
+                let old = list[index]
+                list[index] = added
+                return old
+            }
+            list.append(added)
+            return nil
         }
-        self.cameras = shown
-        for camera in cameras {
-            camera.pipeline.addSink(events)
-            camera.pipeline.addReporter(self)
-        }
+        replaced?.preview.stop()
+        if isServing.load(ordering: .acquiring) { added.preview.start() }
     }
+
+    /// Stops showing the camera named `name` (a reload removed it).
+    public func remove(camera name: String) {
+        let removed: Shown? = shown.withLock { list in
+            guard let index = list.firstIndex(where: { $0.name == name }) else { return nil }
+            return list.remove(at: index)
+        }
+        removed?.preview.stop()
+    }
+
+    /// The names of the cameras shown, in order.
+    public var cameraNames: [String] { cameras.map(\.name) }
 
     /// The camera `?camera=` names (the first by default), or nil for an unknown name.
     private func camera(for request: Request) -> Shown? {
-        guard let name = request.uri.queryParameters.get("camera"), !name.isEmpty else { return cameras[0] }
+        let cameras = self.cameras
+        guard let name = request.uri.queryParameters.get("camera"), !name.isEmpty else { return cameras.first }
         return cameras.first { $0.name == name }
     }
 
@@ -178,6 +209,7 @@ public final class WebServer: StatisticsReporting, @unchecked Sendable {
         if let failure = running.withLock({ $0.failure }) {
             throw .cannotListen(address: address, reason: failure)
         }
+        isServing.store(true, ordering: .releasing)
         for camera in cameras { camera.preview.start() }
     }
 
@@ -209,6 +241,7 @@ public final class WebServer: StatisticsReporting, @unchecked Sendable {
 
     /// Ends the streams, closes every connection and stops listening (waiting two seconds at most).
     public func stop() {
+        isServing.store(false, ordering: .releasing)
         for camera in cameras { camera.preview.stop() }
         events.finishAll()
         guard let (task, group) = running.withLock({ state in state.task.flatMap { task in state.group.map { (task, $0) } } })

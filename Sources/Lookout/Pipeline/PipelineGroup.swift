@@ -3,42 +3,115 @@ import Dispatch
 /// Several pipelines (one per camera) run side by side in one process, each on its own threads:
 /// a camera lost, slow or ended never holds up another. A fatal failure of one (a camera lost
 /// with reconnection off, a detector error) stops the others, so the process can exit with it.
+///
+/// Pipelines can be added and removed while the group runs (a reload): an added one starts at
+/// once, a removed one is stopped and its sinks finished, and the others go on untouched.
 public final class PipelineGroup: @unchecked Sendable {
-    private let members = Locked<(pipelines: [DetectionPipeline], stopped: Bool)>(([], false))
+    private struct Member {
+        var pipeline: DetectionPipeline
+        var outcome: DetectionPipeline.Outcome?
+        var removed = false
+        /// Entered when its run is started, left when it has returned.
+        let running = DispatchGroup()
+    }
+
+    private struct State {
+        var members: [Member] = []
+        var running = false
+        var stopped = false
+        /// Pipelines whose `run()` has not returned, plus holds (`hold()`).
+        var active = 0
+    }
+
+    private let state = Locked(State())
+    private let allReturned = DispatchSemaphore(value: 0)
 
     public init() {}
 
-    /// Adds a pipeline; before `run()`.
+    /// Adds a pipeline; while the group runs it starts at once (stopped at once after `stop()`).
     public func add(_ pipeline: DetectionPipeline) {
-        members.withLock { $0.pipelines.append(pipeline) }
+        let startNow: Bool = state.withLock { state in
+            state.members.append(Member(pipeline: pipeline))
+            guard state.running else { return false }
+            state.active += 1
+            return true
+        }
+        if startNow { start(pipeline) }
+        if state.withLock({ $0.stopped }) { pipeline.stop() }
     }
 
-    public var pipelines: [DetectionPipeline] { members.withLock { $0.pipelines } }
+    /// The pipelines that have not been removed, in the order added.
+    public var pipelines: [DetectionPipeline] { state.withLock { $0.members.filter { !$0.removed }.map(\.pipeline) } }
 
-    /// Runs every pipeline until each has returned; their outcomes, in the order added.
+    /// Runs every pipeline until each has returned (those added meanwhile too); their outcomes, in
+    /// the order added, without those removed.
     public func run() -> [DetectionPipeline.Outcome] {
-        let pipelines = self.pipelines
-        let outcomes = Locked([DetectionPipeline.Outcome?](repeating: nil, count: pipelines.count))
-        let done = DispatchGroup()
-        for (index, pipeline) in pipelines.enumerated() {
-            done.enter()
-            // A thread each: `run()` blocks until its input ends.
-            DispatchQueue(label: "lookout.pipeline.run.\(pipeline.configuration.camera)").async { [self] in
-                let outcome = pipeline.run()
-                outcomes.withLock { $0[index] = outcome }
-                if case .failed = outcome { stop() }
-                done.leave()
-            }
+        let pipelines: [DetectionPipeline] = state.withLock { state in
+            state.running = true
+            let waiting = state.members.filter { !$0.removed }.map(\.pipeline)
+            // One extra count held by run() itself until every first pipeline has started.
+            state.active += waiting.count + 1
+            return waiting
         }
-        done.wait()
-        return outcomes.withLock { $0.map { $0 ?? .stopped } }
+        for pipeline in pipelines { start(pipeline) }
+        release()
+        allReturned.wait()
+        return state.withLock { state in
+            state.running = false
+            return state.members.filter { !$0.removed }.map { $0.outcome ?? .stopped }
+        }
+    }
+
+    private func start(_ pipeline: DetectionPipeline) {
+        let running = state.withLock { $0.members.first { $0.pipeline === pipeline }?.running }
+        running?.enter()
+        // A thread each: `run()` blocks until its input ends.
+        DispatchQueue(label: "lookout.pipeline.run.\(pipeline.configuration.camera)").async { [self] in
+            defer { running?.leave() }
+            let outcome = pipeline.run()
+            let removed = state.withLock { state -> Bool in
+                guard let index = state.members.firstIndex(where: { $0.pipeline === pipeline }) else { return true }
+                state.members[index].outcome = outcome
+                return state.members[index].removed
+            }
+            if case .failed = outcome, !removed { stop() }
+            release()
+        }
+    }
+
+    /// Keeps `run()` from returning while the pipelines are being changed (a reload that removes
+    /// the last camera before adding the next); pair with `release()`.
+    public func hold() {
+        state.withLock { $0.active += 1 }
+    }
+
+    public func release() {
+        let done = state.withLock { state -> Bool in
+            state.active -= 1
+            return state.active == 0 && state.running
+        }
+        if done { allReturned.signal() }
+    }
+
+    /// Stops `pipeline`, waits until its run has returned and its sinks have finished, and forgets
+    /// it: its outcome is not among `run()`'s.
+    public func remove(_ pipeline: DetectionPipeline) {
+        let running: DispatchGroup? = state.withLock { state in
+            guard let index = state.members.firstIndex(where: { $0.pipeline === pipeline }) else { return nil }
+            state.members[index].removed = true
+            return state.members[index].running
+        }
+        pipeline.stop()
+        running?.wait()
+        pipeline.finishSinks()
+        state.withLock { $0.members.removeAll { $0.pipeline === pipeline } }
     }
 
     /// Stops every pipeline, from any thread, without waiting; pipelines added later stop at once.
     public func stop() {
-        let pipelines = members.withLock { state -> [DetectionPipeline] in
+        let pipelines = state.withLock { state -> [DetectionPipeline] in
             state.stopped = true
-            return state.pipelines
+            return state.members.map(\.pipeline)
         }
         for pipeline in pipelines { pipeline.stop() }
     }

@@ -34,13 +34,10 @@ public enum ConfigurationFile {
         var problems: [ConfigurationProblem] = []
         let root = node.map { value(of: $0, file: file, environment: environment, problems: &problems) } ?? .null
         var positions: [String: FilePosition] = [:]
-        switch ConfigurationReader.read(root, file: file, positions: &positions) {
-        case .success(let configuration):
-            problems += ConfigurationCheck.problems(in: configuration, file: file, positions: positions, checksFiles: checksFiles)
-            if problems.isEmpty { return configuration }
-        case .failure(let found):
-            problems += found.problems
-        }
+        let (configuration, found) = ConfigurationReader.read(root, file: file, positions: &positions)
+        // The checks across keys run on what could be read, so one pass reports everything.
+        problems += found + ConfigurationCheck.problems(in: configuration, file: file, positions: positions, checksFiles: checksFiles)
+        if problems.isEmpty { return configuration }
         throw ConfigurationProblems(problems.sorted { ($0.position?.line ?? 0, $0.position?.column ?? 0) < ($1.position?.line ?? 0, $1.position?.column ?? 0) })
     }
 

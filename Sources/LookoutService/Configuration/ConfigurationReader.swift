@@ -9,7 +9,7 @@ enum ConfigurationReader {
 
     /// The configuration, or every problem with it; `positions` receives where each key path was
     /// written (for the checks that come after reading).
-    static func read(_ root: ConfigurationValue, file: String, positions: inout [String: FilePosition]) -> Result<LookoutConfiguration, ConfigurationProblems> {
+    static func read(_ root: ConfigurationValue, file: String, positions: inout [String: FilePosition]) -> (LookoutConfiguration, [ConfigurationProblem]) {
         var problems: [ConfigurationProblem] = []
         func problem(_ position: FilePosition?, _ path: String, _ message: String) {
             problems.append(ConfigurationProblem(file: file, position: position, keyPath: path, message: message))
@@ -21,7 +21,7 @@ enum ConfigurationReader {
         case .null: entries = []
         default:
             problem(nil, "", "the file must hold a map of sections (capture:, detection:, ..., cameras:), not \(root.kindWords)")
-            return .failure(ConfigurationProblems(problems))
+            return (configuration, problems)
         }
         let sectionNames = ConfigurationSection.allCases.map(\.rawValue) + [camerasKey]
         for entry in entries {
@@ -57,16 +57,17 @@ enum ConfigurationReader {
                     continue
                 }
                 if let refusal = key.read(item.value, into: &configuration.settings) {
-                    problem(item.valuePosition ?? item.position, path, refusalWords(item.value, refusal))
+                    problem(item.valuePosition ?? item.position, path, refusalWords(item.value, refusal, key: key))
                 }
             }
         }
-        return problems.isEmpty ? .success(configuration) : .failure(ConfigurationProblems(problems))
+        return (configuration, problems)
     }
 
     static func read(_ root: ConfigurationValue, file: String) -> Result<LookoutConfiguration, ConfigurationProblems> {
         var positions: [String: FilePosition] = [:]
-        return read(root, file: file, positions: &positions)
+        let (configuration, problems) = read(root, file: file, positions: &positions)
+        return problems.isEmpty ? .success(configuration) : .failure(ConfigurationProblems(problems))
     }
 
     private static func readCameras(_ entry: ConfigurationValue.Entry, positions: inout [String: FilePosition],
@@ -119,7 +120,7 @@ enum ConfigurationReader {
                     continue
                 }
                 if let refusal = key.read(item.value, into: &configuration.settings) {
-                    problem(item.valuePosition ?? item.position, keyPath, refusalWords(item.value, refusal))
+                    problem(item.valuePosition ?? item.position, keyPath, refusalWords(item.value, refusal, key: key))
                 }
             }
             if !hasInput, !keys.contains(where: { $0.key == "input" }) {
@@ -137,8 +138,15 @@ enum ConfigurationReader {
         return "unknown \(what) (allowed: \(candidates.joined(separator: ", ")))"
     }
 
-    static func refusalWords(_ value: ConfigurationValue, _ refusal: ValueRefusal) -> String {
-        "\(describe(value)) is not allowed (\(refusal))"
+    static func refusalWords(_ value: ConfigurationValue, _ refusal: ValueRefusal, key: ConfigurationKey? = nil) -> String {
+        // In a list, name the item that is wrong.
+        if case .list(let items) = value, let key, items.count > 1 {
+            var scratch = ConfigurationSettings()
+            if let bad = items.first(where: { key.read(.list([$0]), into: &scratch) != nil }) {
+                return "\(describe(bad)) in the list is not allowed (allowed: \(refusal.range))"
+            }
+        }
+        return "\(describe(value)) is not allowed (allowed: \(refusal.range))"
     }
 
     /// A value as a refusal quotes it: `'abc'`, `a list`.

@@ -74,7 +74,12 @@ enum JSONText {
             case "\n": result += "\\n"
             case "\t": result += "\\t"
             default:
-                if scalar.value < 0x20 { result += "\\u00" + String(scalar.value, radix: 16).leftPadded(2) } else { result.unicodeScalars.append(scalar) }
+                if scalar.value < 0x20 || scalar.value == 0x7F {
+                    let hex = String(scalar.value, radix: 16)
+                    result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else {
+                    result.unicodeScalars.append(scalar)
+                }
             }
         }
         return result + "\""

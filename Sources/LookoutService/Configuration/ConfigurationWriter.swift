@@ -96,22 +96,7 @@ public enum ConfigurationWriter {
         let plain = !text.isEmpty && text.allSatisfy { $0.isLetter || $0.isNumber || "/._-@+=".contains($0) }
             && !["true", "false", "yes", "no", "on", "off", "null", "~"].contains(text.lowercased()) && !text.hasPrefix("-")
         if plain { return text }
-        var escaped = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": escaped += "\\\""
-            case "\\": escaped += "\\\\"
-            case "\n": escaped += "\\n"
-            case "\t": escaped += "\\t"
-            default:
-                if scalar.value < 0x20 || scalar.value == 0x7F { escaped += "\\x" + String(scalar.value, radix: 16).leftPadded(2) }
-                else { escaped.unicodeScalars.append(scalar) }
-            }
-        }
-        return escaped + "\""
+        // A JSON string is a YAML double-quoted scalar.
+        return JSONText.string(text)
     }
-}
-
-extension String {
-    func leftPadded(_ width: Int) -> String { count >= width ? self : String(repeating: "0", count: width - count) + self }
 }

@@ -1,16 +1,17 @@
+import Lookout
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// Finds the default Haar cascade: the repository's models/ folder (beside a `swift build`
 /// binary), $LOOKOUT_MODELS, an installed share folder, then Debian's opencv-data.
-enum FaceModelLocator {
-    static let cascadeName = "haarcascade_frontalface_default.xml"
+public enum FaceModelLocator {
+    public static let cascadeName = "haarcascade_frontalface_default.xml"
     /// The second cascade each face must pass (OpenCV's alt2 frontal face).
-    static let verifierName = "haarcascade_frontalface_alt2.xml"
+    public static let verifierName = "haarcascade_frontalface_alt2.xml"
 
-    static func defaultCascadePath() -> String { locate(cascadeName) }
-    static func defaultVerifierPath() -> String { locate(verifierName) }
+    public static func defaultCascadePath() -> String { locate(cascadeName) }
+    public static func defaultVerifierPath() -> String { locate(verifierName) }
 
     private static func locate(_ cascadeName: String) -> String {
         var candidates = [String]()

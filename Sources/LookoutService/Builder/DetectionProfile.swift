@@ -2,13 +2,13 @@
 /// look at each picture than live video (`run`), which must keep up with the frame rate.
 import Lookout
 
-enum DetectionProfile {
+public enum DetectionProfile: Sendable {
     case stills
     case video
 
     /// Frames wider than this are shrunk before face detection. Phone photographs hold faces of
     /// a few dozen pixels at 640 px; 1280 px found 52 of the corpus's 70 faces where 640 found 48.
-    var faceWidth: Int {
+    public var faceWidth: Int {
         switch self {
         case .stills: 1280
         case .video: 640
@@ -17,20 +17,20 @@ enum DetectionProfile {
 
     /// ZBar's scan density: every line for stills, every other for video (half the work; the
     /// next frame brings the code again).
-    var density: Int { self == .stills ? 1 : 2 }
+    public var density: Int { self == .stills ? 1 : 2 }
 
-    var codeResolution: CodeScanResolution { self == .stills ? .full : .automatic }
+    public var codeResolution: CodeScanResolution { self == .stills ? .full : .automatic }
 
     /// The cascade's window growth: finer for stills, the peer's (facedetect) for video.
-    var scaleFactor: Double { self == .stills ? 1.1 : 1.25 }
+    public var scaleFactor: Double { self == .stills ? 1.1 : 1.25 }
 
     /// Analyses a face must be found in before it is reported: one picture has one.
-    var faceConfirmations: Int { self == .stills ? 1 : 2 }
+    public var faceConfirmations: Int { self == .stills ? 1 : 2 }
 
     /// Milliseconds of the second look at a picture ZBar read nothing in, counted from the start
     /// of ZBar's first pass. On a 12-megapixel phone photograph ZBar's pass takes about half a
     /// second and zxing-cpp as long again: 1000 ms cut such reads short.
-    var codeBudget: Double {
+    public var codeBudget: Double {
         switch self {
         case .stills: 3000
         case .video: 15

@@ -1,0 +1,64 @@
+import Lookout
+
+/// What a camera's (or `scan`'s) detection settings make: the face detector's configuration and
+/// the metadata output, with the defaults of `profile` for what was not given.
+public enum DetectionSetup {
+    /// The face detector settings, when faces are asked for.
+    public static func faceConfiguration(_ settings: ConfigurationSettings, profile: DetectionProfile) -> FaceDetectorConfiguration? {
+        guard (settings.types ?? MetadataObjectType.defaultTypes).contains(.face) else { return nil }
+        var configuration = FaceDetectorConfiguration(cascadePath: settings.faceModel ?? FaceModelLocator.defaultCascadePath())
+        configuration.scaleFactor = settings.scaleFactor ?? profile.scaleFactor
+        configuration.minNeighbors = settings.minNeighbors ?? 3
+        configuration.minSize = settings.minFace ?? 30
+        configuration.minSizeIsAtAnalysisWidth = settings.minFace == nil && profile == .video
+        configuration.confirmations = profile == .stills ? 1 : settings.faceConfirm ?? profile.faceConfirmations
+        configuration.analysisWidth = settings.faceWidth ?? profile.faceWidth
+        if settings.faceVerifier?.lowercased() != "none" {
+            configuration.verificationCascadePath = settings.faceVerifier ?? FaceModelLocator.defaultVerifierPath()
+            configuration.verificationMinNeighbors = settings.verifyNeighbors ?? 12
+        }
+        configuration.trackRetention = settings.faceLeave?.time ?? MediaTime(seconds: 1)
+        configuration.maximumPyramidPixels = max(64 * 64, pixelBudget(settings).maximumPixels / 4)
+        return configuration
+    }
+
+    /// The largest frame decoded.
+    public static func pixelBudget(_ settings: ConfigurationSettings) -> PixelBudget {
+        PixelBudget(maximumPixels: settings.maxPixels?.pixels ?? PixelBudget.standard.maximumPixels)
+    }
+
+    /// The forced charset of code payloads, nil for auto.
+    public static func textEncoding(_ settings: ConfigurationSettings) -> TextEncoding? {
+        settings.charset.flatMap { TextEncoding(rawValue: $0) }
+    }
+
+    /// A metadata output in `session`, configured from `settings`. Throws what the output refuses
+    /// (no face model).
+    /// - Parameter isRealTime: the input is a camera or paced: the motion gate is on by default.
+    public static func makeMetadataOutput(_ settings: ConfigurationSettings, in session: CaptureSession, profile: DetectionProfile,
+                                          isRealTime: Bool = false) throws(CaptureError) -> MetadataOutput {
+        let output = MetadataOutput(faceDetector: faceConfiguration(settings, profile: profile),
+                                    codeScanDensity: settings.density ?? profile.density,
+                                    codeScanResolution: settings.codeResolution ?? profile.codeResolution)
+        try session.addOutput(output)
+        try output.setMetadataObjectTypes(settings.types ?? MetadataObjectType.defaultTypes)
+        output.rectOfInterest = settings.rectOfInterest ?? .unit
+        output.faceAnalysisRate = profile == .stills ? 0 : settings.faceRate ?? 10
+        output.unchangedFrameThreshold = settings.motionThreshold ?? (profile == .video && isRealTime ? 4 : 0)
+        output.codeSecondPassBudget = settings.codeBudget ?? profile.codeBudget
+        output.codeSecondPassRate = profile == .stills ? 0 : settings.codeBudgetRate ?? 4
+        output.codeTextEncoding = textEncoding(settings)
+        return output
+    }
+
+    /// The event settings.
+    public static func eventSettings(_ settings: ConfigurationSettings) -> EventSettings {
+        var events = EventSettings()
+        if let dedupe = settings.dedupe { events.dedupeWindow = dedupe.time }
+        if let count = settings.presenceOn { events.presenceOnCount = count }
+        if let window = settings.presenceWindow { events.presenceOnWindow = window.time }
+        if let off = settings.presenceOff { events.presenceOffDelay = off.time }
+        if let leave = settings.faceLeave { events.faceLeaveDelay = leave.time }
+        return events
+    }
+}

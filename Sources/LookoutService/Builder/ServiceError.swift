@@ -1,0 +1,54 @@
+import Lookout
+import LookoutHTTP
+
+/// Why a service could not be built, started or reloaded; each in one sentence. The command line
+/// turns it into its documented exit code (`exitKind`).
+public enum ServiceError: Error, CustomStringConvertible {
+    /// An input could not be opened, or an output refused its settings.
+    case capture(CaptureError)
+    case mqtt(MQTTError)
+    /// A hook's program cannot be run (`on-code`, `on-presence`).
+    case hook(key: String, reason: String)
+    /// A secret (the MQTT password, the HTTP token) could not be read from its file.
+    case unreadableSecret(what: String, path: String, reason: String)
+    /// A secret that cannot be used as it is (too long, not text).
+    case invalidSecret(String)
+    case web(WebServerError)
+    /// Standard input is an input but was closed.
+    case standardInputClosed
+    /// The configuration has problems (every one of them).
+    case configuration(ConfigurationProblems)
+
+    public var description: String {
+        switch self {
+        case .capture(let error): return error.description
+        case .mqtt(let error): return error.description
+        case .hook(let key, let reason): return "\(key): \(reason)"
+        case .unreadableSecret(let what, let path, let reason): return "cannot read the \(what) file \(path): \(reason)"
+        case .invalidSecret(let sentence): return sentence
+        case .web(let error): return error.description
+        case .standardInputClosed: return "standard input is closed; pipe a stream into lookout or name a file with --input"
+        case .configuration(let problems): return problems.description
+        }
+    }
+
+    /// What kind of failure it is, for an exit code.
+    public enum Kind: Sendable {
+        /// A setting is wrong (64).
+        case usage
+        /// Something to read is missing or unreadable (66).
+        case noInput
+        /// Something else failed (1), or the capture error's own kind.
+        case failure
+    }
+
+    public var kind: Kind {
+        switch self {
+        case .hook, .invalidSecret, .configuration: return .usage
+        case .unreadableSecret, .standardInputClosed: return .noInput
+        case .mqtt(.invalidURL): return .usage
+        case .mqtt(.unreadableFile): return .noInput
+        case .mqtt, .web, .capture: return .failure
+        }
+    }
+}

@@ -1,0 +1,366 @@
+import Dispatch
+import Lookout
+import LookoutHTTP
+
+/// A whole Lookout service built from one `LookoutConfiguration`: a pipeline per camera (session,
+/// input, metadata output, event rules), each with its sinks in a defined order, the MQTT node,
+/// the hook runners, the web server and the per-camera folders. `run()` runs every camera side
+/// by side; `reload(_:)` moves to a new configuration, restarting only the cameras whose
+/// settings changed.
+///
+/// The order of a camera's sinks (each gets a frame's results after the one before it, and
+/// finishes after it): standard output; the clip recorder (its `recording` lines then reach the
+/// others); the snapshot writer (it names the snapshot an event line carries, and hands the JPEG
+/// to MQTT); MQTT; hooks; the web server's event stream.
+public final class Service: @unchecked Sendable {
+    /// Where a service writes what is not an event: its standard-output sink and its words.
+    public struct Environment: Sendable {
+        /// Every camera's lines go here first (standard output, or a test's collector).
+        public var output: (any EventSink)?
+        /// Warnings and failures, one line each (standard error).
+        public var diagnostics: @Sendable (String) -> Void
+        /// Notices for a person (the format streamed, a camera lost and back); not with `quiet`.
+        public var notices: @Sendable (String) -> Void
+        /// Standard input was closed when the process started.
+        public var standardInputIsClosed = false
+
+        public init(output: (any EventSink)? = nil, diagnostics: @escaping @Sendable (String) -> Void = { _ in },
+                    notices: @escaping @Sendable (String) -> Void = { _ in }) {
+            self.output = output
+            self.diagnostics = diagnostics
+            self.notices = notices
+        }
+    }
+
+    /// What a reload did.
+    public struct ReloadReport: Sendable, Equatable {
+        public var started: [String] = []
+        public var restarted: [String] = []
+        public var stopped: [String] = []
+        public var unchanged: [String] = []
+        /// The MQTT node, hooks and web server were rebuilt (a global section changed).
+        public var rebuiltShared = false
+        public init() {}
+    }
+
+    /// Reloads done and refused (an invalid file, a camera that could not be opened).
+    public struct ReloadCounts: Sendable, Equatable {
+        public var succeeded = 0
+        public var failed = 0
+    }
+
+    /// The parts every camera shares.
+    private struct Shared {
+        var settings: ConfigurationSettings
+        var node: MQTTNode?
+        var codeHook: HookRunner?
+        var presenceHook: HookRunner?
+        var server: WebServer?
+    }
+
+    /// A camera being run.
+    private struct RunningCamera {
+        /// Its configuration, its settings the effective ones (what a reload compares).
+        var configuration: CameraConfiguration
+        var pipeline: DetectionPipeline
+    }
+
+    private struct State {
+        var configuration: LookoutConfiguration
+        var shared: Shared
+        var cameras: [RunningCamera]
+        var reloads = ReloadCounts()
+        var started = false
+    }
+
+    public let environment: Environment
+    /// Settings over every camera's and the globals' (the command line's options).
+    public let overrides: ConfigurationSettings
+    private let group = PipelineGroup()
+    private let state: Locked<State>
+    /// One reload at a time.
+    private let reloading = Locked(())
+
+    /// Builds every part of `configuration` (nothing runs yet). A configuration without cameras
+    /// runs the first camera (/dev/video0 or the like) as "video0".
+    public init(configuration: LookoutConfiguration, overrides: ConfigurationSettings = ConfigurationSettings(),
+                environment: Environment) throws(ServiceError) {
+        self.environment = environment
+        self.overrides = overrides
+        let configuration = Self.withDefaultCamera(configuration)
+        let shared = try Self.makeShared(configuration, overrides: overrides, environment: environment)
+        var cameras: [RunningCamera] = []
+        do throws(ServiceError) {
+            for camera in configuration.cameras {
+                cameras.append(try Self.makeCamera(camera, of: configuration, overrides: overrides, shared: shared, environment: environment))
+            }
+        } catch {
+            shared.node?.stop()
+            throw error
+        }
+        state = Locked(State(configuration: configuration, shared: shared, cameras: cameras))
+        for camera in cameras { group.add(camera.pipeline) }
+    }
+
+    /// The configuration running (as given, not the effective one).
+    public var configuration: LookoutConfiguration { state.withLock { $0.configuration } }
+
+    /// The cameras' pipelines, in order.
+    public var pipelines: [DetectionPipeline] { state.withLock { $0.cameras.map(\.pipeline) } }
+
+    /// The web server, when the configuration asks for one.
+    public var webServer: WebServer? { state.withLock { $0.shared.server } }
+
+    public var reloadCounts: ReloadCounts { state.withLock { $0.reloads } }
+
+    /// Starts the web server (the cameras start with `run()`).
+    public func start() throws(ServiceError) {
+        let server = state.withLock { state -> WebServer? in
+            state.started = true
+            return state.shared.server
+        }
+        if let server {
+            do throws(WebServerError) { try server.start() } catch { throw .web(error) }
+        }
+    }
+
+    /// Runs every camera until each has ended or `stop()` is called (cameras added by a reload
+    /// too); the outcomes of the cameras running at the end, in order.
+    public func run() -> [DetectionPipeline.Outcome] {
+        group.run()
+    }
+
+    /// Stops every camera without waiting; `run()` then returns.
+    public func stop() {
+        group.stop()
+    }
+
+    /// Lets MQTT, hooks and the web server finish, all at the same time: after a stop signal,
+    /// each waits until the stop's one deadline (`StopDeadline`) at most. The MQTT node goes
+    /// offline last, after its cameras.
+    public func finish() {
+        let shared = state.withLock { $0.shared }
+        let serverStopped = DispatchGroup()
+        if let server = shared.server { DispatchQueue(label: "lookout.web.stop").async(group: serverStopped) { server.stop() } }
+        group.finishSinks()
+        shared.node?.stop()
+        serverStopped.wait()
+    }
+
+    // MARK: Reload
+
+    /// Moves to `configuration` (checked already: `ConfigurationFile.load`). Cameras whose
+    /// effective settings and input did not change keep running, untouched; changed ones restart,
+    /// new ones start, removed ones stop. A change of a global section (MQTT, hooks, HTTP, or a
+    /// default every camera inherits) rebuilds the shared parts and restarts the cameras it
+    /// changes. A camera that cannot be opened fails the reload (counted) with the others applied.
+    @discardableResult
+    public func reload(_ configuration: LookoutConfiguration) throws(ServiceError) -> ReloadReport {
+        try reloading.withLock { _ throws(ServiceError) -> ReloadReport in
+            do throws(ServiceError) {
+                let report = try apply(Self.withDefaultCamera(configuration))
+                state.withLock { $0.reloads.succeeded += 1 }
+                return report
+            } catch {
+                state.withLock { $0.reloads.failed += 1 }
+                throw error
+            }
+        }
+    }
+
+    /// Counts a reload refused before it reached the service (an invalid file).
+    public func countFailedReload() {
+        state.withLock { $0.reloads.failed += 1 }
+    }
+
+    private func apply(_ configuration: LookoutConfiguration) throws(ServiceError) -> ReloadReport {
+        let (old, oldShared, started) = state.withLock { ($0.cameras, $0.shared, $0.started) }
+        var report = ReloadReport()
+        let newGlobal = configuration.settings.overlaid(by: overrides)
+        let sharedChanged = newGlobal != oldShared.settings
+        let shared = sharedChanged ? try Self.makeShared(configuration, overrides: overrides, environment: environment) : oldShared
+        report.rebuiltShared = sharedChanged
+
+        let wanted = configuration.cameras.map { camera -> CameraConfiguration in
+            var effective = camera
+            effective.settings = configuration.effectiveSettings(of: camera, overrides: overrides)
+            return effective
+        }
+        let keep = old.filter { running in !sharedChanged && wanted.contains(running.configuration) }
+        let leaving = old.filter { running in !keep.contains { $0.pipeline === running.pipeline } }
+        group.hold()
+        defer { group.release() }
+        // Leaving first: a changed camera's device must be free before it is opened again.
+        for running in leaving {
+            oldShared.server?.remove(camera: running.configuration.name)
+            group.remove(running.pipeline)
+            if wanted.contains(where: { $0.name == running.configuration.name }) {
+                report.restarted.append(running.configuration.name)
+            } else {
+                report.stopped.append(running.configuration.name)
+            }
+        }
+        if sharedChanged {
+            oldShared.server?.stop()
+            oldShared.node?.stop()
+        }
+        var cameras: [RunningCamera] = []
+        var failure: ServiceError?
+        for camera in configuration.cameras {
+            if let running = keep.first(where: { $0.configuration.name == camera.name }) {
+                cameras.append(running)
+                report.unchanged.append(camera.name)
+                continue
+            }
+            do throws(ServiceError) {
+                let running = try Self.makeCamera(camera, of: configuration, overrides: overrides, shared: shared, environment: environment)
+                cameras.append(running)
+                group.add(running.pipeline)
+                if !report.restarted.contains(camera.name) { report.started.append(camera.name) }
+            } catch {
+                environment.diagnostics("reload: camera \(camera.name): \(error)")
+                failure = failure ?? error
+            }
+        }
+        state.withLock { state in
+            state.configuration = configuration
+            state.shared = shared
+            state.cameras = cameras
+        }
+        if sharedChanged, started, let server = shared.server {
+            do throws(WebServerError) { try server.start() } catch { failure = failure ?? .web(error) }
+        }
+        if let failure { throw failure }
+        return report
+    }
+
+    // MARK: Building
+
+    private static func withDefaultCamera(_ configuration: LookoutConfiguration) -> LookoutConfiguration {
+        guard configuration.cameras.isEmpty else { return configuration }
+        var configuration = configuration
+        configuration.cameras = [CameraConfiguration(name: CameraName.derived(from: ""), input: "")]
+        return configuration
+    }
+
+    private static func makeShared(_ configuration: LookoutConfiguration, overrides: ConfigurationSettings,
+                                   environment: Environment) throws(ServiceError) -> Shared {
+        let settings = configuration.settings.overlaid(by: overrides)
+        let effective = settings.withDefaults
+        var shared = Shared(settings: settings)
+        let diagnostics = environment.diagnostics
+        func runner(_ key: String, _ command: [String]?) throws(ServiceError) -> HookRunner? {
+            guard let command, !command.isEmpty else { return nil }
+            do {
+                return try HookRunner(name: key, command: command, timeout: effective.hookTimeout?.seconds ?? 10,
+                                      maxConcurrent: effective.hookJobs ?? 4, diagnostics: diagnostics)
+            } catch {
+                throw .hook(key: key, reason: "\(error)")
+            }
+        }
+        shared.codeHook = try runner(overrides.onCode != nil ? "--on-code" : "on-code", effective.onCode)
+        shared.presenceHook = try runner(overrides.onPresence != nil ? "--on-presence" : "on-presence", effective.onPresence)
+        if let url = effective.mqtt {
+            let password = try ServiceSecrets.mqttPassword(effective)
+            do throws(MQTTError) {
+                let broker = try MQTTBrokerAddress(url)
+                if broker.password != nil {
+                    diagnostics("warning: the MQTT password in --mqtt is visible to every user of this machine; use --mqtt-password-file or LOOKOUT_MQTT_PASSWORD")
+                }
+                var mqtt = MQTTConfiguration(broker: broker, clientID: effective.mqttClientID ?? ServiceSecrets.defaultClientID())
+                mqtt.username = effective.mqttUser
+                mqtt.password = password
+                mqtt.caFile = effective.mqttCA
+                mqtt.certificateFile = effective.mqttCert
+                mqtt.keyFile = effective.mqttKey
+                mqtt.queueCapacity = effective.mqttQueue ?? 10_000
+                mqtt.homeAssistantDiscoveryPrefix = effective.haDiscovery == true ? effective.haPrefix ?? "homeassistant" : nil
+                shared.node = try MQTTNode(configuration: mqtt, diagnostics: diagnostics)
+            } catch {
+                throw .mqtt(error)
+            }
+        }
+        if let http = effective.http, let address = WebServerAddress(parsing: http) {
+            var web = WebServer.Configuration(address: address)
+            web.previewRate = effective.previewFPS ?? 5
+            web.allowedHosts = effective.httpAllowedHosts ?? []
+            do throws(ServiceError) { web.token = try ServiceSecrets.httpToken(effective) } catch {
+                shared.node?.stop()
+                throw error
+            }
+            shared.server = WebServer(configuration: web)
+        }
+        return shared
+    }
+
+    /// One camera's session, input, metadata output and pipeline, with its sinks in order.
+    private static func makeCamera(_ camera: CameraConfiguration, of configuration: LookoutConfiguration, overrides: ConfigurationSettings,
+                                   shared: Shared, environment: Environment) throws(ServiceError) -> RunningCamera {
+        let settings = configuration.effectiveSettings(of: camera, overrides: overrides)
+        let several = configuration.cameras.count > 1
+        let snapshotFolder = settings.snapshots.map { Folder(path: $0, subfolder: several ? camera.name : nil) }
+        let recordingFolder = settings.record.map { Folder(path: $0, subfolder: several ? camera.name : nil) }
+        let session = CaptureSession()
+        let opened = try CameraInputFactory.open(camera.input, settings: settings,
+                                                 wantsPictures: shared.server != nil || snapshotFolder != nil || recordingFolder != nil,
+                                                 standardInputIsClosed: environment.standardInputIsClosed,
+                                                 warnings: environment.diagnostics, notices: environment.notices)
+        let metadata: MetadataOutput
+        do throws(CaptureError) {
+            try session.addInput(opened.input)
+            metadata = try DetectionSetup.makeMetadataOutput(settings, in: session, profile: .video, isRealTime: opened.isRealTime)
+        } catch {
+            throw .capture(error)
+        }
+        var pipelineConfiguration = DetectionPipeline.Configuration(source: opened.source, camera: camera.name)
+        pipelineConfiguration.lineFormat = settings.format ?? .json
+        pipelineConfiguration.linesAreEvents = settings.events == .changes
+        pipelineConfiguration.eventSettings = DetectionSetup.eventSettings(settings)
+        let notices = environment.notices
+        let pipeline = DetectionPipeline(session: session, metadataOutput: metadata, configuration: pipelineConfiguration, notices: notices)
+        let diagnostics = environment.diagnostics
+
+        if let output = environment.output { pipeline.addSink(output) }
+        if let recordingFolder {
+            var recording = ClipRecorder.Settings()
+            recording.trigger = settings.recordOn ?? .presence
+            recording.preRoll = settings.preRoll?.time ?? MediaTime(seconds: 5)
+            recording.postRoll = settings.postRoll?.time ?? MediaTime(seconds: 5)
+            recording.segmentDuration = settings.segment?.time ?? MediaTime(seconds: 60)
+            recording.retention = RecordingRetention(maximumBytes: settings.recordKeep?.bytes, maximumAge: settings.recordMaxAge?.seconds)
+            recording.frameRingCapacity = Int(settings.recordMemory?.bytes ?? Int64(MovieFileOutput.defaultFrameRingCapacity))
+            do throws(CaptureError) {
+                _ = try ClipRecorder(pipeline: pipeline, directory: recordingFolder, settings: recording, diagnostics: diagnostics)
+            } catch { throw .capture(error) }
+        }
+        var mqttSink: MQTTEventSink?
+        if let node = shared.node {
+            do throws(MQTTError) { mqttSink = try node.makeSink(camera: settings.mqttName ?? camera.name) } catch { throw .mqtt(error) }
+        }
+        if let snapshotFolder {
+            var options = SnapshotWriter.Options()
+            options.drawsBoxes = settings.snapshotBoxes ?? true
+            options.writesCleanCopy = settings.snapshotClean ?? false
+            options.keep = settings.snapshotKeep ?? 1000
+            let writer = SnapshotWriter(directory: snapshotFolder, options: options, diagnostics: diagnostics)
+            if let mqttSink { writer.setWrittenHandler { _, jpeg in mqttSink.publishSnapshot(jpeg) } }
+            pipeline.addSink(writer)
+        }
+        if let mqttSink { pipeline.addSink(mqttSink) }
+        if shared.codeHook != nil || shared.presenceHook != nil {
+            pipeline.addSink(HookEventSink(codeHook: shared.codeHook, presenceHook: shared.presenceHook,
+                                           source: opened.source, camera: camera.name, diagnostics: diagnostics))
+        }
+        if let server = shared.server {
+            let photoOutput = PhotoOutput()
+            do throws(CaptureError) { try session.addOutput(photoOutput) } catch { throw .capture(error) }
+            pipeline.addSink(server.eventSink)
+            pipeline.addReporter(server)
+            server.show(WebServer.Camera(pipeline: pipeline, snapshotDirectory: snapshotFolder, recordingDirectory: recordingFolder),
+                        photoOutput: photoOutput)
+        }
+        var effective = camera
+        effective.settings = settings
+        return RunningCamera(configuration: effective, pipeline: pipeline)
+    }
+}
