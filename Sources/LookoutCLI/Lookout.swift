@@ -39,7 +39,7 @@ struct Lookout: ParsableCommand {
               130/143/131  a second SIGINT/SIGTERM/SIGQUIT while stopping
             """,
         version: "0.2.0",
-        subcommands: [RunCommand.self, ScanCommand.self, DevicesCommand.self],
+        subcommands: [RunCommand.self, ScanCommand.self, DevicesCommand.self, ConfigCommand.self],
         defaultSubcommand: RunCommand.self
     )
 

@@ -62,3 +62,22 @@ public enum DetectionSetup {
         return events
     }
 }
+
+extension DetectionSetup {
+    /// `settings` with the defaults a video camera's detection takes filled in, as the service
+    /// decides them for `input` (what `lookout config print` shows).
+    public static func filledVideoDefaults(_ settings: ConfigurationSettings, input: String) -> ConfigurationSettings {
+        var filled = settings
+        let profile = DetectionProfile.video
+        let isRealTime = settings.realtime == true || input.isEmpty || FFmpegInput.isURL(input) || CameraInputFactory.isDevice(input)
+        filled.density = settings.density ?? profile.density
+        filled.codeBudget = settings.codeBudget ?? profile.codeBudget
+        filled.codeResolution = settings.codeResolution ?? profile.codeResolution
+        filled.scaleFactor = settings.scaleFactor ?? profile.scaleFactor
+        filled.faceWidth = settings.faceWidth ?? profile.faceWidth
+        filled.motionThreshold = settings.motionThreshold ?? (isRealTime ? 4 : 0)
+        filled.faceModel = settings.faceModel ?? FaceModelLocator.defaultCascadePath()
+        filled.faceVerifier = settings.faceVerifier ?? FaceModelLocator.defaultVerifierPath()
+        return filled
+    }
+}

@@ -121,6 +121,8 @@ public enum ConfigurationFile {
                 if let value = environment[name] {
                     result += value
                 } else {
+                    // Kept as written, so the key's own check does not refuse it a second time.
+                    result += "${\(name)}"
                     problems.append(ConfigurationProblem(file: file, position: position, keyPath: "",
                                                          message: "the environment variable \(name) in '${\(name)}' is not set (write $$ for a $)"))
                 }

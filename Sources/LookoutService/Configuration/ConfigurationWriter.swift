@@ -27,7 +27,7 @@ public enum ConfigurationWriter {
         effective.settings = configuration.settings.overlaid(by: overrides).withDefaults
         effective.cameras = configuration.cameras.map { camera in
             var camera = camera
-            camera.settings = configuration.effectiveSettings(of: camera, overrides: overrides)
+            camera.settings = DetectionSetup.filledVideoDefaults(configuration.effectiveSettings(of: camera, overrides: overrides), input: camera.input)
             return camera
         }
         // Camera sections hold the camera keys only: the global ones are shown once, above.

@@ -10,8 +10,13 @@ extension ValueKind where Value == FrameSize {
 
 extension ValueKind where Value == String {
     /// The pixel formats Lookout reads, as fourccs.
-    static let fourcc = ValueKind.choice(["MJPG", "JPEG", "YUYV", "UYVY", "GREY", "NV12", "NV21", "YU12"].map { $0.lowercased() })
-        .mapped(read: { $0.uppercased() }, write: { $0.lowercased() })
+    static let fourcc: ValueKind = {
+        let names = ["MJPG", "JPEG", "YUYV", "UYVY", "GREY", "NV12", "NV21", "YU12"]
+        return ValueKind(allowed: "one of " + names.joined(separator: ", "),
+                         schema: .schema(["type": .string("string"), "enum": .list((names + names.map { $0.lowercased() }).map { .string($0) })]),
+                         read: { value in value.scalarText.map { $0.uppercased() }.flatMap { names.contains($0) ? $0 : nil } },
+                         write: { .string($0) })
+    }()
 
     /// An MQTT broker's address.
     static let mqttURL = text("mqtt[s]://[user[:password]@]host[:port]/prefix", maximumBytes: 4096, pattern: "^mqtts?://") { text in
@@ -52,11 +57,6 @@ extension ValueKind where Value == String {
     /// An ffmpeg -hwaccel name.
     static let hardwareAcceleration = text("an ffmpeg -hwaccel name (auto, vaapi, cuda, ...)", maximumBytes: 64,
                                            pattern: "^[A-Za-z0-9_]+$") { $0.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" } }
-
-    func mapped(read transform: @escaping @Sendable (String) -> String, write back: @escaping @Sendable (String) -> String) -> ValueKind {
-        let parse = self.read, represent = self.write
-        return ValueKind(allowed: allowed, schema: schema, read: { parse($0).map(transform) }, write: { represent(back($0)) })
-    }
 }
 
 extension ValueKind where Value == [String] {
