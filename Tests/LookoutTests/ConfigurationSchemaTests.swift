@@ -1,0 +1,97 @@
+import Foundation
+import Lookout
+import LookoutService
+import Testing
+
+/// The keys, the schema in the repository, the reference in docs/ and the options of
+/// `lookout run` are one and the same list.
+@Suite struct ConfigurationSchemaTests {
+    @Test func theSchemaInTheRepositoryIsTheCodes() throws {
+        let committed = try String(contentsOfFile: Fixtures.packageRoot + "/docs/lookout-config.schema.json", encoding: .utf8)
+        #expect(committed == ConfigurationSchema.json, "run `lookout config schema > docs/lookout-config.schema.json`")
+        // And it is JSON.
+        let object = try JSONSerialization.jsonObject(with: Data(committed.utf8)) as? [String: Any]
+        let sections = try #require(object?["properties"] as? [String: Any])
+        #expect(Set(sections.keys) == Set(ConfigurationSection.allCases.map(\.rawValue) + ["cameras"]))
+    }
+
+    @Test func theReferenceInDocsIsTheCodes() throws {
+        let document = try String(contentsOfFile: Fixtures.packageRoot + "/docs/configuration.md", encoding: .utf8)
+        let begin = "<!-- reference: begin (lookout config reference) -->\n", end = "<!-- reference: end -->"
+        let start = try #require(document.range(of: begin))
+        let stop = try #require(document.range(of: end))
+        #expect(String(document[start.upperBound..<stop.lowerBound]) == ConfigurationReference.markdown,
+                "run `lookout config reference` and paste it between the markers in docs/configuration.md")
+    }
+
+    @Test func everyOptionOfRunHasAKey() throws {
+        let help = try runLookout(["run", "--help"])
+        // The options are the lines that start with one (`  -q, --quiet`, `  --snapshot-boxes/--no-snapshot-boxes`).
+        let options = Set(help.split(separator: "\n").compactMap { line in
+            line.firstMatch(of: /^  (?:-[a-zA-Z], )?--([a-z][a-z0-9-]+)/).map { String($0.output.1) }
+        })
+        #expect(options.count > 60)
+        // --config names the file itself; --input is a camera's `input`; no-X is the inversion of X.
+        let withoutKeys: Set<String> = ["config", "input", "help", "version"]
+        let keys = Set(ConfigurationKey.all.map(\.name))
+        let missing = options.subtracting(withoutKeys).filter { !keys.contains($0) && !($0.hasPrefix("no-") && keys.contains(String($0.dropFirst(3)))) }
+        #expect(missing.isEmpty, "options without a configuration key: \(missing.sorted())")
+        // And no key without an option, but those a camera's section alone holds.
+        let keysWithoutOptions = keys.subtracting(options).filter { ConfigurationKey.named($0)?.scope != .cameraOnly }
+        #expect(keysWithoutOptions.isEmpty, "keys without an option: \(keysWithoutOptions.sorted())")
+    }
+
+    @Test func theCodableFormIsTheFilesKeys() throws {
+        // A file giving every key (an example value each) encodes to the same keys.
+        var text = ""
+        for section in ConfigurationSection.allCases {
+            text += "\(section.rawValue):\n"
+            for key in section.keys { text += "  \(key.name): \(Self.example(key.name))\n" }
+        }
+        let configuration = try ConfigurationFile.parse(text, file: "every-key.yml", checksFiles: false)
+        #expect(configuration.settings.givenKeys.count == ConfigurationKey.all.filter { $0.scope != .cameraOnly }.count)
+        let json = try JSONEncoder().encode(configuration)
+        let object = try #require(try JSONSerialization.jsonObject(with: json) as? [String: [String: Any]])
+        for section in ConfigurationSection.allCases {
+            #expect(Set(object[section.rawValue]?.keys.map { $0 } ?? []) == Set(section.keys.map(\.name)), "\(section)")
+        }
+        #expect(try JSONDecoder().decode(LookoutConfiguration.self, from: json) == configuration)
+    }
+
+    /// A value each key takes.
+    private static func example(_ key: String) -> String {
+        switch key {
+        case "size": "640x480"
+        case "pixel-format": "MJPG"
+        case "control": "{brightness: 10}"
+        case "types": "[qr, face]"
+        case "rect-of-interest": "[0, 0, 0.5, 0.5]"
+        case "charset": "utf-8"
+        case "code-resolution": "half"
+        case "events": "changes"
+        case "record-on": "codes"
+        case "format": "text"
+        case "mqtt": "mqtts://broker.local/lookout"
+        case "on-code", "on-presence": "[/bin/true]"
+        case "http": "127.0.0.1:0"
+        case "http-allowed-host": "[lookout.local]"
+        case "max-pixels": "1920x1080"
+        case "record-keep", "record-memory": "64M"
+        case "record-max-age": "7d"
+        case "dedupe", "presence-window", "presence-off", "face-leave", "pre-roll", "post-roll", "segment", "hook-timeout": "2s"
+        case "hwaccel": "vaapi"
+        case "face-width": "640"
+        case "scale-factor": "1.2"
+        case "mqtt-client-id", "mqtt-user", "ha-prefix": "name"
+        case "face-model", "face-verifier", "snapshots", "record", "mqtt-password-file", "mqtt-ca", "mqtt-cert", "mqtt-key", "http-token-file": "/tmp/x"
+        default:
+            ConfigurationKey.named(key)?.allowed == "true or false" ? "true" : "2"
+        }
+    }
+
+    private func runLookout(_ arguments: [String]) throws -> String {
+        let result = try lookout(arguments)
+        #expect(result.status == 0)
+        return String(decoding: result.stdout, as: UTF8.self)
+    }
+}
