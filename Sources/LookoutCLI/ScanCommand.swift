@@ -49,7 +49,7 @@ struct ScanCommand: ParsableCommand {
             var json = DetectionLineEncoder(source: file)
             let text = TextLineEncoder()
             for object in objects {
-                sink.append(output.format == .json ? json.encode(object) : text.encode(object))
+                sink.append((output.format ?? .json) == .json ? json.encode(object) : text.encode(object))
             }
             if !sink.flush() {
                 if let failure = sink.failure {

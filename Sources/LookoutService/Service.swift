@@ -258,10 +258,13 @@ public final class Service: @unchecked Sendable {
                 throw .hook(key: key, reason: "\(error)")
             }
         }
-        shared.codeHook = try runner(overrides.onCode != nil ? "--on-code" : "on-code", effective.onCode)
-        shared.presenceHook = try runner(overrides.onPresence != nil ? "--on-presence" : "on-presence", effective.onPresence)
+        // A key as the user wrote it: `--on-code` on the command line, `on-code` in a file.
+        let given = Set(overrides.givenKeys)
+        let spelled: (String) -> String = { given.contains($0) ? "--" + $0 : $0 }
+        shared.codeHook = try runner(spelled("on-code"), effective.onCode)
+        shared.presenceHook = try runner(spelled("on-presence"), effective.onPresence)
         if let url = effective.mqtt {
-            let password = try ServiceSecrets.mqttPassword(effective)
+            let password = try ServiceSecrets.mqttPassword(effective, spelled: spelled)
             do throws(MQTTError) {
                 let broker = try MQTTBrokerAddress(url)
                 if broker.password != nil {

@@ -107,7 +107,7 @@ struct SignalTests {
         #expect(after > before)
         #expect(process.isRunning)
         let logged = process.errors.lines.filter { $0.contains("SIGHUP") }
-        #expect(logged == (number == SIGHUP ? ["lookout: SIGHUP: reloading the configuration is not supported yet; ignored"] : []))
+        #expect(logged == (number == SIGHUP ? ["lookout: SIGHUP: there is no configuration file to reload (run with --config FILE); ignored"] : []))
         try Self.expectCleanStop(process, by: SIGTERM, clipsIn: directory)
     }
 

@@ -23,7 +23,7 @@ public enum ServiceError: Error, CustomStringConvertible {
         switch self {
         case .capture(let error): return error.description
         case .mqtt(let error): return error.description
-        case .hook(let key, let reason): return "\(key): \(reason)"
+        case .hook(let key, let reason): return "\(key): \(reason)."
         case .unreadableSecret(let what, let path, let reason): return "cannot read the \(what) file \(path): \(reason)"
         case .invalidSecret(let sentence): return sentence
         case .web(let error): return error.description

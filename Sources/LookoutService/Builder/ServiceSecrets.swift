@@ -10,11 +10,12 @@ enum ServiceSecrets {
     /// The MQTT password from LOOKOUT_MQTT_PASSWORD, `mqtt-password-file` or the systemd credential
     /// `mqtt-password` (in that order), checked; nil when none is given. The TLS files are checked
     /// to be regular files (OpenSSL would wait on a FIFO for ever).
-    static func mqttPassword(_ settings: ConfigurationSettings) throws(ServiceError) -> String? {
+    /// - Parameter spelled: a key as the user wrote it (`--mqtt-ca` on the command line, `mqtt-ca` in a file).
+    static func mqttPassword(_ settings: ConfigurationSettings, spelled: (String) -> String) throws(ServiceError) -> String? {
         for (key, path) in [("mqtt-ca", settings.mqttCA), ("mqtt-cert", settings.mqttCert), ("mqtt-key", settings.mqttKey)] {
             guard let path else { continue }
             do throws(SecretFileError) { try refuseSpecialFile(at: path) } catch {
-                throw .unreadableSecret(what: key, path: path, reason: error.description)
+                throw .unreadableSecret(what: spelled(key), path: path, reason: error.description)
             }
         }
         if settings.mqttPasswordFile == nil, let value = getenv("LOOKOUT_MQTT_PASSWORD") {
