@@ -47,6 +47,12 @@ struct RegionWebViewTests {
         // What the status shows obeys them: the code in its zone, the masked EAN-13 nowhere.
         #expect(!objects(status).contains { $0["kind"] as? String == "ean13" })
         #expect(objects(status).first { $0["kind"] as? String == "qr" }?["zone"] as? String == "door")
+        // Counted: in the status, and (read later, so at least as many) in the metrics.
+        let masked = try #require(status["objects_masked"] as? Int)
+        #expect(masked > 0)
+        let metrics = try httpGet(base + "/metrics").text.split(separator: "\n")
+        let series = try #require(metrics.first { $0.hasPrefix(#"lookout_objects_masked_total{camera="hall"} "#) }, "no masked series")
+        #expect((series.split(separator: " ").last.flatMap { Double($0) } ?? 0) >= Double(masked), "\(series)")
 
         let check = try browserCheck("check-regions.py", [base + "/", "--timeout", "60"])
         #expect(check.status == 0, "\(check.report)")

@@ -24,7 +24,8 @@ extension MetadataOutputObjectsDelegate {
 /// (AVCaptureMetadataOutput).
 ///
 /// `availableMetadataObjectTypes` is known once the output is in a session; `metadataObjectTypes`
-/// must be a subset of it. Detection works on the luma plane, within `rectOfInterest`, on two
+/// must be a subset of it. Objects centred in one of the `regions`' masks are never reported; the
+/// rest carry their zone. Detection works on the luma plane, within `rectOfInterest`, on two
 /// serial queues of the output's own: codes on every frame it takes, faces on one frame in
 /// `faceAnalysisRate` per second (every frame by default). For real-time inputs each queue takes
 /// the newest frame: while the code queue is busy, new frames are dropped as late (counted in
