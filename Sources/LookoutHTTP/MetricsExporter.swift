@@ -62,6 +62,7 @@ final class MetricsExporter: @unchecked Sendable {
             count("lookout_detections_total", "Objects found, by type (one per object per analysed frame).",
                   [("type", type.rawValue)], snapshot.detections[type] ?? 0)
         }
+        count("lookout_objects_masked_total", "Objects found whose centre lay in a mask, never reported.", [], snapshot.objectsMasked)
         for kind in ["code", "face_enter", "face_leave", "presence"] {
             count("lookout_events_total", "Events decided, by kind.", [("kind", kind)], snapshot.events[kind] ?? 0)
         }

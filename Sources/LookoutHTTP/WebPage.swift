@@ -2,7 +2,8 @@
 /// over it, presence, the input's status and drops, and the latest events. One self-contained
 /// page (no CDN, no fonts fetched): it polls `/api/status` twice a second and shows
 /// `/api/stream.mjpeg`. Boxes are SVG elements (`g.box` with `data-type` and `data-label`), in
-/// the frame's pixel coordinates, so a test can read them from the DOM.
+/// the frame's pixel coordinates, so a test can read them from the DOM; so are the camera's masks
+/// (`g.mask`, shaded) and zones (`g.zone` with `data-name`, outlined and named) under them.
 enum WebPage {
     static let html = #"""
 <!DOCTYPE html>
@@ -12,7 +13,7 @@ enum WebPage {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Lookout</title>
 <style>
-  :root { color-scheme: light dark; --code: #00c850; --face: #ff9600; }
+  :root { color-scheme: light dark; --code: #00c850; --face: #ff9600; --zone: #5af; }
   body { margin: 0; font: 14px/1.4 system-ui, sans-serif; background: #111; color: #eee; }
   header { display: flex; gap: 1em; align-items: baseline; padding: .5em 1em; background: #222; }
   header h1 { font-size: 1.1em; margin: 0; }
@@ -29,6 +30,9 @@ enum WebPage {
   .box text { font: bold 22px system-ui, sans-serif; paint-order: stroke; stroke: #000; stroke-width: 4px; }
   .box.code text { fill: var(--code); }
   .box.face text { fill: var(--face); }
+  .mask polygon { fill: rgba(0, 0, 0, .6); stroke: #f55; stroke-width: 1; stroke-dasharray: 6 4; vector-effect: non-scaling-stroke; }
+  .zone polygon { fill: rgba(90, 170, 255, .08); stroke: var(--zone); stroke-width: 2; vector-effect: non-scaling-stroke; }
+  .zone text { fill: var(--zone); font: bold 20px system-ui, sans-serif; paint-order: stroke; stroke: #000; stroke-width: 4px; }
   aside { flex: 0 1 360px; min-width: 280px; }
   table { border-collapse: collapse; width: 100%; margin-bottom: 1em; }
   td { padding: .15em .4em; border-bottom: 1px solid #333; vertical-align: top; }
@@ -86,10 +90,34 @@ function row(name, value) {
   return tr;
 }
 
-function drawBoxes(objects, width, height) {
+// Masks shaded and zones outlined with their names; their points are fractions of the frame.
+function drawRegions(svg, masks, zones, width, height) {
+  const region = (kind, points) => {
+    const g = document.createElementNS(svgNS, "g");
+    g.setAttribute("class", kind);
+    const polygon = document.createElementNS(svgNS, "polygon");
+    polygon.setAttribute("points", points.map(([x, y]) => `${x * width},${y * height}`).join(" "));
+    g.appendChild(polygon);
+    svg.appendChild(g);
+    return g;
+  };
+  for (const mask of masks) region("mask", mask);
+  for (const zone of zones) {
+    const g = region("zone", zone.points);
+    g.dataset.name = zone.name;
+    const text = document.createElementNS(svgNS, "text");
+    text.setAttribute("x", Math.min(...zone.points.map((p) => p[0])) * width + 4);
+    text.setAttribute("y", Math.min(...zone.points.map((p) => p[1])) * height + 22);
+    text.textContent = zone.name;
+    g.appendChild(text);
+  }
+}
+
+function drawBoxes(objects, width, height, masks = [], zones = []) {
   const svg = $("boxes");
   svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
   svg.replaceChildren();
+  drawRegions(svg, masks, zones, width, height);
   for (const o of objects) {
     const isFace = o.kind === "face";
     const points = isFace
@@ -107,6 +135,7 @@ function drawBoxes(objects, width, height) {
     g.dataset.y = o.pixel_bounds.y;
     g.dataset.width = o.pixel_bounds.width;
     g.dataset.height = o.pixel_bounds.height;
+    if (o.zone) g.dataset.zone = o.zone;
     const polygon = document.createElementNS(svgNS, "polygon");
     polygon.setAttribute("points", points.map((p) => p.join(",")).join(" "));
     const text = document.createElementNS(svgNS, "text");
@@ -139,12 +168,12 @@ function show(status) {
     ...Object.entries(status.detections).map(([type, n]) => row(`found: ${type}`, String(n))));
   const width = (f.width || (status.objects[0] && status.objects[0].image.width)) || 1280;
   const height = (f.height || (status.objects[0] && status.objects[0].image.height)) || 720;
-  drawBoxes(status.objects, width, height);
+  drawBoxes(status.objects, width, height, status.masks || [], status.zones || []);
   const list = $("events");
   list.replaceChildren(...status.recent_events.slice().reverse().map((e) => {
     const li = document.createElement("li");
-    const what = e.kind === "code" ? `${e.symbology} ${e.value}` : e.kind === "presence" ? `presence ${e.state}`
-      : e.kind.startsWith("recording") ? e.file : `face ${e.face_id}`;
+    const what = (e.kind === "code" ? `${e.symbology} ${e.value}` : e.kind === "presence" ? `presence ${e.state}`
+      : e.kind.startsWith("recording") ? e.file : `face ${e.face_id}`) + (e.zone ? ` in ${e.zone}` : "");
     li.textContent = `${e.time.slice(11, 23)} ${status.cameras && status.cameras.length > 1 ? e.camera + " " : ""}${e.kind}: ${what}`;
     if (e.snapshot) {
       const a = document.createElement("a");

@@ -29,7 +29,8 @@ public enum WebServerError: Error, CustomStringConvertible {
 /// - `/api/latest.jpg` (`?boxes=1`, `?h=HEIGHT`): the newest frame;
 /// - `/api/events`: Server-Sent Events, each line standard output writes, and a heartbeat;
 /// - `/api/status`: the camera's statistics snapshot as JSON, with its newest objects, the
-///   newest events of all cameras, and `cameras` (every camera's name and input state);
+///   newest events of all cameras, `cameras` (every camera's name and input state), and the
+///   camera's `masks` and `zones` (`DetectionRegions`);
 /// - `/metrics`: Prometheus text exposition, a `camera` label on each camera's series;
 /// - `/healthz`: 200 while every camera's frames arrive (or its file was read to the end), 503
 ///   while one is lost; the body gives each camera's state;
@@ -374,6 +375,7 @@ public final class WebServer: StatisticsReporting, @unchecked Sendable {
         var encoder = DetectionLineEncoder(source: pipeline.configuration.source, camera: pipeline.configuration.camera)
         for object in pipeline.latestObjects { writer.value(encoded: encoder.encode(object)) }
         writer.endArray()
+        pipeline.metadataOutput.regions.writeFields(into: &writer)
         writer.key("recent_events")
         writer.beginArray()
         for line in events.recentEvents { writer.value(encoded: line) }

@@ -68,6 +68,19 @@ class Browser:
         result = self.call("Runtime.evaluate", expression=expression, returnByValue=True, awaitPromise=True)
         return result.get("result", {}).get("value")
 
+    def open(self, url, read_page, deadline, done):
+        """Loads `url` and reads it with the script `read_page` (giving JSON with `picture.loaded`)
+        until the picture is loaded and `done(page)` holds, or `deadline`: the last page read."""
+        self.call("Page.enable")
+        self.call("Page.navigate", url=url)
+        page = None
+        while time.time() < deadline:
+            page = json.loads(self.evaluate(read_page) or "null") if self.evaluate("document.readyState") == "complete" else None
+            if page and page["picture"]["loaded"] and done(page):
+                break
+            time.sleep(0.25)
+        return page
+
     def close(self):
         try:
             self.socket.close()
@@ -94,8 +107,8 @@ READ_PAGE = """(() => {
 })()"""
 
 
-def main():
-    args = sys.argv[1:]
+def options(args):
+    """The arguments without `--screenshot PNG` and `--timeout SECONDS`, and those two."""
     screenshot = None
     timeout = 30.0
     if "--screenshot" in args:
@@ -106,19 +119,29 @@ def main():
         i = args.index("--timeout")
         timeout = float(args[i + 1])
         del args[i:i + 2]
+    return args, screenshot, timeout
+
+
+def conclude(browser, report, ok, screenshot):
+    """Takes the screenshot asked for, prints the report and exits 0 when `ok`."""
+    if screenshot:
+        shot = browser.call("Page.captureScreenshot", format="png")
+        with open(screenshot, "wb") as out:
+            out.write(base64.b64decode(shot["data"]))
+    report["ok"] = ok
+    print(json.dumps(report))
+    sys.exit(0 if ok else 1)
+
+
+def main():
+    args, screenshot, timeout = options(sys.argv[1:])
     url, detections_path, kinds = args[0], args[1], args[2:]
 
     browser = Browser()
     try:
-        browser.call("Page.enable")
-        browser.call("Page.navigate", url=url)
         deadline = time.time() + timeout
-        page = None
-        while time.time() < deadline:
-            page = json.loads(browser.evaluate(READ_PAGE) or "null") if browser.evaluate("document.readyState") == "complete" else None
-            if page and page["picture"]["loaded"] and all(any(b["kind"] == k for b in page["boxes"]) for k in kinds):
-                break
-            time.sleep(0.25)
+        page = browser.open(url, READ_PAGE, deadline,
+                            lambda page: all(any(b["kind"] == k for b in page["boxes"]) for k in kinds))
         # Detections are read after the page; the lines of the boxes' frames may take a moment more
         # (within the same deadline).
         wanted = {(b["kind"], b["frame"]) for b in (page or {}).get("boxes", []) if b["kind"] in kinds}
@@ -168,13 +191,7 @@ def main():
             report["checks"][kind] = {"frame": best[2], "expected": best[1], "error_px": round(best[0], 2),
                                       "tolerance_px": round(tolerance, 2)}
             ok = ok and best[0] <= tolerance
-        if screenshot:
-            shot = browser.call("Page.captureScreenshot", format="png")
-            with open(screenshot, "wb") as out:
-                out.write(base64.b64decode(shot["data"]))
-        report["ok"] = ok
-        print(json.dumps(report))
-        sys.exit(0 if ok else 1)
+        conclude(browser, report, ok, screenshot)
     finally:
         browser.close()
 

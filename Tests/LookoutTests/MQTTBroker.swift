@@ -129,6 +129,15 @@ final class Subscriber {
 }
 
 extension Subscriber {
+    /// The retained payloads, by topic, that a subscriber to `topics` arriving now is sent (the
+    /// broker sends them on subscribing, before the probe published to `probe` afterwards).
+    static func retained(port: Int, topics: [String], probe: String) throws -> [String: String] {
+        let late = try Subscriber(port: port, topics: topics)
+        try late.waitUntilSubscribed(port: port, topic: probe)
+        late.stop()
+        return Dictionary(late.messages.filter(\.retained).map { ($0.topic, $0.payload) }) { $1 }
+    }
+
     /// Publishes probes to `topic` (one the subscriber listens to) until one arrives: from then on
     /// the subscription is in place.
     func waitUntilSubscribed(port: Int, topic: String, extra: [String] = []) throws {

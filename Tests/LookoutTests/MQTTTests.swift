@@ -78,10 +78,8 @@ struct MQTTTests {
         // A subscriber arriving later sees the retained state, the last will, and the discovery
         // configs; events are not retained. The broker sends retained messages on subscribing,
         // before a probe published afterwards.
-        let late = try Subscriber(port: broker.port, topics: [Self.prefix + "/#", "homeassistant/#"])
-        try late.waitUntilSubscribed(port: broker.port, topic: Self.prefix + "/probe")
-        late.stop()
-        let retained = Dictionary(late.messages.filter(\.retained).map { ($0.topic, $0.payload) }) { $1 }
+        let retained = try Subscriber.retained(port: broker.port, topics: [Self.prefix + "/#", "homeassistant/#"],
+                                               probe: Self.prefix + "/probe")
         #expect(retained[Self.prefix + "/available"] == "offline")
         #expect(retained[Self.camera + "/available"] == "offline")
         #expect(retained[Self.camera + "/presence"] == "ON")

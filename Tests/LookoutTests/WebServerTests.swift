@@ -38,6 +38,14 @@ func jpegSize(_ data: Data) throws -> (width: Int, height: Int) {
 /// Starts `lookout run ARGS --http 127.0.0.1:0` and returns it with the server's base URL; with
 /// `outputFile`, standard output goes there rather than to `output`; `input` is written to its
 /// standard input first (an input on standard input is read before the server starts).
+/// Runs a script of Tests/Browser (headless Chromium on the web view): its exit status and its
+/// one-line JSON report.
+func browserCheck(_ script: String, _ arguments: [String]) throws -> (status: Int32, report: String) {
+    let check = try BackgroundProcess(Fixtures.packageRoot + "/Tests/Browser/" + script, arguments)
+    let status = check.waitForExit(timeout: 300)
+    return (status, check.output.lines.joined(separator: "\n"))
+}
+
 func startLookoutWithHTTP(_ arguments: [String], withInput: Bool = false, input: Data? = nil,
                           outputFile: String? = nil) throws -> (BackgroundProcess, String) {
     let command = ["run"] + arguments + ["--http", "127.0.0.1:0"]
@@ -304,16 +312,8 @@ struct WebServerTests {
         let detections = FileManager.default.temporaryDirectory.appendingPathComponent("lookout-detections-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: detections) }
         let (lookout, base) = try startLookoutWithHTTP(["--input", clip.path, "--realtime"], outputFile: detections.path)
-        let check = Process()
-        check.executableURL = URL(fileURLWithPath: Fixtures.packageRoot + "/Tests/Browser/check-web-view.py")
-        check.arguments = [base + "/", detections.path, "qr", "ean13", "face", "--timeout", "60"]
-        let out = Pipe()
-        check.standardOutput = out
-        check.standardInput = FileHandle.nullDevice
-        try check.run()
-        let report = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        check.waitUntilExit()
-        #expect(check.terminationStatus == 0, "\(report)")
+        let check = try browserCheck("check-web-view.py", [base + "/", detections.path, "qr", "ean13", "face", "--timeout", "60"])
+        #expect(check.status == 0, "\(check.report)")
         lookout.signal(SIGTERM)
         #expect(lookout.waitForExit(timeout: 30) == 0)
     }

@@ -24,7 +24,8 @@ extension MetadataOutputObjectsDelegate {
 /// (AVCaptureMetadataOutput).
 ///
 /// `availableMetadataObjectTypes` is known once the output is in a session; `metadataObjectTypes`
-/// must be a subset of it. Detection works on the luma plane, within `rectOfInterest`, on two
+/// must be a subset of it. Objects centred in one of the `regions`' masks are never reported; the
+/// rest carry their zone. Detection works on the luma plane, within `rectOfInterest`, on two
 /// serial queues of the output's own: codes on every frame it takes, faces on one frame in
 /// `faceAnalysisRate` per second (every frame by default). For real-time inputs each queue takes
 /// the newest frame: while the code queue is busy, new frames are dropped as late (counted in
@@ -44,6 +45,8 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
         /// (`unchangedFrameThreshold`); they were given that frame's results.
         public var framesUnchanged = 0
         public var objectsByType: [MetadataObjectType: Int] = [:]
+        /// Objects found whose centre lay in a mask (`regions`): not reported, not in `objectsByType`.
+        public var objectsMasked = 0
         public var drops = DropCounts()
         /// Frames whose codes only the second pass read (`codeSecondPassBudget`).
         public var secondPassReads = 0
@@ -59,6 +62,9 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
         var types: [MetadataObjectType] = []
         var available: [MetadataObjectType] = []
         var rectOfInterest = Rect.unit
+        var regions = DetectionRegions.none
+        /// Counts changes of `regions`, so the code queue renews its motion gate only then.
+        var regionsGeneration = 0
         var deliversEmptyResults = false
         var faceAnalysisRate = 0.0
         var unchangedFrameThreshold = 0
@@ -93,6 +99,7 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
     private let codes: CodeAnalysis
     private var previousHadCodes = false
     private var motionGate: MotionGate?
+    private var motionGateRegionsGeneration = 0
     private var faceSchedule = AnalysisSchedule() // code queue, or capture thread while the code queue is idle
     // Face-queue state.
     private var faces: FaceAnalysis?
@@ -152,6 +159,22 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
             let clamped = newValue.intersection(.unit)
             precondition(clamped.width > 0 && clamped.height > 0, "the rect of interest must overlap the frame")
             configuration.withLock { $0.rectOfInterest = clamped }
+        }
+    }
+
+    /// Masks and named zones, normalized with a top-left origin; none by default. An object whose
+    /// centre lies in a mask is never reported (it is counted in `statistics.objectsMasked`);
+    /// any other carries the name of the first zone holding its centre (`MetadataObject.zone`).
+    /// With `unchangedFrameThreshold`, motion inside masks does not count as a change. May be
+    /// changed while running: it applies from the next frame analysed.
+    public var regions: DetectionRegions {
+        get { configuration.withLock { $0.regions } }
+        set {
+            configuration.withLock {
+                guard $0.regions != newValue else { return }
+                $0.regions = newValue
+                $0.regionsGeneration += 1
+            }
         }
     }
 
@@ -312,8 +335,11 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
             // planes are sampled in full.
             let mayMixPlaneSizes = acceptsHalfSizePlanes(wantsCodes: settings.types.contains(where: \.isMachineReadableCode),
                                                          frameWidth: frame.formatDescription.width)
-            if motionGate?.threshold != settings.unchangedFrameThreshold || motionGate?.samplesEveryPixel != mayMixPlaneSizes {
-                motionGate = MotionGate(threshold: settings.unchangedFrameThreshold, samplesEveryPixel: mayMixPlaneSizes)
+            if motionGate?.threshold != settings.unchangedFrameThreshold || motionGate?.samplesEveryPixel != mayMixPlaneSizes
+                || motionGateRegionsGeneration != settings.regionsGeneration {
+                motionGate = MotionGate(threshold: settings.unchangedFrameThreshold, samplesEveryPixel: mayMixPlaneSizes,
+                                        masks: settings.regions.masks)
+                motionGateRegionsGeneration = settings.regionsGeneration
             }
             changed = motionGate!.hasChanged(frame.imageBuffer, reduction: frame.lumaReduction)
             if !changed { counters.withLock { $0.framesUnchanged += 1 } }
@@ -330,7 +356,7 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
                 faceSchedule.analysed(at: frame.presentationTime)
                 faceQueue.async { [self, changed] in
                     defer { facesIdle.signal() }
-                    let faces = changed ? detectFaces(in: frame, settings: settings) : restampFaces(onto: frame)
+                    let faces = changed ? detectFaces(in: frame, settings: settings) : restampFaces(onto: frame, settings: settings)
                     report(faces, of: frame, codes: false, hadObjects: &previousHadFaces, settings: settings,
                            from: connection)
                 }
@@ -379,21 +405,21 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
     /// Code queue.
     private func detectCodes(in frame: SampleBuffer, settings: Configuration) -> [MetadataObject] {
         let start = MonotonicClock.nanoseconds()
-        guard let objects = codes.detect(in: frame, types: settings.types, generation: settings.generation,
+        guard var objects = codes.detect(in: frame, types: settings.types, generation: settings.generation,
                                          rectOfInterest: settings.rectOfInterest, settings: settings.code) else { return [] }
         let secondPassReads = codes.secondPassReads
         counters.withLock {
             $0.codeTimes.record(since: start)
             $0.secondPassReads = secondPassReads
         }
-        count(objects)
+        apply(settings.regions, to: &objects)
         return objects
     }
 
     /// Code queue: the last frame's codes on an unchanged frame.
     private func restampCodes(onto frame: SampleBuffer, settings: Configuration) -> [MetadataObject] {
-        let objects = codes.restamp(onto: frame, settings: settings.code)
-        count(objects)
+        var objects = codes.restamp(onto: frame, settings: settings.code)
+        apply(settings.regions, to: &objects)
         return objects
     }
 
@@ -402,13 +428,13 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
         guard settings.types.contains(.face), let faces else { return [] }
         let start = MonotonicClock.nanoseconds()
         do {
-            let objects = try faces.detect(in: frame, rectOfInterest: settings.rectOfInterest,
+            var objects = try faces.detect(in: frame, rectOfInterest: settings.rectOfInterest,
                                            singleThreaded: settings.faceAnalysisRate > 0)
             counters.withLock {
                 $0.faceTimes.record(since: start)
                 $0.faceAnalyses += 1
             }
-            count(objects)
+            apply(settings.regions, to: &objects)
             return objects
         } catch {
             session?.reportRuntimeError(error)
@@ -417,16 +443,30 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
     }
 
     /// Face queue: the last analysis's faces on an unchanged frame.
-    private func restampFaces(onto frame: SampleBuffer) -> [MetadataObject] {
+    private func restampFaces(onto frame: SampleBuffer, settings: Configuration) -> [MetadataObject] {
         counters.withLock { $0.faceAnalyses += 1 }
-        let objects = faces?.restamp(onto: frame) ?? []
-        count(objects)
+        var objects = faces?.restamp(onto: frame) ?? []
+        apply(settings.regions, to: &objects)
         return objects
     }
 
-    private func count(_ objects: [MetadataObject]) {
+    /// Drops the objects whose centre lies in a mask, names the zone of the rest, and counts both.
+    private func apply(_ regions: DetectionRegions, to objects: inout [MetadataObject]) {
         guard !objects.isEmpty else { return }
+        var masked = 0
+        if !regions.isEmpty {
+            objects.removeAll { object in
+                let centre = object.centre
+                if regions.isMasked(centre) {
+                    masked += 1
+                    return true
+                }
+                object.zone = regions.zone(for: centre)
+                return false
+            }
+        }
         counters.withLock { stats in
+            stats.objectsMasked += masked
             for object in objects { stats.objectsByType[object.type, default: 0] += 1 }
         }
     }

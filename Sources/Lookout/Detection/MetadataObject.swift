@@ -15,6 +15,9 @@ public class MetadataObject: @unchecked Sendable {
     /// Size of the frame the coordinates refer to.
     public let imageWidth: Int
     public let imageHeight: Int
+    /// The name of the first zone holding the object's centre (`MetadataOutput.regions`), or nil.
+    /// Set by the output before the object is delivered, never after.
+    public internal(set) var zone: String?
 
     init(type: MetadataObjectType, frame: SampleBuffer, pixelBounds: Rect) {
         self.type = type

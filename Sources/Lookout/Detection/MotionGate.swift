@@ -5,6 +5,9 @@
 ///
 /// Used to skip detector work on a static scene: the detectors are deterministic, so an unchanged
 /// frame gives the results of the last analysed one.
+///
+/// Blocks whose centre lies in a mask are not looked at: motion there (a screen, a swaying
+/// plant) never counts as a change. Which blocks those are is worked out once per block grid.
 struct MotionGate {
     static let blockSize = 16
 
@@ -20,13 +23,21 @@ struct MotionGate {
     /// Every pixel of a whole plane counts, not every other one of every other row.
     let samplesEveryPixel: Bool
 
+    /// Parts of the frame (normalized) whose blocks are ignored.
+    let masks: [RegionPolygon]
+    /// Per block of `maskedGrid`, whether its centre lies in a mask; empty without masks.
+    private var maskedBlocks: [Bool] = []
+    private var maskedGrid = (columns: 0, rows: 0)
+
     /// - Parameter samplesEveryPixel: for a gate that sees both whole and half-size planes: a
     ///   half-size plane decoded by libjpeg keeps each block's true mean, which only a whole
     ///   plane sampled in full matches (within 1 grey level on the sample clip; sampling every
     ///   other pixel differs by up to 9 where codes have sharp edges).
-    init(threshold: Int, samplesEveryPixel: Bool = false) {
+    /// - Parameter masks: parts of the frame where motion does not count.
+    init(threshold: Int, samplesEveryPixel: Bool = false, masks: [RegionPolygon] = []) {
         self.threshold = threshold
         self.samplesEveryPixel = samplesEveryPixel
+        self.masks = masks
     }
 
     /// True when `image` differs from the reference, which it then becomes; false when it does not
@@ -42,10 +53,19 @@ struct MotionGate {
         if current.count != columns * rows {
             current = Array(repeating: 0, count: columns * rows)
         }
+        if !masks.isEmpty && maskedGrid != (columns, rows) {
+            maskBlocks(columns: columns, rows: rows, blockSize: blockSize, width: image.width, height: image.height)
+        }
+        let masked = maskedBlocks
         current.withUnsafeMutableBufferPointer { blocks in
             for row in 0..<rows {
                 let y0 = row * blockSize, y1 = min(y0 + blockSize, image.height)
                 for column in 0..<columns {
+                    // A masked block is 0 in every frame: it never differs.
+                    if !masked.isEmpty && masked[row * columns + column] {
+                        blocks[row * columns + column] = 0
+                        continue
+                    }
                     let x0 = column * blockSize, x1 = min(x0 + blockSize, image.width)
                     var sum = 0, n = 0
                     var y = y0
@@ -79,5 +99,21 @@ struct MotionGate {
             referenceIdentity = image.identity
         }
         return changed
+    }
+
+    /// Marks the blocks of a grid whose centre lies in a mask. A whole and a half-size plane of
+    /// one frame have the same grid and the same block centres (in fractions of the frame).
+    private mutating func maskBlocks(columns: Int, rows: Int, blockSize: Int, width: Int, height: Int) {
+        maskedGrid = (columns, rows)
+        maskedBlocks = Array(repeating: false, count: columns * rows)
+        for row in 0..<rows {
+            let y0 = row * blockSize, y1 = min(y0 + blockSize, height)
+            let y = Double(y0 + y1) / 2 / Double(height)
+            for column in 0..<columns {
+                let x0 = column * blockSize, x1 = min(x0 + blockSize, width)
+                let x = Double(x0 + x1) / 2 / Double(width)
+                maskedBlocks[row * columns + column] = masks.contains { $0.contains(x: x, y: y) }
+            }
+        }
     }
 }

@@ -8,7 +8,8 @@ public enum DetectionEvent: Sendable {
     case faceEnter(FaceObject)
     /// A face that had entered was not seen again within the tracking retention.
     case faceLeave(FaceLeave)
-    /// Someone is there, or nobody is any more (with hysteresis).
+    /// Someone is there, or nobody is any more (with hysteresis): in the camera's view, or, with
+    /// `zone` set, in one zone.
     case presence(PresenceChange)
     /// A clip was finished (`--record`).
     case recording(RecordingReport)
@@ -23,6 +24,18 @@ public enum DetectionEvent: Sendable {
         case .faceLeave(let leave): return leave.frame
         case .presence(let change): return change.frame
         case .recording(let report), .recordingFailed(let report): return report.frame
+        }
+    }
+
+    /// The zone the event is about: the object's zone for `code` and `face_enter`, the zone a
+    /// face was last seen in for `face_leave`, the zone of a zone's `presence`; nil otherwise.
+    public var zone: String? {
+        switch self {
+        case .code(let object): return object.zone
+        case .faceEnter(let object): return object.zone
+        case .faceLeave(let leave): return leave.zone
+        case .presence(let change): return change.zone
+        case .recording, .recordingFailed: return nil
         }
     }
 
@@ -59,6 +72,8 @@ public struct FaceLeave: Sendable {
     public var reason: EndReason
     /// The analysis at which the face was declared gone.
     public var frame: AnalysedFrame
+    /// The zone the face was last seen in, if any.
+    public var zone: String? = nil
 }
 
 /// The presence state changed.
@@ -70,6 +85,8 @@ public struct PresenceChange: Sendable {
     public var lastSeen: MediaTime?
     public var reason: EndReason?
     public var frame: AnalysedFrame
+    /// The zone this presence is about; nil for the camera's whole view.
+    public var zone: String? = nil
 }
 
 extension AnalysedFrame {

@@ -1,6 +1,7 @@
 /// Turns what a metadata output finds, analysis by analysis, into events: one `code` per
 /// appearance of a code, `face_enter`/`face_leave` per tracked face, and `presence` on/off with
-/// hysteresis.
+/// hysteresis, for the camera's whole view and for each zone faces are found in
+/// (`MetadataObject.zone`), with the same settings.
 ///
 /// Feed it every analysed frame, with or without objects (MetadataOutputObjectsDelegate's
 /// `didFinishAnalysing`), in order. Time is the frames' presentation time, so a file analysed
@@ -11,6 +12,8 @@ public struct EventGenerator {
     private var codes: CodeDeduplicator
     private var faces: FaceVisitTracker
     private var presence: PresenceHysteresis
+    /// Presence per zone, in the order the zones first held a face.
+    private var zones: [(name: String, presence: PresenceHysteresis)] = []
     private var clock = MediaTime.zero
     private var lastPresentationTime: MediaTime?
     private var lastFrame: AnalysedFrame?
@@ -19,15 +22,22 @@ public struct EventGenerator {
         self.settings = settings
         codes = CodeDeduplicator(window: settings.dedupeWindow)
         faces = FaceVisitTracker(leaveDelay: settings.faceLeaveDelay)
-        presence = PresenceHysteresis(onCount: settings.presenceOnCount, onWindow: settings.presenceOnWindow,
-                                      offDelay: settings.presenceOffDelay)
+        presence = Self.hysteresis(settings)
     }
 
-    /// Whether presence is on now.
+    private static func hysteresis(_ settings: EventSettings) -> PresenceHysteresis {
+        PresenceHysteresis(onCount: settings.presenceOnCount, onWindow: settings.presenceOnWindow,
+                           offDelay: settings.presenceOffDelay)
+    }
+
+    /// Whether presence is on now, anywhere in the view.
     public var isPresent: Bool { presence.isPresent }
 
+    /// The zones presence is on in now, in the order they first held a face.
+    public var presentZones: [String] { zones.filter(\.presence.isPresent).map(\.name) }
+
     /// The events one analysed frame gives, in this order: new codes, faces that left, faces that
-    /// entered, a presence change.
+    /// entered, a presence change of the whole view, then those of zones.
     public mutating func process(_ objects: [MetadataObject], in frame: AnalysedFrame) -> [DetectionEvent] {
         let now = advanceClock(to: frame.presentationTime)
         lastFrame = frame
@@ -43,13 +53,37 @@ public struct EventGenerator {
             for visit in left { events.append(.faceLeave(leave(visit, reason: .timeout, frame: frame))) }
             for face in entered { events.append(.faceEnter(face)) }
             if let state = presence.update(facesFound: !faceObjects.isEmpty, at: now) {
-                events.append(.presence(PresenceChange(
-                    isPresent: state, faceCount: faceObjects.count,
-                    lastSeen: state ? nil : presence.lastPositive.map(presentationTime(of:)),
-                    reason: state ? nil : .timeout, frame: frame)))
+                events.append(.presence(change(to: state, faces: faceObjects.count, lastPositive: presence.lastPositive,
+                                               reason: .timeout, frame: frame, zone: nil)))
             }
+            updateZones(faceObjects, at: now, frame: frame, into: &events)
         }
         return events
+    }
+
+    /// Presence per zone: each zone a face was ever found in has its own hysteresis, fed on every
+    /// face analysis.
+    private mutating func updateZones(_ faces: [FaceObject], at now: MediaTime, frame: AnalysedFrame,
+                                      into events: inout [DetectionEvent]) {
+        for face in faces {
+            if let zone = face.zone, !zones.contains(where: { $0.name == zone }) {
+                zones.append((zone, Self.hysteresis(settings)))
+            }
+        }
+        for index in zones.indices {
+            let name = zones[index].name
+            let count = faces.count(where: { $0.zone == name })
+            if let state = zones[index].presence.update(facesFound: count > 0, at: now) {
+                events.append(.presence(change(to: state, faces: count, lastPositive: zones[index].presence.lastPositive,
+                                               reason: .timeout, frame: frame, zone: name)))
+            }
+        }
+    }
+
+    private func change(to state: Bool, faces: Int, lastPositive: MediaTime?, reason: EndReason,
+                        frame: AnalysedFrame, zone: String?) -> PresenceChange {
+        PresenceChange(isPresent: state, faceCount: faces, lastSeen: state ? nil : lastPositive.map(presentationTime(of:)),
+                       reason: state ? nil : reason, frame: frame, zone: zone)
     }
 
     /// The camera stopped delivering frames: every face leaves and presence ends now, rather than
@@ -58,11 +92,13 @@ public struct EventGenerator {
         guard var frame = lastFrame else { return [] }
         frame.wallClockTime = wallClockTime
         var events: [DetectionEvent] = faces.endAll().map { .faceLeave(leave($0, reason: .cameraLost, frame: frame)) }
-        let lastPositive = presence.lastPositive
         if presence.reset() {
-            events.append(.presence(PresenceChange(isPresent: false, faceCount: 0,
-                                                   lastSeen: lastPositive.map(presentationTime(of:)),
-                                                   reason: .cameraLost, frame: frame)))
+            events.append(.presence(change(to: false, faces: 0, lastPositive: presence.lastPositive,
+                                           reason: .cameraLost, frame: frame, zone: nil)))
+        }
+        for index in zones.indices where zones[index].presence.reset() {
+            events.append(.presence(change(to: false, faces: 0, lastPositive: zones[index].presence.lastPositive,
+                                           reason: .cameraLost, frame: frame, zone: zones[index].name)))
         }
         return events
     }
@@ -85,6 +121,6 @@ public struct EventGenerator {
     private func leave(_ visit: FaceVisitTracker.Visit, reason: EndReason, frame: AnalysedFrame) -> FaceLeave {
         FaceLeave(faceID: visit.faceID, firstSeen: presentationTime(of: visit.firstSeen),
                   lastSeen: presentationTime(of: visit.lastSeen), lastPixelBounds: visit.lastPixelBounds,
-                  lastBounds: visit.lastBounds, reason: reason, frame: frame)
+                  lastBounds: visit.lastBounds, reason: reason, frame: frame, zone: visit.lastZone)
     }
 }

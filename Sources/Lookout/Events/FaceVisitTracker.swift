@@ -8,6 +8,7 @@ struct FaceVisitTracker {
         var lastSeen: MediaTime
         var lastPixelBounds: Rect
         var lastBounds: Rect
+        var lastZone: String?
     }
 
     let leaveDelay: MediaTime
@@ -25,9 +26,10 @@ struct FaceVisitTracker {
                 visits[index].lastSeen = time
                 visits[index].lastPixelBounds = face.pixelBounds
                 visits[index].lastBounds = face.bounds
+                visits[index].lastZone = face.zone
             } else {
                 visits.append(Visit(faceID: face.faceID, firstSeen: time, lastSeen: time,
-                                    lastPixelBounds: face.pixelBounds, lastBounds: face.bounds))
+                                    lastPixelBounds: face.pixelBounds, lastBounds: face.bounds, lastZone: face.zone))
                 entered.append(face)
             }
         }

@@ -55,6 +55,7 @@ public struct DetectionLineEncoder {
             writer.key("corners"); writer.points(code.corners, fractionDigits: 6)
             writer.key("pixel_corners"); writer.points(code.pixelCorners, fractionDigits: 1)
         }
+        if let zone = object.zone { writer.key("zone"); writer.string(zone) }
         if let snapshot { writer.key("snapshot"); writer.string(snapshot) }
         writer.endObject()
         var line = writer.bytes

@@ -1,6 +1,7 @@
 /// Writes events (`--events changes`, MQTT, hooks) as JSON lines of schema version 1: `code` and
 /// `face_enter` carry the object's fields as detection lines do (with `kind` naming the event and
 /// `type` the object); `face_leave` and `presence` carry the deciding frame and their own fields.
+/// Each carries `zone` when it is about one (`DetectionEvent.zone`).
 public struct EventLineEncoder {
     public let source: String
     private var objects: DetectionLineEncoder
@@ -30,6 +31,7 @@ public struct EventLineEncoder {
             writer.key("duration"); writer.number(max(0, leave.lastSeen.seconds - leave.firstSeen.seconds), fractionDigits: 3)
             writer.key("bounds"); writer.rect(leave.lastBounds, fractionDigits: 6)
             writer.key("pixel_bounds"); writer.rect(leave.lastPixelBounds, fractionDigits: 1)
+            if let zone = leave.zone { writer.key("zone"); writer.string(zone) }
             return end(&writer)
         case .presence(let change):
             var writer = begin(event)
@@ -37,6 +39,7 @@ public struct EventLineEncoder {
             writer.key("faces"); writer.integer(change.faceCount)
             if let lastSeen = change.lastSeen { writer.key("last_seen_pts"); writer.number(lastSeen.seconds) }
             if let reason = change.reason { writer.key("reason"); writer.string(reason.rawValue) }
+            if let zone = change.zone { writer.key("zone"); writer.string(zone) }
             if let snapshot { writer.key("snapshot"); writer.string(snapshot) }
             return end(&writer)
         case .recording(let report), .recordingFailed(let report):

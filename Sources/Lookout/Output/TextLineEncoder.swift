@@ -1,5 +1,6 @@
 /// zbarcam's output format, `QR-Code:value` / `EAN-13:value`, so scripts written for zbarcam keep
 /// working. Faces, which zbarcam does not find, print as `Face:<id> <x>,<y> <width>x<height>` (pixels).
+/// Zones leave code and face lines as they are; a zone's presence is `Zone-Presence:<zone>:on`.
 public struct TextLineEncoder {
     public init() {}
 
@@ -23,7 +24,11 @@ public struct TextLineEncoder {
         case .code(let code): return encode(code)
         case .faceEnter(let face): return Array("Face-Enter:\(face.faceID)\n".utf8)
         case .faceLeave(let leave): return Array("Face-Leave:\(leave.faceID)\n".utf8)
-        case .presence(let change): return Array("Presence:\(change.isPresent ? "on" : "off")\n".utf8)
+        case .presence(let change):
+            let state = change.isPresent ? "on" : "off"
+            // Zone names hold no ':' (`Zone`), so the line splits on it.
+            if let zone = change.zone { return Array("Zone-Presence:\(zone):\(state)\n".utf8) }
+            return Array("Presence:\(state)\n".utf8)
         case .recording(let report): return Array("Recording:\(report.file)\n".utf8)
         case .recordingFailed(let report): return Array("Recording-Failed:\(report.file)\n".utf8)
         }

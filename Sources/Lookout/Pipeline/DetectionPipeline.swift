@@ -178,6 +178,7 @@ public final class DetectionPipeline: MetadataOutputObjectsDelegate, @unchecked 
         snapshot.framesAnalysed = analysis.framesAnalysed
         snapshot.drops = analysis.drops
         snapshot.detections = analysis.objectsByType
+        snapshot.objectsMasked = analysis.objectsMasked
         snapshot.faceAnalyses = analysis.faceAnalyses
         snapshot.faceFramesLate = analysis.faceFramesLate
         snapshot.framesUnchanged = analysis.framesUnchanged

@@ -16,6 +16,8 @@ public struct StatisticsSnapshot: Sendable {
     public var framesCorrupt = 0
     public var drops = DropCounts()
     public var detections: [MetadataObjectType: Int] = [:]
+    /// Objects not reported because their centre lay in a mask.
+    public var objectsMasked = 0
     /// Events by kind (`code`, `face_enter`, `face_leave`, `presence`).
     public var events: [String: Int] = [:]
     public var isPresent = false
@@ -141,6 +143,7 @@ public struct StatisticsSnapshot: Sendable {
             writer.key(type.rawValue); writer.integer(detections[type]!)
         }
         writer.endObject()
+        writer.key("objects_masked"); writer.integer(objectsMasked)
         writer.key("events")
         writer.beginObject()
         for kind in events.keys.sorted() {

@@ -14,6 +14,7 @@ public enum HookEnvironment {
             ("LOOKOUT_TIME", frame.wallClockTime.rfc3339),
         ]
         if let camera { variables.append(("LOOKOUT_CAMERA", camera)) }
+        if let zone = event.zone { variables.append(("LOOKOUT_ZONE", zone)) }
         switch event {
         case .code(let code):
             variables.append(("LOOKOUT_TYPE", code.type.rawValue))

@@ -1,5 +1,6 @@
 /// Home Assistant MQTT discovery: retained config messages that make, for each camera, a device
-/// with a presence binary sensor (device class occupancy) and a last-code sensor, wired to the
+/// with a presence binary sensor (device class occupancy), one more for each zone, and a
+/// last-code sensor, wired to the
 /// camera's and the node's availability topics so both show "unavailable" when the camera is
 /// lost or its Lookout is gone.
 public struct HomeAssistantDiscovery: Sendable {
@@ -11,24 +12,43 @@ public struct HomeAssistantDiscovery: Sendable {
     /// (`<prefix>/<camera>`) with every character outside [A-Za-z0-9_-] replaced by "_". Unique
     /// across a fleet whose nodes have unique prefixes.
     public let nodeID: String
+    /// The camera's zones, each with a presence sensor.
+    public let zones: [String]
 
     public init(discoveryPrefix: String = "homeassistant", configuration: MQTTConfiguration) {
         self.discoveryPrefix = discoveryPrefix
         self.topics = configuration.topics
         self.nodeAvailabilityTopic = configuration.nodeAvailabilityTopic
+        self.zones = configuration.zones
         self.nodeID = String(topics.prefix.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") ? $0 : "_" })
     }
 
     public var presenceConfigTopic: String { "\(discoveryPrefix)/binary_sensor/\(nodeID)/presence/config" }
     public var lastCodeConfigTopic: String { "\(discoveryPrefix)/sensor/\(nodeID)/last_code/config" }
 
+    /// A zone's presence sensor: its object ID is `zone_<zone>_presence` (zone names are safe in
+    /// topics and IDs, see `Zone`).
+    public func zonePresenceConfigTopic(_ zone: String) -> String {
+        "\(discoveryPrefix)/binary_sensor/\(nodeID)/zone_\(zone)_presence/config"
+    }
+
     /// The retained config messages, as (topic, JSON payload).
     public var messages: [(topic: String, payload: [UInt8])] {
-        [(presenceConfigTopic, presenceConfig), (lastCodeConfigTopic, lastCodeConfig)]
+        [(presenceConfigTopic, presenceConfig)]
+            + zones.map { (zonePresenceConfigTopic($0), zonePresenceConfig($0)) }
+            + [(lastCodeConfigTopic, lastCodeConfig)]
     }
 
     var presenceConfig: [UInt8] {
-        config(name: "Presence", object: "presence", state: topics.presence) { writer in
+        occupancyConfig(name: "Presence", object: "presence", state: topics.presence)
+    }
+
+    func zonePresenceConfig(_ zone: String) -> [UInt8] {
+        occupancyConfig(name: "Presence \(zone)", object: "zone_\(zone)_presence", state: topics.presence(inZone: zone))
+    }
+
+    private func occupancyConfig(name: String, object: String, state: String) -> [UInt8] {
+        config(name: name, object: object, state: state) { writer in
             writer.key("device_class"); writer.string("occupancy")
             writer.key("payload_on"); writer.string("ON")
             writer.key("payload_off"); writer.string("OFF")

@@ -25,6 +25,10 @@ public struct MQTTConfiguration: Sendable {
     /// The node's availability topic: a camera's Home Assistant entities are available only while
     /// both the node and the camera are.
     public var nodeAvailabilityTopic: String?
+    /// The camera's zones (`DetectionRegions.zoneNames`): each gets a retained presence topic,
+    /// "OFF" from the start, and a Home Assistant binary sensor. A zone not listed still gets its
+    /// topic once presence turns on in it.
+    public var zones: [String] = []
 
     public init(broker: MQTTBrokerAddress, clientID: String) {
         self.broker = broker
@@ -35,13 +39,15 @@ public struct MQTTConfiguration: Sendable {
     public var topics: MQTTTopics { MQTTTopics(prefix: topicPrefix) }
 
     /// The configuration of `camera`'s own connection under this node's: topics under
-    /// `<prefix>/<camera>`, client ID `<id>-<camera>`, its last will on its own availability.
-    public func forCamera(_ camera: String) -> MQTTConfiguration {
+    /// `<prefix>/<camera>`, client ID `<id>-<camera>`, its last will on its own availability, and
+    /// its zones' presence.
+    public func forCamera(_ camera: String, zones: [String] = []) -> MQTTConfiguration {
         var configuration = self
         configuration.topicPrefix = topicPrefix + "/" + camera
         configuration.clientID = clientID + "-" + camera
         configuration.camera = camera
         configuration.nodeAvailabilityTopic = topics.availability
+        configuration.zones = zones
         return configuration
     }
 }
@@ -54,6 +60,8 @@ public struct MQTTTopics: Sendable, Equatable {
     public var availability: String { prefix + "/available" }
     /// Retained "ON" / "OFF".
     public var presence: String { prefix + "/presence" }
+    /// Retained "ON" / "OFF": presence in one zone (`<prefix>/zone/<zone>/presence`).
+    public func presence(inZone zone: String) -> String { prefix + "/zone/" + zone + "/presence" }
     /// Retained: the text of the last code read.
     public var lastCode: String { prefix + "/code" }
     /// Every event as JSON, QoS 1, not retained.

@@ -7,6 +7,7 @@ import Synchronization
 /// - `available`: retained "online" (for a camera: while frames flow), and a retained last will
 ///   "offline";
 /// - a camera's `presence`: retained "ON"/"OFF"; `code`: the last code's text, retained;
+/// - a camera's `zone/<zone>/presence`: retained "ON"/"OFF", for each zone;
 /// - a camera's `events`: every event as JSON, QoS 1, not retained;
 /// - a camera's Home Assistant discovery configs, retained, when asked for.
 ///
@@ -71,7 +72,10 @@ public final class MQTTEventPublisher: @unchecked Sendable {
         }
         self.diagnostics = diagnostics
         self.events = BoundedQueue(capacity: max(1, configuration.queueCapacity))
-        if configuration.camera != nil { retainedState = [(topics.presence, Array("OFF".utf8))] }
+        if configuration.camera != nil {
+            retainedState = [(topics.presence, Array("OFF".utf8))]
+                + configuration.zones.map { (topics.presence(inZone: $0), Array("OFF".utf8)) }
+        }
         let relay = Relay()
         connection = try MQTTConnection(configuration: configuration) { event in relay.publisher?.receive(event) }
         relay.publisher = self
@@ -98,7 +102,8 @@ public final class MQTTEventPublisher: @unchecked Sendable {
         queue.async { [self] in
             switch event {
             case .presence(let change):
-                setState(topics.presence, Array((change.isPresent ? "ON" : "OFF").utf8))
+                setState(change.zone.map(topics.presence(inZone:)) ?? topics.presence,
+                         Array((change.isPresent ? "ON" : "OFF").utf8))
             case .code(let code):
                 setState(topics.lastCode, Array(code.stringValue.utf8))
             default:

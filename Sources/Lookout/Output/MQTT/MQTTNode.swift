@@ -22,10 +22,12 @@ public final class MQTTNode: @unchecked Sendable {
         publisher.start()
     }
 
-    /// The sink that publishes `camera`'s events and state on a connection of its own.
-    public func makeSink(camera: String) throws(MQTTError) -> MQTTEventSink {
+    /// The sink that publishes `camera`'s events and state on a connection of its own, with a
+    /// presence topic (and Home Assistant sensor) for each of `zones`.
+    public func makeSink(camera: String, zones: [String] = []) throws(MQTTError) -> MQTTEventSink {
         undelivered.register(sender: "camera " + camera)
-        return MQTTEventSink(publisher: try MQTTEventPublisher(configuration: configuration.forCamera(camera), diagnostics: diagnostics),
+        return MQTTEventSink(publisher: try MQTTEventPublisher(configuration: configuration.forCamera(camera, zones: zones),
+                                                               diagnostics: diagnostics),
                       diagnostics: diagnostics) { [undelivered] in undelivered.add(sender: "camera " + camera, $0) }
     }
 

@@ -98,7 +98,8 @@ public final class ClipRecorder: EventSink, FileOutputRecordingDelegate, @unchec
             if due { start(RecordingTrigger(kind: "always", frame: frame), from: frame.presentationTime) }
         case .presence:
             for emitted in output.events {
-                guard case .presence(let change) = emitted.event else { continue }
+                // The camera's presence, not each zone's: a zone's presence lies within it.
+                guard case .presence(let change) = emitted.event, change.zone == nil else { continue }
                 if change.isPresent {
                     presenceStarted(change)
                 } else if change.reason != .cameraLost {
