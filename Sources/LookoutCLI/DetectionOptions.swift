@@ -109,10 +109,22 @@ struct DetectionOptions: ParsableArguments {
         valueName: "n|WxH"), transform: { try DetectionOptions.maxPixelsRange.parse($0) })
     var maxPixels: PixelCountArgument?
 
+    @Option(name: .customLong("mask"), help: ArgumentHelp(
+        "A part of the picture never to report, as points x,y (fractions of the frame, at least 3): detections whose centre is in it are dropped, and motion in it does not wake the detectors (repeatable).",
+        valueName: "x,y x,y x,y..."))
+    var masks: [String] = []
+
+    @Option(name: .customLong("zone"), help: ArgumentHelp(
+        "A named part of the picture, as NAME=x,y x,y x,y...: lines whose detection's centre is in it carry \"zone\"; presence is kept per zone (repeatable; the first zone given wins).",
+        valueName: "name=x,y x,y x,y..."))
+    var zones: [String] = []
+
     mutating func validate() throws {
         _ = try parsedTypes()
         _ = try parsedRectOfInterest()
         _ = try parsedCharset()
+        _ = try parsedMasks()
+        _ = try parsedZones()
     }
 
     func parsedTypes() throws -> [MetadataObjectType]? {
@@ -152,6 +164,28 @@ struct DetectionOptions: ParsableArguments {
         return encoding.rawValue
     }
 
+    func parsedMasks() throws -> [RegionPolygon]? {
+        guard !masks.isEmpty else { return nil }
+        return try masks.map { text in
+            do throws(RegionError) { return try RegionPolygon(parsing: text) } catch {
+                throw ValidationError("--mask '\(text)': \(error).")
+            }
+        }
+    }
+
+    func parsedZones() throws -> [Zone]? {
+        guard !zones.isEmpty else { return nil }
+        let parsed = try zones.map { text in
+            let parts = text.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2 else { throw ValidationError("--zone takes NAME=x,y x,y x,y..., not '\(text)'.") }
+            do throws(RegionError) { return try Zone(name: parts[0], polygon: try RegionPolygon(parsing: parts[1])) } catch {
+                throw ValidationError("--zone '\(text)': \(error).")
+            }
+        }
+        do throws(RegionError) { _ = try DetectionRegions(zones: parsed) } catch { throw ValidationError("--zone: \(error).") }
+        return parsed
+    }
+
     var pixelBudget: PixelBudget { PixelBudget(maximumPixels: maxPixels?.pixels ?? PixelBudget.standard.maximumPixels) }
 
     /// The options given, as configuration settings (nil for those not given).
@@ -175,6 +209,8 @@ struct DetectionOptions: ParsableArguments {
         settings.minFace = minFace
         settings.faceWidth = faceWidth
         settings.maxPixels = maxPixels
+        settings.masks = try parsedMasks()
+        settings.zones = try parsedZones()
         return settings
     }
 }

@@ -338,7 +338,7 @@ public final class Service: @unchecked Sendable {
         }
         var mqttSink: MQTTEventSink?
         if let node = shared.node {
-            do throws(MQTTError) { mqttSink = try node.makeSink(camera: settings.mqttName ?? camera.name) } catch { throw .mqtt(error) }
+            do throws(MQTTError) { mqttSink = try node.makeSink(camera: settings.mqttName ?? camera.name, zones: settings.zones?.map(\.name) ?? []) } catch { throw .mqtt(error) }
         }
         if let snapshotFolder {
             var options = SnapshotWriter.Options()

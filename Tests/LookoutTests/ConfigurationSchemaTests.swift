@@ -33,11 +33,13 @@ import Testing
         #expect(options.count > 60)
         // --config names the file itself; --input is a camera's `input`; no-X is the inversion of X.
         let withoutKeys: Set<String> = ["config", "input", "help", "version"]
+        // Repeatable options whose key holds the list: --mask and --zone give `masks` and `zones`.
+        let plural = ["mask": "masks", "zone": "zones"]
         let keys = Set(ConfigurationKey.all.map(\.name))
-        let missing = options.subtracting(withoutKeys).filter { !keys.contains($0) && !($0.hasPrefix("no-") && keys.contains(String($0.dropFirst(3)))) }
+        let missing = options.subtracting(withoutKeys).filter { !keys.contains(plural[$0] ?? $0) && !($0.hasPrefix("no-") && keys.contains(String($0.dropFirst(3)))) }
         #expect(missing.isEmpty, "options without a configuration key: \(missing.sorted())")
         // And no key without an option, but those a camera's section alone holds.
-        let keysWithoutOptions = keys.subtracting(options).filter { ConfigurationKey.named($0)?.scope != .cameraOnly }
+        let keysWithoutOptions = keys.subtracting(options.map { plural[$0] ?? $0 }).filter { ConfigurationKey.named($0)?.scope != .cameraOnly }
         #expect(keysWithoutOptions.isEmpty, "keys without an option: \(keysWithoutOptions.sorted())")
     }
 
@@ -76,6 +78,8 @@ import Testing
         case "http": "127.0.0.1:0"
         case "http-allowed-host": "[lookout.local]"
         case "max-pixels": "1920x1080"
+        case "masks": "[[[0, 0], [0.2, 0], [0.2, 0.2]]]"
+        case "zones": "{desk: [[0.5, 0.5], [1, 0.5], [1, 1]]}"
         case "record-keep", "record-memory": "64M"
         case "record-max-age": "7d"
         case "dedupe", "presence-window", "presence-off", "face-leave", "pre-roll", "post-roll", "segment", "hook-timeout": "2s"

@@ -43,6 +43,37 @@ import Testing
         #expect(service.pipelines.map(\.configuration.camera) == ["codes", "faces", "elsewhere"])
     }
 
+    @Test func masksAndZonesFromTheFileApplyToTheirCameraOnly() throws {
+        let sample = Fixtures.path("sample.mjpeg")
+        // sample.mjpeg: a QR code at x 0.4-0.65 (top half), an EAN-13 at x 0.6-1 (lower half), a face left.
+        let configuration = try ConfigurationFile.parse("""
+            detection:
+              types: [qr, ean13]
+            cameras:
+              shelf:
+                input: \(sample)
+                masks:
+                  - [[0.6, 0.55], [1, 0.55], [1, 0.95], [0.6, 0.95]]
+                zones:
+                  door: "0.4,0 0.65,0 0.65,0.5 0.4,0.5"
+              plain:
+                input: \(sample)
+                size: 640x480
+            """, file: "regions.yml")
+        let collector = ServiceCollector()
+        let service = try Service(configuration: configuration, environment: Service.Environment(output: collector))
+        try service.start()
+        _ = service.run()
+        service.finish()
+        let shelf = collector.lines(of: "shelf"), plain = collector.lines(of: "plain")
+        #expect(shelf.count == 60)
+        #expect(shelf.allSatisfy { $0["kind"] as? String == "qr" && $0["zone"] as? String == "door" })
+        #expect(plain.filter { $0["kind"] as? String == "ean13" }.count == 60)
+        #expect(plain.filter { $0["kind"] as? String == "qr" }.count == 60)
+        #expect(plain.allSatisfy { $0["zone"] == nil })
+        #expect(service.pipelines.first?.statistics.objectsMasked == 60)
+    }
+
     @Test func aServiceWithAnUnopenableInputIsNotBuilt() throws {
         let configuration = LookoutConfiguration(cameras: [CameraConfiguration(name: "gone", input: "/nonexistent/clip.mjpeg")])
         do {

@@ -48,7 +48,18 @@ public enum DetectionSetup {
         output.codeSecondPassBudget = settings.codeBudget ?? profile.codeBudget
         output.codeSecondPassRate = profile == .stills ? 0 : settings.codeBudgetRate ?? 4
         output.codeTextEncoding = textEncoding(settings)
+        output.regions = try regions(settings)
         return output
+    }
+
+    /// The masks and zones.
+    public static func regions(_ settings: ConfigurationSettings) throws(CaptureError) -> DetectionRegions {
+        guard settings.masks != nil || settings.zones != nil else { return .none }
+        do throws(RegionError) {
+            return try DetectionRegions(masks: settings.masks ?? [], zones: settings.zones ?? [])
+        } catch {
+            throw .invalidSetting("masks and zones: \(error)")
+        }
     }
 
     /// The event settings.

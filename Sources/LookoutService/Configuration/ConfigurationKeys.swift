@@ -61,6 +61,10 @@ extension ConfigurationKey {
         .init("face-width", .detection, .camera, \.faceWidth,
               .integer(ValueRange(text: "0 (never) or 64 to 16384 pixels", read: { Int($0) }, allows: { $0 == 0 || (64...16384).contains($0) })),
               defaultText: "640", "Shrink frames wider than this before face detection."),
+        .init("masks", .detection, .camera, \.masks, .masks,
+              "Parts of the picture never reported (a detection whose centre is in one); motion in them does not wake the detectors."),
+        .init("zones", .detection, .camera, \.zones, .zones,
+              "Named parts of the picture: each line carries the first zone holding its centre (`zone`); presence is kept per zone."),
     ]
 
     private static let events: [ConfigurationKey] = [

@@ -90,6 +90,13 @@ public struct ConfigurationSettings: Sendable, Hashable {
     public var previewFPS: Double?
     // limits
     public var maxPixels: PixelCountValue?
+    // regions
+    /// Parts of the picture never reported; motion in them does not wake the detectors.
+    public var masks: [RegionPolygon]?
+    /// Named parts of the picture, in order: each line carries the first that holds its
+    /// detection, and presence is kept per zone.
+    public var zones: [Zone]?
+
     public init() {}
 
     /// These settings with every one `other` gives replaced by `other`'s.

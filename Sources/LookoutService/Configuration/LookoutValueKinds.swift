@@ -121,3 +121,58 @@ extension ValueKind where Value == [String: Int] {
                                         .map(controls.keys.sorted().map { .init(key: $0, value: .integer(controls[$0] ?? 0)) })
                                     })
 }
+
+extension ValueKind where Value == RegionPolygon {
+    /// A polygon in fractions of the frame: `[[x, y], [x, y], [x, y], ...]` or `"x,y x,y x,y"`.
+    static let polygon = ValueKind(allowed: "at least 3 points [x, y] within 0...1, e.g. [[0.1, 0.1], [0.5, 0.1], [0.5, 0.5]]",
+                                   schema: polygonSchema,
+                                   read: { value in
+                                       switch value {
+                                       case .string(let text): return try? RegionPolygon(parsing: text)
+                                       case .list(let items):
+                                           var points: [Point] = []
+                                           for item in items {
+                                               guard case .list(let pair) = item, pair.count == 2,
+                                                     let x = pair[0].scalarText.flatMap(Double.init), let y = pair[1].scalarText.flatMap(Double.init) else { return nil }
+                                               points.append(Point(x: x, y: y))
+                                           }
+                                           return try? RegionPolygon(points)
+                                       default: return nil
+                                       }
+                                   }, write: { polygon in .list(polygon.points.map { .list([.number($0.x), .number($0.y)]) }) })
+
+    static let polygonSchema: ConfigurationValue = .schema([
+        "type": .list([.string("array"), .string("string")]), "minItems": .integer(3),
+        "items": .schema(["type": .string("array"), "minItems": .integer(2), "maxItems": .integer(2),
+                          "items": .schema(["type": .string("number"), "minimum": .integer(0), "maximum": .integer(1)])])])
+}
+
+extension ValueKind where Value == [RegionPolygon] {
+    /// Masks: a list of polygons.
+    static let masks = ValueKind(allowed: "a list of polygons, each at least 3 points [x, y] within 0...1",
+                                 schema: .schema(["type": .string("array"), "items": ValueKind<RegionPolygon>.polygonSchema]),
+                                 read: { value in
+                                     guard case .list(let items) = value else { return nil }
+                                     // A single polygon written without the outer list is not a list of polygons.
+                                     let polygons = items.compactMap { try? ValueKind<RegionPolygon>.polygon.parse($0).get() }
+                                     return polygons.count == items.count ? polygons : nil
+                                 }, write: { .list($0.map { ValueKind<RegionPolygon>.polygon.represent($0) }) })
+}
+
+extension ValueKind where Value == [Zone] {
+    /// Zones: a map of names to polygons, in order (the first that holds a detection names it).
+    static let zones = ValueKind(allowed: "a map of zone names (letters, digits, _ and -) to polygons, e.g. {desk: [[0.4, 0.4], [0.9, 0.4], [0.9, 1]]}",
+                                 schema: .schema(["type": .string("object"),
+                                                  "propertyNames": .schema(["pattern": .string("^[A-Za-z0-9_-]{1,64}$")]),
+                                                  "additionalProperties": ValueKind<RegionPolygon>.polygonSchema]),
+                                 read: { value in
+                                     guard case .map(let entries) = value, !entries.isEmpty else { return nil }
+                                     var zones: [Zone] = []
+                                     for entry in entries {
+                                         guard let polygon = try? ValueKind<RegionPolygon>.polygon.parse(entry.value).get(),
+                                               let zone = try? Zone(name: entry.key, polygon: polygon) else { return nil }
+                                         zones.append(zone)
+                                     }
+                                     return (try? DetectionRegions(zones: zones)) != nil ? zones : nil
+                                 }, write: { zones in .map(zones.map { .init(key: $0.name, value: ValueKind<RegionPolygon>.polygon.represent($0.polygon)) }) })
+}
