@@ -47,6 +47,10 @@ public final class Service: @unchecked Sendable {
     public struct ReloadCounts: Sendable, Equatable {
         public var succeeded = 0
         public var failed = 0
+        public init(succeeded: Int = 0, failed: Int = 0) {
+            self.succeeded = succeeded
+            self.failed = failed
+        }
     }
 
     /// The parts every camera shares.
