@@ -75,6 +75,10 @@ struct RecordingOptions: ParsableArguments {
         settings.segmentDuration = segment.time
         settings.retention = RecordingRetention(maximumBytes: keep?.bytes, maximumAge: maxAge?.seconds)
         settings.frameRingCapacity = Int(memory.bytes)
-        return try ClipRecorder(pipeline: pipeline, directory: record, settings: settings, diagnostics: diagnostics)
+        let recorder = ClipRecorder(directory: record, settings: settings, diagnostics: diagnostics)
+        try pipeline.session.addOutput(recorder.output)
+        pipeline.addSink(recorder)
+        recorder.onEvent = { [weak pipeline] event in pipeline?.post(event) }
+        return recorder
     }
 }
