@@ -184,6 +184,9 @@ public final class CaptureSession: @unchecked Sendable {
         if removed { output.session = nil }
     }
 
+    /// What the committed graph's outputs agreed on now (what the next frame is handled by).
+    var agreedRequirements: CaptureRequirements { configuration.withLock { $0.agreed } }
+
     /// An output's requirements changed: agree anew, for the next frame. Outputs in a pending
     /// graph are asked when it is committed.
     func renegotiate() {
