@@ -28,8 +28,8 @@ final class MetricsExporter: @unchecked Sendable {
         lock.withLock { exported in
             for snapshot in snapshots { add(snapshot, camera: snapshot.camera ?? "", to: &exported) }
             // The server's own, once: every camera's snapshot carries the same.
-            if let http = snapshots.first?.http {
-                registry.makeGauge(descriptor: Self.descriptor("lookout_http_event_clients", "Clients on /api/events."), labels: []).set(Double(http.eventClients))
+            for metric in snapshots.first?.sections.flatMap(\.metrics) ?? [] where metric.isShared {
+                export(metric, camera: nil, to: &exported)
             }
             var text: [UInt8] = []
             registry.emit(into: &text)
@@ -37,18 +37,30 @@ final class MetricsExporter: @unchecked Sendable {
         }
     }
 
-    private func add(_ snapshot: StatisticsSnapshot, camera: String, to exported: inout Exported) {
-        let cameraLabel = ("camera", camera)
-        func count(_ name: String, _ help: String, _ labels: [(String, String)] = [], _ total: Int) {
-            let labels = [cameraLabel] + labels
-            let key = name + labels.map { "|\($0.0)=\($0.1)" }.joined()
+    /// Sets a gauge, or moves a counter by what changed since the last scrape; `camera`'s series
+    /// carry its label first.
+    private func export(_ metric: StatisticsMetric, camera: String?, to exported: inout Exported) {
+        let labels = (camera.map { [("camera", $0)] } ?? []) + metric.labels.map { ($0.name, $0.value) }
+        let descriptor = Self.descriptor(metric.name, metric.help)
+        switch metric.value {
+        case .counter(let total):
+            let key = metric.name + labels.map { "|\($0.0)=\($0.1)" }.joined()
             let delta = total - exported.counters[key, default: 0]
-            let counter = registry.makeCounter(descriptor: Self.descriptor(name, help), labels: labels)
+            let counter = registry.makeCounter(descriptor: descriptor, labels: labels)
             if delta > 0 { counter.increment(by: Int64(delta)) }
             exported.counters[key] = max(total, exported.counters[key, default: 0])
+        case .gauge(let value):
+            registry.makeGauge(descriptor: descriptor, labels: labels).set(value)
         }
-        func gauge(_ name: String, _ help: String, _ labels: [(String, String)] = [], _ value: Double) {
-            registry.makeGauge(descriptor: Self.descriptor(name, help), labels: [cameraLabel] + labels).set(value)
+    }
+
+    private func add(_ snapshot: StatisticsSnapshot, camera: String, to exported: inout Exported) {
+        let cameraLabel = ("camera", camera)
+        func count(_ name: String, _ help: String, _ labels: [(name: String, value: String)] = [], _ total: Int) {
+            export(StatisticsMetric(name, help: help, labels: labels, .counter(total)), camera: camera, to: &exported)
+        }
+        func gauge(_ name: String, _ help: String, _ value: Double) {
+            export(StatisticsMetric(name, help: help, .gauge(value)), camera: camera, to: &exported)
         }
 
         count("lookout_frames_read_total", "Frames the input produced, damaged ones included.", [], snapshot.framesRead)
@@ -67,27 +79,12 @@ final class MetricsExporter: @unchecked Sendable {
             count("lookout_events_total", "Events decided, by kind.", [("kind", kind)], snapshot.events[kind] ?? 0)
         }
         gauge("lookout_camera_up", "1 while frames arrive or may (streaming, starting, a file read), 0 while the camera is lost or the run stopped.",
-              [], snapshot.input.isHealthy ? 1 : 0)
-        gauge("lookout_presence", "1 while presence is on.", [], snapshot.isPresent ? 1 : 0)
-        gauge("lookout_input_fps", "Frames read per second, measured over the last seconds.", [], snapshot.measuredFrameRate)
-        if let mqtt = snapshot.mqtt {
-            gauge("lookout_mqtt_queue_depth", "MQTT messages waiting for the broker.", [], Double(mqtt.queued))
-            gauge("lookout_mqtt_connected", "1 while connected to the MQTT broker.", [], mqtt.connected ? 1 : 0)
-            count("lookout_mqtt_dropped_total", "Events dropped from the full MQTT queue.", [], mqtt.dropped)
-        }
-        for hook in snapshot.hooks {
-            count("lookout_hook_runs_total", "Hook runs started.", [("hook", hook.name)], hook.runs)
-            count("lookout_hook_failures_total", "Hook runs that failed or timed out.", [("hook", hook.name)], hook.failed + hook.timedOut)
-            count("lookout_hook_dropped_total", "Hook runs dropped from the full queue.", [("hook", hook.name)], hook.dropped)
-        }
-        if let snapshots = snapshot.snapshots {
-            count("lookout_snapshots_written_total", "Snapshots written.", [], snapshots.written)
-            count("lookout_snapshots_failed_total", "Snapshots not written (unwritable directory, full disk, busy).", [], snapshots.failed)
-        }
-        if let http = snapshot.http {
-            gauge("lookout_http_stream_clients", "Clients on /api/stream.mjpeg.", [], Double(http.streamClients))
-            count("lookout_http_preview_frames_total", "Pictures sent to viewers.", [], http.previewFrames)
-            count("lookout_http_preview_frames_skipped_total", "Pictures a slow viewer missed.", [], http.previewFramesSkipped)
+              snapshot.input.isHealthy ? 1 : 0)
+        gauge("lookout_presence", "1 while presence is on.", snapshot.isPresent ? 1 : 0)
+        gauge("lookout_input_fps", "Frames read per second, measured over the last seconds.", snapshot.measuredFrameRate)
+        // Each part's own series (MQTT, hooks, snapshots, viewers).
+        for metric in snapshot.sections.flatMap(\.metrics) where !metric.isShared {
+            export(metric, camera: camera, to: &exported)
         }
         for timing in snapshot.timings {
             let key = camera + "|" + timing.name

@@ -200,12 +200,19 @@ final class PreviewBroadcaster: PhotoCaptureDelegate, @unchecked Sendable {
 
     var viewerCount: Int { state.withLock { $0.viewers.count } }
 
-    func report(into http: inout StatisticsSnapshot.HTTPStatistics) {
+    /// Viewers now, pictures sent (JPEG-encoded or passed through), pictures a slow viewer
+    /// missed, and viewers disconnected for not reading.
+    struct Statistics {
+        var viewers = 0
+        var previewFrames = 0
+        var skipped = 0
+        var disconnected = 0
+    }
+
+    var statistics: Statistics {
         state.withLock { state in
-            http.streamClients = state.viewers.count
-            http.previewFrames = state.previewFrames
-            http.previewFramesSkipped = state.skipped
-            http.slowClientsDisconnected += state.disconnected
+            Statistics(viewers: state.viewers.count, previewFrames: state.previewFrames, skipped: state.skipped,
+                       disconnected: state.disconnected)
         }
     }
 }

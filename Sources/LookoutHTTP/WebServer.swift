@@ -256,14 +256,28 @@ public final class WebServer: StatisticsReporting, @unchecked Sendable {
         _ = done.wait(timeout: .fromNow(seconds: 2))
     }
 
-    public func report(into snapshot: inout StatisticsSnapshot) {
-        var http = StatisticsSnapshot.HTTPStatistics()
-        http.eventClients = events.clientCount
-        http.requests = requestCount.load(ordering: .relaxed)
-        http.slowClientsDisconnected = events.slowClientsDisconnected
-        // Each camera's own viewers.
-        if let shown = cameras.first(where: { $0.name == snapshot.camera }) ?? cameras.first { shown.preview.report(into: &http) }
-        snapshot.http = http
+    /// `http`: clients on `/api/stream.mjpeg` (`camera`'s own) and on `/api/events` now, requests,
+    /// `camera`'s pictures sent to viewers and missed by slow ones, and clients disconnected for
+    /// not reading.
+    public func statisticsSection(camera: String?) -> StatisticsSection? {
+        let eventClients = events.clientCount
+        let preview = (cameras.first { $0.name == camera } ?? cameras.first)?.preview.statistics ?? .init()
+        return StatisticsSection(
+            name: "http",
+            fields: [StatisticsField("stream_clients", .integer(preview.viewers)),
+                     StatisticsField("event_clients", .integer(eventClients)),
+                     StatisticsField("requests", .integer(requestCount.load(ordering: .relaxed))),
+                     StatisticsField("preview_frames", .integer(preview.previewFrames)),
+                     StatisticsField("preview_frames_skipped", .integer(preview.skipped)),
+                     StatisticsField("slow_clients_disconnected", .integer(events.slowClientsDisconnected + preview.disconnected))],
+            metrics: [StatisticsMetric("lookout_http_stream_clients", help: "Clients on /api/stream.mjpeg.",
+                                       .gauge(Double(preview.viewers))),
+                      StatisticsMetric("lookout_http_preview_frames_total", help: "Pictures sent to viewers.",
+                                       .counter(preview.previewFrames)),
+                      StatisticsMetric("lookout_http_preview_frames_skipped_total", help: "Pictures a slow viewer missed.",
+                                       .counter(preview.skipped)),
+                      StatisticsMetric("lookout_http_event_clients", help: "Clients on /api/events.",
+                                       .gauge(Double(eventClients)), isShared: true)])
     }
 
     // MARK: Routes

@@ -336,9 +336,11 @@ public final class Service: @unchecked Sendable {
             recording.segmentDuration = settings.segment?.time ?? MediaTime(seconds: 60)
             recording.retention = RecordingRetention(maximumBytes: settings.recordKeep?.bytes, maximumAge: settings.recordMaxAge?.seconds)
             recording.frameRingCapacity = Int(settings.recordMemory?.bytes ?? Int64(MovieFileOutput.defaultFrameRingCapacity))
-            do throws(CaptureError) {
-                _ = try ClipRecorder(pipeline: pipeline, directory: recordingFolder, settings: recording, diagnostics: diagnostics)
-            } catch { throw .capture(error) }
+            let recorder = ClipRecorder(directory: recordingFolder, settings: recording, diagnostics: diagnostics)
+            do throws(CaptureError) { try session.addOutput(recorder.output) } catch { throw .capture(error) }
+            pipeline.addSink(recorder)
+            // Its `recording` lines go into the pipeline like any event; weak: the pipeline holds the recorder.
+            recorder.onEvent = { [weak pipeline] in pipeline?.post($0) }
         }
         var mqttSink: MQTTEventSink?
         if let node = shared.node {

@@ -141,7 +141,7 @@ struct HookTests {
         // process waits for them.
         #expect(eventually { hooks() == ["start été"] }, "\(hooks())")
         #expect(process.isRunning, "the hooks were not waited for at exit")
-        FileManager.default.createFile(atPath: scratch.path + "/go", contents: Data())
+        _ = FileManager.default.createFile(atPath: scratch.path + "/go", contents: Data())
         #expect(process.waitForExit(timeout: 60) == 0)
         #expect(hooks() == ["start été", "end été", "start été", "end été", "start été", "end été"])
         let lines = process.output.lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }

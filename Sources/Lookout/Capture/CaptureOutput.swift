@@ -16,39 +16,30 @@ public class CaptureOutput: @unchecked Sendable {
 
     let drops = DropCoalescer()
 
+    /// What this output needs of the frames it takes, from its settings now. Its session asks
+    /// when it negotiates: when the output joins or leaves, at `commitConfiguration()`, and when the
+    /// output calls `requirementsDidChange()`. Never asked per frame.
+    public var requirements: OutputRequirements { OutputRequirements() }
+
+    /// Tells the output's session that `requirements` changed (a setting did): the session
+    /// renegotiates, and the next frame is handled by the new agreement.
+    func requirementsDidChange() {
+        session?.renegotiate()
+    }
+
     // MARK: The contract with the session's capture loop (capture thread only)
 
-    /// Claims the output for one frame. Returns false when the output is still busy and discards
-    /// late frames (real-time input); with `wait`, blocks until it is free instead.
-    func reserveFrame(wait: Bool) -> Bool { true }
+    /// Claims the output for the frame at `time`. Declines when the output is still busy and
+    /// discards late frames (real-time input); with `wait`, blocks until it is free instead.
+    func reserveFrame(at time: MediaTime, wait: Bool) -> FrameReservation { .taken }
 
     /// Gives back a reservation that will not be followed by `deliver` (no buffer, corrupt frame).
     func cancelReservation() {}
 
-    /// Grey levels per 16x16 block by which a frame may differ from the previous one and still be
-    /// given that frame's image instead of its own (0: never). The session skips decoding such
-    /// frames when every output taking the frame allows it.
-    var unchangedFrameTolerance: Int { 0 }
-
-    /// How much smaller than the reserved `width`x`height` frame at `time` the luma plane may be
-    /// for this output: 1 (the frame's size), or 2 (half). The session decodes a JPEG frame at the
-    /// smallest size every output taking it accepts, so that nothing decodes pixels only to
-    /// average them away.
-    func lumaReduction(forFrameWidth width: Int, height: Int, at time: MediaTime) -> Int { 1 }
-
-    /// Whether this output wants the reserved frame's picture (`SampleBuffer.picture`): the session
-    /// copies it only when some output taking the frame says yes, so pictures cost nothing while
-    /// nobody asks.
-    var wantsPicture: Bool { false }
-
-    /// True for an output that keeps frames as the input sent them and never looks at their
-    /// pixels (`MovieFileOutput`): the session hands it every frame through `deliverSourceFrame`
-    /// before decoding, and never reserves or decodes a frame for it.
-    var takesSourceFrames: Bool { false }
-
-    /// Hands over a frame as the input sent it (for `takesSourceFrames` outputs); its bytes are
-    /// valid only during the call. `pictures` lends buffers for a copy; with `wait` (a file read as
-    /// fast as possible) the output may block until it can keep the frame, otherwise never.
+    /// Hands over a frame as the input sent it (for outputs whose requirements take source
+    /// frames); its bytes are valid only during the call. `pictures` lends buffers for a copy;
+    /// with `wait` (a file read as fast as possible) the output may block until it can keep the
+    /// frame, otherwise never.
     func deliverSourceFrame(_ frame: SourceFrame, pictures: BufferPool, wait: Bool) {}
 
     /// The input lost its frames (a camera unplugged); frames may come again later, on a clock

@@ -51,7 +51,7 @@ public final class CaptureSession: @unchecked Sendable {
         public var picturesCopied = 0
     }
 
-    /// The session's graph: what the capture loop reads for every frame.
+    /// The session's graph. The capture loop reads what its outputs agreed on (`CaptureRequirements`).
     private struct Graph {
         var inputs: [CaptureInput] = []
         var outputs: [CaptureOutput] = []
@@ -59,8 +59,12 @@ public final class CaptureSession: @unchecked Sendable {
     }
 
     private struct Configuration {
-        /// What the capture loop uses.
-        var committed = Graph()
+        /// What the capture loop uses; every change to it renegotiates.
+        var committed = Graph() {
+            didSet { renegotiate() }
+        }
+        /// What the committed graph's outputs need, combined (read by the capture loop).
+        var agreed = CaptureRequirements()
         /// Changes made between beginConfiguration() and commitConfiguration().
         var pending: Graph?
         var configurationDepth = 0
@@ -75,9 +79,18 @@ public final class CaptureSession: @unchecked Sendable {
             get { pending ?? committed }
             set { if configurationDepth > 0 { pending = newValue } else { committed = newValue } }
         }
+
+        /// Asks the committed graph's outputs for their requirements (their own locks are
+        /// leaves: no output calls into its session while holding one).
+        mutating func renegotiate() {
+            agreed = CaptureRequirements(negotiating: committed.connections, generation: agreed.generation + 1)
+        }
     }
 
     private let configuration = Locked(Configuration())
+    /// `configuration.agreed.generation`, published for the capture loop: a frame reads this
+    /// alone, and the agreed value only when it moved.
+    private let agreedGeneration = Atomic<UInt64>(0)
     private let counters = Locked(Statistics())
     private let captureQueue = DispatchQueue(label: "lookout.capture", qos: .userInteractive)
     private let runFinished = DispatchGroup()
@@ -108,7 +121,7 @@ public final class CaptureSession: @unchecked Sendable {
     }
 
     public func commitConfiguration() {
-        configuration.withLock { state in
+        reconfigure { state in
             precondition(state.configurationDepth > 0, "commitConfiguration() without beginConfiguration()")
             state.configurationDepth -= 1
             if state.configurationDepth == 0, let pending = state.pending {
@@ -128,7 +141,7 @@ public final class CaptureSession: @unchecked Sendable {
     }
 
     public func addInput(_ input: CaptureInput) throws(CaptureError) {
-        let added: Bool = configuration.withLock { state in
+        let added: Bool = reconfigure { state in
             guard state.editable.inputs.isEmpty, !state.isRunning else { return false }
             state.editable.inputs.append(input)
             state.editable.connections += state.editable.outputs.map { CaptureConnection(input: input, output: $0) }
@@ -138,7 +151,7 @@ public final class CaptureSession: @unchecked Sendable {
     }
 
     public func removeInput(_ input: CaptureInput) {
-        configuration.withLock { state in
+        reconfigure { state in
             guard !state.isRunning else { return }
             state.editable.inputs.removeAll { $0 === input }
             state.editable.connections.removeAll { $0.input === input }
@@ -154,7 +167,7 @@ public final class CaptureSession: @unchecked Sendable {
         guard canAddOutput(output) else { throw .cannotAdd("an output joins one session only") }
         output.session = self
         output.didJoin(self)
-        configuration.withLock { state in
+        reconfigure { state in
             state.editable.outputs.append(output)
             state.editable.connections += state.editable.inputs.map { CaptureConnection(input: $0, output: output) }
         }
@@ -162,13 +175,32 @@ public final class CaptureSession: @unchecked Sendable {
 
     /// Removes an output; while running, frames already handed to it are still processed.
     public func removeOutput(_ output: CaptureOutput) {
-        let removed: Bool = configuration.withLock { state in
+        let removed: Bool = reconfigure { state in
             guard state.editable.outputs.contains(where: { $0 === output }) else { return false }
             state.editable.outputs.removeAll { $0 === output }
             state.editable.connections.removeAll { $0.output === output }
             return true
         }
         if removed { output.session = nil }
+    }
+
+    /// What the committed graph's outputs agreed on now (what the next frame is handled by).
+    var agreedRequirements: CaptureRequirements { configuration.withLock { $0.agreed } }
+
+    /// An output's requirements changed: agree anew, for the next frame. Outputs in a pending
+    /// graph are asked when it is committed.
+    func renegotiate() {
+        reconfigure { $0.renegotiate() }
+    }
+
+    /// Changes the configuration under its lock, and publishes the agreement's generation so that
+    /// the capture loop takes the new one at its next frame.
+    private func reconfigure<Result>(_ change: (inout Configuration) -> Result) -> Result {
+        configuration.withLock { state in
+            let result = change(&state)
+            agreedGeneration.store(state.agreed.generation, ordering: .releasing)
+            return result
+        }
     }
 
     /// Where `Event`s go. The handler runs on `queue`.
@@ -257,6 +289,7 @@ public final class CaptureSession: @unchecked Sendable {
         let realTime = source.isRealTime
         var recipients = [CaptureConnection]()
         recipients.reserveCapacity(4)
+        var agreed = configuration.withLock { $0.agreed }
         // The last decoded image and its frame's size, kept while outputs accept unchanged frames
         // (one pool buffer).
         var lastImage: (image: PixelBuffer, width: Int, height: Int)?
@@ -282,8 +315,12 @@ public final class CaptureSession: @unchecked Sendable {
                 return false
             }
             counters.withLock { $0.framesRead += 1 }
-            // The committed graph, read once per frame: configuration blocks apply between frames.
-            let connections = configuration.withLock { $0.committed.connections }
+            // What the committed graph's outputs agreed on, taken anew only when it changed:
+            // configuration blocks and settings apply between frames.
+            if agreedGeneration.load(ordering: .acquiring) != agreed.generation {
+                agreed = configuration.withLock { $0.agreed }
+            }
+            let connections = agreed.connections
 
             if frame.framesLostBefore > 0 {
                 let lost = FrameDrop(reason: .discontinuity, firstSequence: frame.sequence - UInt64(frame.framesLostBefore),
@@ -304,29 +341,32 @@ public final class CaptureSession: @unchecked Sendable {
             }
 
             // Outputs that keep frames as sent (recordings) take them before any decoding.
-            for connection in connections where connection.isEnabled && connection.output.takesSourceFrames {
+            for connection in agreed.sourceFrameTakers where connection.isEnabled {
                 connection.output.deliverSourceFrame(frame, pictures: picturePool, wait: !realTime)
             }
 
-            // Offer the frame: outputs still busy with an earlier frame drop it as late.
+            // Offer the frame: outputs still busy with an earlier frame drop it as late. What the
+            // frame must be is what every output taking it agreed to need.
             recipients.removeAll(keepingCapacity: true)
-            for connection in connections where connection.isEnabled && !connection.output.takesSourceFrames {
-                if connection.output.reserveFrame(wait: !realTime) {
-                    recipients.append(connection)
-                } else {
-                    drop(.late, to: connection)
+            var frameNeeds = OutputRequirements.unconstrained
+            for taker in agreed.frameTakers where taker.connection.isEnabled {
+                switch taker.connection.output.reserveFrame(at: frame.presentationTime, wait: !realTime) {
+                case .declined:
+                    drop(.late, to: taker.connection)
+                case .taken:
+                    recipients.append(taker.connection)
+                    frameNeeds.combine(taker.requirements)
+                case .takenWhole:
+                    recipients.append(taker.connection)
+                    frameNeeds.combine(taker.requirements.wholePlane)
                 }
             }
             guard !recipients.isEmpty else { continue }
+            let needs = frameNeeds
 
             // Decode once, for every output that takes the frame, at the smallest size they all accept.
             func reduction(width: Int, height: Int) -> Int {
-                var reduction = 2
-                for connection in recipients {
-                    reduction = min(reduction, connection.output.lumaReduction(forFrameWidth: width, height: height,
-                                                                                at: frame.presentationTime))
-                }
-                return reduction
+                needs.acceptsHalfPlane(frameWidth: width) ? 2 : 1
             }
             let result: LumaConverter.Result
             let decodeStart = MonotonicClock.nanoseconds()
@@ -335,8 +375,7 @@ public final class CaptureSession: @unchecked Sendable {
                 case .jpeg(let bytes):
                     // Outputs that take an unchanged frame as the last one (--motion-threshold)
                     // spare the decode: a 1/8-scale look tells whether anything moved.
-                    var tolerance = Int.max
-                    for connection in recipients { tolerance = min(tolerance, connection.output.unchangedFrameTolerance) }
+                    let tolerance = needs.unchangedFrameTolerance
                     if tolerance > 0, let last = lastImage,
                        last.image.width >= last.width / reduction(width: last.width, height: last.height),
                        try converter.jpegIsUnchanged(bytes, threshold: tolerance) {
@@ -383,7 +422,7 @@ public final class CaptureSession: @unchecked Sendable {
             format.width = width
             format.height = height
             var picture: FramePicture?
-            if recipients.contains(where: { $0.output.wantsPicture }) {
+            if needs.wantsPicture {
                 picture = Self.picture(of: frame, format: format, pool: picturePool)
                 counters.withLock { if picture == nil { $0.picturesUnavailable += 1 } else { $0.picturesCopied += 1 } }
             }

@@ -148,6 +148,7 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
             $0.types = unique
             $0.generation += 1
         }
+        requirementsDidChange() // codes or none decide the plane size
     }
 
     /// The part of the frame to search, normalized with a top-left origin; the whole frame by
@@ -197,7 +198,10 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
     /// last results, restamped. 0 (the default) analyses every frame.
     public var unchangedFrameThreshold: Int {
         get { configuration.withLock { $0.unchangedFrameThreshold } }
-        set { configuration.withLock { $0.unchangedFrameThreshold = max(0, newValue) } }
+        set {
+            configuration.withLock { $0.unchangedFrameThreshold = max(0, newValue) }
+            requirementsDidChange()
+        }
     }
 
     /// Milliseconds a frame ZBar read no code in may spend on a second look: ZBar on prepared
@@ -228,7 +232,10 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
     /// session then copies no pictures for this output.
     public var attachesFramePictures: Bool {
         get { configuration.withLock { $0.attachesFramePictures } }
-        set { configuration.withLock { $0.attachesFramePictures = newValue } }
+        set {
+            configuration.withLock { $0.attachesFramePictures = newValue }
+            requirementsDidChange()
+        }
     }
 
     public var statistics: Statistics {
@@ -254,9 +261,24 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
         configuration.withLock { $0.available = available }
     }
 
-    override func reserveFrame(wait: Bool) -> Bool {
-        guard codesIdle.wait(timeout: wait ? .distantFuture : .now()) == .success else { return false }
-        let wantsFaces = configuration.withLock { $0.types.contains(.face) }
+    /// Pictures when they are attached, the motion threshold as the tolerance, and half-size
+    /// planes when codes are read at half resolution (or none are looked for): the frames due for
+    /// faces are asked whole at reservation.
+    override public var requirements: OutputRequirements {
+        configuration.withLock { settings in
+            OutputRequirements(wantsPicture: settings.attachesFramePictures,
+                               unchangedFrameTolerance: settings.unchangedFrameThreshold,
+                               halfPlaneMinimumWidth: halfPlaneMinimumWidth(wantsCodes: settings.types.contains(where: \.isMachineReadableCode)))
+        }
+    }
+
+    /// A frame due for faces is taken whole (`takenWhole`): the cascade finds fewer faces in a
+    /// plane decoded at half scale than in the full plane shrunk by area (91 against 95 of 100
+    /// analyses of the 720p bench clip). The code queue is idle once this has the frame, so the
+    /// face schedule is read here.
+    override func reserveFrame(at time: MediaTime, wait: Bool) -> FrameReservation {
+        guard codesIdle.wait(timeout: wait ? .distantFuture : .now()) == .success else { return .declined }
+        let (wantsFaces, faceRate) = configuration.withLock { ($0.types.contains(.face), $0.faceAnalysisRate) }
         faceReserved = false
         if wantsFaces {
             // Input that waits for its outputs waits for the face queue too (a frame not due for
@@ -265,31 +287,19 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
             faceReserved = facesIdle.wait(timeout: wait ? .distantFuture : .now()) == .success
         }
         faceBusy = wantsFaces && !faceReserved
-        return true
+        return faceReserved && faceSchedule.isDue(at: time, rate: faceRate) ? .takenWhole : .taken
     }
 
-    override var unchangedFrameTolerance: Int { configuration.withLock { $0.unchangedFrameThreshold } }
-
-    /// Half size when codes are read at half resolution (or none are looked for) and the frame is
-    /// not one for faces: the cascade finds fewer faces in a plane decoded at half scale than in
-    /// the full plane shrunk by area (91 against 95 of 100 analyses of the 720p bench clip), so
-    /// frames due for faces are decoded whole. Called on the capture thread after `reserveFrame`,
-    /// while the code queue is idle.
-    override func lumaReduction(forFrameWidth width: Int, height: Int, at time: MediaTime) -> Int {
-        // Per frame: read the two settings under the lock rather than copy them all.
-        let (wantsCodes, faceRate) = configuration.withLock { ($0.types.contains(where: \.isMachineReadableCode), $0.faceAnalysisRate) }
-        if !acceptsHalfSizePlanes(wantsCodes: wantsCodes, frameWidth: width) { return 1 }
-        if faceReserved, faceSchedule.isDue(at: time, rate: faceRate) { return 1 }
-        return 2
+    /// The narrowest frame whose plane may come at half size when the frame is not one for
+    /// faces: any when no codes are looked for, else as the code scanner reads (nil: whole).
+    private func halfPlaneMinimumWidth(wantsCodes: Bool) -> Int? {
+        wantsCodes ? codeScanResolution.halfSizeMinimumFrameWidth : 0
     }
 
-    /// Whether frames not due for faces may come at half size (see `lumaReduction`): the code
-    /// scanner reads no more, or there is none.
+    /// Whether frames not due for faces may come at half size (see `requirements`).
     private func acceptsHalfSizePlanes(wantsCodes: Bool, frameWidth: Int) -> Bool {
-        !wantsCodes || codeScanResolution.readsHalfSize(frameWidth: frameWidth)
+        halfPlaneMinimumWidth(wantsCodes: wantsCodes).map { frameWidth >= $0 } ?? false
     }
-
-    override var wantsPicture: Bool { configuration.withLock { $0.attachesFramePictures } }
 
     override func cancelReservation() {
         codesIdle.signal()
@@ -331,7 +341,7 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
         let settings = configuration.withLock { $0 }
         var changed = true
         if settings.unchangedFrameThreshold > 0 {
-            // Whole and half-size planes in turn (see lumaReduction) compare only when whole
+            // Whole and half-size planes in turn (see requirements) compare only when whole
             // planes are sampled in full.
             let mayMixPlaneSizes = acceptsHalfSizePlanes(wantsCodes: settings.types.contains(where: \.isMachineReadableCode),
                                                          frameWidth: frame.formatDescription.width)

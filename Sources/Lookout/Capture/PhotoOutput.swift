@@ -122,11 +122,12 @@ public final class PhotoOutput: CaptureOutput, @unchecked Sendable {
 
     // MARK: Session contract (capture thread)
 
-    override func reserveFrame(wait: Bool) -> Bool {
-        hasRequests.load(ordering: .relaxed) && state.withLock { $0.held == nil }
-    }
+    /// A photo is the frame's picture.
+    override public var requirements: OutputRequirements { OutputRequirements(wantsPicture: true) }
 
-    override var wantsPicture: Bool { true }
+    override func reserveFrame(at time: MediaTime, wait: Bool) -> FrameReservation {
+        hasRequests.load(ordering: .relaxed) && state.withLock { $0.held == nil } ? .taken : .declined
+    }
 
     override func deliver(_ sampleBuffer: SampleBuffer, from connection: CaptureConnection) {
         guard let picture = sampleBuffer.picture else { return } // no picture buffer free: the next frame serves

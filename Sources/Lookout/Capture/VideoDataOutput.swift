@@ -62,11 +62,11 @@ public final class VideoDataOutput: CaptureOutput, @unchecked Sendable {
     /// Frames handed to the delegate so far.
     public var deliveredFrameCount: Int { delivered.load(ordering: .relaxed) }
 
-    override func reserveFrame(wait: Bool) -> Bool {
+    override func reserveFrame(at time: MediaTime, wait: Bool) -> FrameReservation {
         let discards = alwaysDiscardsLateVideoFrames
         reservationHoldsGate = discards || wait
-        guard reservationHoldsGate else { return true }
-        return idle.wait(timeout: wait ? .distantFuture : .now()) == .success
+        guard reservationHoldsGate else { return .taken }
+        return idle.wait(timeout: wait ? .distantFuture : .now()) == .success ? .taken : .declined
     }
 
     override func cancelReservation() {

@@ -14,12 +14,17 @@ public enum CodeScanResolution: String, Sendable, CaseIterable {
 
     public static let automaticHalfWidth = 1280
 
+    /// The narrowest frame read at half size; nil when every frame is read whole.
+    public var halfSizeMinimumFrameWidth: Int? {
+        switch self {
+        case .full: nil
+        case .half: 0
+        case .automatic: Self.automaticHalfWidth
+        }
+    }
+
     /// Whether a frame `frameWidth` pixels wide is read at half size.
     public func readsHalfSize(frameWidth: Int) -> Bool {
-        switch self {
-        case .full: false
-        case .half: true
-        case .automatic: frameWidth >= Self.automaticHalfWidth
-        }
+        halfSizeMinimumFrameWidth.map { frameWidth >= $0 } ?? false
     }
 }

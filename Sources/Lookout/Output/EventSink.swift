@@ -12,7 +12,7 @@ public protocol EventSink: AnyObject, Sendable, StatisticsReporting {
 
 extension EventSink {
     public func finish() {}
-    public func report(into snapshot: inout StatisticsSnapshot) {}
+    public func statisticsSection(camera: String?) -> StatisticsSection? { nil }
 }
 
 /// What a pipeline produced at one step: the lines standard output carries (detection lines, or

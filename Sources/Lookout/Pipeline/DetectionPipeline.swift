@@ -6,9 +6,9 @@ import Dispatch
 /// side by side.
 ///
 /// Results are made once per analysed frame, on the pipeline's serial `queue`, as one
-/// `PipelineOutput` value that every sink receives in order. Every part reports into one
-/// `StatisticsSnapshot` (`statistics`), read by the end-of-run summary, `/api/status` and
-/// `/metrics` alike.
+/// `PipelineOutput` value that every sink receives in order. The pipeline's counters and each
+/// part's own section make one `StatisticsSnapshot` (`statistics`), read by the end-of-run
+/// summary, `/api/status` and `/metrics` alike.
 public final class DetectionPipeline: MetadataOutputObjectsDelegate, @unchecked Sendable {
     public struct Configuration: Sendable {
         /// The input's name in lines ("sample.mjpeg", "-", "/dev/video0").
@@ -99,7 +99,8 @@ public final class DetectionPipeline: MetadataOutputObjectsDelegate, @unchecked 
         }
     }
 
-    /// Adds a part whose counters belong in `statistics` (an HTTP server).
+    /// Adds a part whose counters belong in `statistics` (an HTTP server); its section follows the
+    /// sinks'.
     public func addReporter(_ reporter: any StatisticsReporting) {
         state.withLock { $0.reporters.append(reporter) }
     }
@@ -197,8 +198,9 @@ public final class DetectionPipeline: MetadataOutputObjectsDelegate, @unchecked 
                             .init(name: "codes", histogram: analysis.codeTimes),
                             .init(name: "faces", histogram: analysis.faceTimes),
                             .init(name: "code_latency", histogram: latency)]
-        for sink in sinks { sink.report(into: &snapshot) }
-        for reporter in reporters { reporter.report(into: &snapshot) }
+        for part in sinks as [any StatisticsReporting] + reporters {
+            if let section = part.statisticsSection(camera: configuration.camera) { snapshot.sections.append(section) }
+        }
         return snapshot
     }
 

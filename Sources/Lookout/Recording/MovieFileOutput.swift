@@ -241,7 +241,8 @@ public final class MovieFileOutput: CaptureOutput, @unchecked Sendable {
 
     // MARK: Session contract (capture thread)
 
-    override var takesSourceFrames: Bool { true }
+    /// Frames as the input sent them, never decoded.
+    override public var requirements: OutputRequirements { OutputRequirements(takesSourceFrames: true) }
 
     override func deliverSourceFrame(_ frame: SourceFrame, pictures: BufferPool, wait: Bool) {
         guard active.load(ordering: .relaxed) else { return }

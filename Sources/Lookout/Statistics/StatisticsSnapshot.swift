@@ -1,7 +1,8 @@
 /// Everything a running pipeline has counted, at one moment: frames, drops by reason, detections
-/// and events, stage timings, the input's state, and what each sink did (MQTT, hooks, snapshots,
-/// HTTP clients). One value feeds the end-of-run summary (`--stats` line or sentence),
-/// `/api/status` and `/metrics`, so they always agree.
+/// and events, stage timings, the input's state, and a section from each part that counts its own
+/// work (`sections`: MQTT, hooks, snapshots, recordings, the web server, each written by the part
+/// itself). One value feeds the end-of-run summary (`--stats` line or sentence), `/api/status` and
+/// `/metrics`, so they always agree.
 public struct StatisticsSnapshot: Sendable {
     public var source: String
     /// The input's short name (`CameraName`), or nil where there is none.
@@ -30,11 +31,9 @@ public struct StatisticsSnapshot: Sendable {
     public var picturesUnavailable = 0
     /// Per-stage timings (`decode`, `codes`, `faces`, `code_latency`).
     public var timings: [Timing] = []
-    public var mqtt: MQTTStatistics?
-    public var hooks: [HookStatistics] = []
-    public var snapshots: SnapshotStatistics?
-    public var recordings: RecordingStatistics?
-    public var http: HTTPStatistics?
+    /// The sections of the parts that report their own (`StatisticsReporting`), in the order
+    /// the pipeline asked them.
+    public var sections: [StatisticsSection] = []
     public var elapsedSeconds = 0.0
 
     public init(source: String, camera: String? = nil) {
@@ -51,56 +50,13 @@ public struct StatisticsSnapshot: Sendable {
         }
     }
 
-    public struct MQTTStatistics: Sendable, Equatable {
-        /// Events the broker acknowledged, dropped because the queue was full, and waiting now.
-        public var acknowledged = 0
-        public var dropped = 0
-        public var queued = 0
-        public var connected = false
-        public init() {}
-    }
-
-    public struct HookStatistics: Sendable, Equatable {
-        public var name: String
-        public var runs = 0
-        public var failed = 0
-        public var timedOut = 0
-        public var dropped = 0
-        public init(name: String) { self.name = name }
-    }
-
-    public struct SnapshotStatistics: Sendable, Equatable {
-        public var written = 0
-        public var failed = 0
-        /// Why the last write failed, while the failure lasts.
-        public var lastError: String?
-        public init() {}
-    }
-
-    /// Clips (`--record`): the movie file output's counters and frame ring, whether a clip is
-    /// being written, and why the last one failed.
-    public struct RecordingStatistics: Sendable, Equatable {
-        public var output = MovieFileOutput.Statistics()
-        public var recording = false
-        public var lastError: String?
-        public init() {}
-    }
-
-    public struct HTTPStatistics: Sendable, Equatable {
-        /// Clients on `/api/stream.mjpeg` and `/api/events` now.
-        public var streamClients = 0
-        public var eventClients = 0
-        public var requests = 0
-        /// Pictures JPEG-encoded (or passed through) for viewers, and frames a slow viewer missed.
-        public var previewFrames = 0
-        public var previewFramesSkipped = 0
-        /// Clients disconnected for not reading.
-        public var slowClientsDisconnected = 0
-        public init() {}
-    }
-
     public func timing(_ name: String) -> TimingHistogram? {
         timings.first { $0.name == name }?.histogram
+    }
+
+    /// The section named `name`, nil when no part reported one.
+    public func section(_ name: String) -> StatisticsSection? {
+        sections.first { $0.name == name }
     }
 
     /// The `kind: "stats"` line of schema version 1, newline included.
@@ -172,63 +128,9 @@ public struct StatisticsSnapshot: Sendable {
             writer.endObject()
         }
         writer.endObject()
-        if let mqtt {
-            writer.key("mqtt")
-            writer.beginObject()
-            writer.key("connected"); writer.bool(mqtt.connected)
-            writer.key("acknowledged"); writer.integer(mqtt.acknowledged)
-            writer.key("dropped"); writer.integer(mqtt.dropped)
-            writer.key("queued"); writer.integer(mqtt.queued)
-            writer.endObject()
-        }
-        if !hooks.isEmpty {
-            writer.key("hooks")
-            writer.beginObject()
-            for hook in hooks {
-                writer.key(hook.name)
-                writer.beginObject()
-                writer.key("runs"); writer.integer(hook.runs)
-                writer.key("failed"); writer.integer(hook.failed)
-                writer.key("timed_out"); writer.integer(hook.timedOut)
-                writer.key("dropped"); writer.integer(hook.dropped)
-                writer.endObject()
-            }
-            writer.endObject()
-        }
-        if let snapshots {
-            writer.key("snapshots")
-            writer.beginObject()
-            writer.key("written"); writer.integer(snapshots.written)
-            writer.key("failed"); writer.integer(snapshots.failed)
-            if let error = snapshots.lastError { writer.key("last_error"); writer.string(error) }
-            writer.endObject()
-        }
-        if let recordings {
-            writer.key("recordings")
-            writer.beginObject()
-            let output = recordings.output
-            writer.key("finished"); writer.integer(output.recordingsFinished)
-            writer.key("failed"); writer.integer(output.recordingsFailed)
-            writer.key("recording"); writer.bool(recordings.recording)
-            writer.key("frames_written"); writer.integer(output.framesWritten)
-            writer.key("frames_lost"); writer.integer(output.framesLost)
-            writer.key("ring_bytes"); writer.integer(output.ringBytes)
-            writer.key("ring_bytes_peak"); writer.integer(output.ringBytesPeak)
-            writer.key("ring_bytes_resident"); writer.integer(output.ringBytesResident)
-            writer.key("ring_capacity"); writer.integer(output.ringCapacity)
-            if let error = recordings.lastError { writer.key("last_error"); writer.string(error) }
-            writer.endObject()
-        }
-        if let http {
-            writer.key("http")
-            writer.beginObject()
-            writer.key("stream_clients"); writer.integer(http.streamClients)
-            writer.key("event_clients"); writer.integer(http.eventClients)
-            writer.key("requests"); writer.integer(http.requests)
-            writer.key("preview_frames"); writer.integer(http.previewFrames)
-            writer.key("preview_frames_skipped"); writer.integer(http.previewFramesSkipped)
-            writer.key("slow_clients_disconnected"); writer.integer(http.slowClientsDisconnected)
-            writer.endObject()
+        for section in sections {
+            writer.key(section.name)
+            StatisticsField.writeObject(section.fields, into: &writer)
         }
         writer.key("elapsed"); writer.number(elapsedSeconds, fractionDigits: 3)
         writer.key("time"); writer.string(WallClockTime.now().rfc3339)
@@ -241,13 +143,7 @@ public struct StatisticsSnapshot: Sendable {
         var line = "\(camera.map { $0 + " (\(source))" } ?? source): \(framesRead) frames read, \(framesAnalysed) analysed, "
             + (dropped.isEmpty ? "none dropped" : "dropped " + dropped.joined(separator: ", "))
             + "; detections: " + (found.isEmpty ? "none" : found.joined(separator: ", "))
-        if let snapshots, snapshots.written + snapshots.failed > 0 {
-            line += "; snapshots: \(snapshots.written) written" + (snapshots.failed > 0 ? ", \(snapshots.failed) failed" : "")
-        }
-        if let output = recordings?.output, output.recordingsFinished + output.recordingsFailed > 0 {
-            line += "; recordings: \(output.recordingsFinished) finished"
-                + (output.recordingsFailed > 0 ? ", \(output.recordingsFailed) failed" : "")
-        }
+        for summary in sections.compactMap(\.summary) { line += "; " + summary }
         return line + " (\(elapsedSeconds.formatted(maxFractionDigits: 2)) s)"
     }
 }

@@ -40,15 +40,26 @@ public final class HookEventSink: EventSink, @unchecked Sendable {
         }
     }
 
-    public func report(into snapshot: inout StatisticsSnapshot) {
-        for hook in [codeHook, presenceHook].compactMap({ $0 }) {
+    /// `hooks`: each hook's runs started, failed, timed out, and dropped from its full queue.
+    public func statisticsSection(camera: String?) -> StatisticsSection? {
+        let hooks = [codeHook, presenceHook].compactMap { $0 }
+        guard !hooks.isEmpty else { return nil }
+        var fields: [StatisticsField] = []
+        var metrics: [StatisticsMetric] = []
+        for hook in hooks {
             let statistics = hook.statistics
-            var entry = StatisticsSnapshot.HookStatistics(name: hook.name)
-            entry.runs = statistics.started
-            entry.failed = statistics.failed
-            entry.timedOut = statistics.timedOut
-            entry.dropped = statistics.dropped
-            snapshot.hooks.append(entry)
+            fields.append(StatisticsField(hook.name, .object([StatisticsField("runs", .integer(statistics.started)),
+                                                              StatisticsField("failed", .integer(statistics.failed)),
+                                                              StatisticsField("timed_out", .integer(statistics.timedOut)),
+                                                              StatisticsField("dropped", .integer(statistics.dropped))])))
+            let label = [(name: "hook", value: hook.name)]
+            metrics += [StatisticsMetric("lookout_hook_runs_total", help: "Hook runs started.", labels: label,
+                                         .counter(statistics.started)),
+                        StatisticsMetric("lookout_hook_failures_total", help: "Hook runs that failed or timed out.",
+                                         labels: label, .counter(statistics.failed + statistics.timedOut)),
+                        StatisticsMetric("lookout_hook_dropped_total", help: "Hook runs dropped from the full queue.",
+                                         labels: label, .counter(statistics.dropped))]
         }
+        return StatisticsSection(name: "hooks", fields: fields, metrics: metrics)
     }
 }

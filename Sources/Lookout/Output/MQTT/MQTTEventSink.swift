@@ -44,13 +44,20 @@ public final class MQTTEventSink: EventSink, @unchecked Sendable {
         }
     }
 
-    public func report(into snapshot: inout StatisticsSnapshot) {
+    /// `mqtt`: events the broker acknowledged, dropped because the queue was full, and waiting now.
+    public func statisticsSection(camera: String?) -> StatisticsSection? {
         let statistics = publisher.statistics
-        var mqtt = StatisticsSnapshot.MQTTStatistics()
-        mqtt.acknowledged = statistics.acknowledged
-        mqtt.dropped = statistics.dropped
-        mqtt.queued = statistics.pending
-        mqtt.connected = statistics.connected
-        snapshot.mqtt = mqtt
+        return StatisticsSection(
+            name: "mqtt",
+            fields: [StatisticsField("connected", .bool(statistics.connected)),
+                     StatisticsField("acknowledged", .integer(statistics.acknowledged)),
+                     StatisticsField("dropped", .integer(statistics.dropped)),
+                     StatisticsField("queued", .integer(statistics.pending))],
+            metrics: [StatisticsMetric("lookout_mqtt_queue_depth", help: "MQTT messages waiting for the broker.",
+                                       .gauge(Double(statistics.pending))),
+                      StatisticsMetric("lookout_mqtt_connected", help: "1 while connected to the MQTT broker.",
+                                       .gauge(statistics.connected ? 1 : 0)),
+                      StatisticsMetric("lookout_mqtt_dropped_total", help: "Events dropped from the full MQTT queue.",
+                                       .counter(statistics.dropped))])
     }
 }

@@ -1,7 +1,7 @@
 import Dispatch
 
-/// Records clips of what happened around events (`--record DIR`), with a `MovieFileOutput` in the
-/// pipeline's session:
+/// Records clips of what happened around events (`--record DIR`), with its `MovieFileOutput`
+/// (`output`), which whoever builds the pipeline adds to its session:
 ///
 /// - `presence`: a clip per presence session, from `preRoll` before presence turned on to
 ///   `postRoll` after the last face was seen; a presence that starts again within the post-roll
@@ -10,10 +10,17 @@ import Dispatch
 ///   the post-roll extend it;
 /// - `always`: continuous segments of `segmentDuration`, one following the other without a gap.
 ///
-/// Each finished clip posts a `recording` event into the pipeline (standard output, MQTT, hooks,
-/// the event stream); a clip that cannot be made or is cut short (a full disk, the directory
-/// gone) posts `recording_failed` with the cause and a warning, detection goes on, and the next
-/// clip tries again (making the directory afresh). Clip files are made new in the folder's own
+/// Each finished clip is a `recording` event handed to `onEvent`, which the builder points at the
+/// pipeline (`DetectionPipeline.post`: standard output, MQTT, hooks, the event stream); a clip that
+/// cannot be made or is cut short (a full disk, the directory gone) is a `recording_failed` event
+/// with the cause and a warning, detection goes on, and the next clip tries again (making the
+/// directory afresh). The recorder adds itself nowhere: the builder wires it, before the pipeline
+/// runs and before the other sinks, so that it sees events first:
+///
+///     let recorder = ClipRecorder(directory: folder, settings: settings, diagnostics: warn)
+///     try pipeline.session.addOutput(recorder.output)
+///     pipeline.addSink(recorder)
+///     recorder.onEvent = { [weak pipeline] in pipeline?.post($0) } Clip files are made new in the folder's own
 /// descriptor, never through a link (`MovieFileOutput`). After each clip's line has gone to the
 /// sinks, `retention` deletes the oldest clips beyond its limits, never the newest, the one just
 /// finished or one being written: a `recording` line names a file that is there when it is written.
@@ -39,7 +46,6 @@ public final class ClipRecorder: EventSink, FileOutputRecordingDelegate, @unchec
     public let directory: Folder
     public let settings: Settings
     public let output: MovieFileOutput
-    private weak var pipeline: DetectionPipeline?
     private let diagnostics: @Sendable (String) -> Void
     private let housekeeping = DispatchQueue(label: "lookout.recordings", qos: .utility)
 
@@ -58,23 +64,28 @@ public final class ClipRecorder: EventSink, FileOutputRecordingDelegate, @unchec
         /// `always`: segments are being recorded; after a failure, not before `retryAfter`.
         var segmentsStarted = false
         var retryAfter: MediaTime?
+        var onEvent: (@Sendable (DetectionEvent) -> Void)?
     }
     private let state = Locked(State())
 
-    /// Adds a movie file output to `pipeline`'s session and itself as a sink. Call before the pipeline runs.
-    public init(pipeline: DetectionPipeline, directory: Folder, settings: Settings = Settings(),
-                diagnostics: @escaping @Sendable (String) -> Void) throws(CaptureError) {
+    /// Makes the movie file output (`output`) for `directory`, and looks at what retention allows.
+    /// Nothing records until `output` is in a running session and the recorder gets its results.
+    public init(directory: Folder, settings: Settings = Settings(), diagnostics: @escaping @Sendable (String) -> Void) {
         self.directory = directory
         self.settings = settings
-        self.pipeline = pipeline
         self.diagnostics = diagnostics
         output = MovieFileOutput(frameRingCapacity: settings.frameRingCapacity)
         output.preRollDuration = settings.preRoll
         if settings.trigger == .always { output.maxRecordedDuration = settings.segmentDuration }
-        try pipeline.session.addOutput(output)
-        pipeline.addSink(self)
         housekeeping.async { [self] in makeDirectory() }
         applyRetention(after: nil)
+    }
+
+    /// Where finished clips go, as `recording` and `recording_failed` events (from the output's
+    /// queue); nil drops them. Set it before the pipeline runs.
+    public var onEvent: (@Sendable (DetectionEvent) -> Void)? {
+        get { state.withLock { $0.onEvent } }
+        set { state.withLock { $0.onEvent = newValue } }
     }
 
     // MARK: Events (pipeline queue)
@@ -191,10 +202,10 @@ public final class ClipRecorder: EventSink, FileOutputRecordingDelegate, @unchec
                 return state.warnedCause == cause
             }
             if !repeated { diagnostics("warning: \(error); detection goes on, the next clip tries again") }
-            pipeline?.post(.recordingFailed(report))
+            onEvent?(.recordingFailed(report))
         } else {
             state.withLock { $0.warnedCause = nil }
-            pipeline?.post(.recording(report))
+            onEvent?(.recording(report))
         }
     }
 
@@ -217,12 +228,23 @@ public final class ClipRecorder: EventSink, FileOutputRecordingDelegate, @unchec
 
     // MARK: Statistics
 
-    public func report(into snapshot: inout StatisticsSnapshot) {
-        var recordings = StatisticsSnapshot.RecordingStatistics()
-        recordings.output = output.statistics
-        recordings.recording = output.isRecording
-        recordings.lastError = state.withLock { $0.lastError }
-        snapshot.recordings = recordings
+    /// `recordings`: the movie file output's counters and frame ring, whether a clip is being
+    /// written, and why the last one failed while failures last.
+    public func statisticsSection(camera: String?) -> StatisticsSection? {
+        let statistics = output.statistics
+        var fields = [StatisticsField("finished", .integer(statistics.recordingsFinished)),
+                      StatisticsField("failed", .integer(statistics.recordingsFailed)),
+                      StatisticsField("recording", .bool(output.isRecording)),
+                      StatisticsField("frames_written", .integer(statistics.framesWritten)),
+                      StatisticsField("frames_lost", .integer(statistics.framesLost)),
+                      StatisticsField("ring_bytes", .integer(statistics.ringBytes)),
+                      StatisticsField("ring_bytes_peak", .integer(statistics.ringBytesPeak)),
+                      StatisticsField("ring_bytes_resident", .integer(statistics.ringBytesResident)),
+                      StatisticsField("ring_capacity", .integer(statistics.ringCapacity))]
+        if let lastError = state.withLock({ $0.lastError }) { fields.append(StatisticsField("last_error", .string(lastError))) }
+        return StatisticsSection(name: "recordings", fields: fields,
+                                 summary: StatisticsSection.summary("recordings", statistics.recordingsFinished, "finished",
+                                                                    failed: statistics.recordingsFailed))
     }
 
     // MARK: Files

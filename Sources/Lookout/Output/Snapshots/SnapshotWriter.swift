@@ -43,7 +43,10 @@ public final class SnapshotWriter: EventSink, SnapshotNaming, @unchecked Sendabl
 
     private struct State {
         var pending = 0
-        var statistics = StatisticsSnapshot.SnapshotStatistics()
+        var written = 0
+        var failed = 0
+        /// Why the last write failed, while the failure lasts.
+        var lastError: String?
         var namesInFrame: (sequence: UInt64, count: Int)?
         /// The cause last warned about: a failure with the same cause is counted, not said again.
         var warnedCause: String?
@@ -150,8 +153,17 @@ public final class SnapshotWriter: EventSink, SnapshotNaming, @unchecked Sendabl
         queue.sync {}
     }
 
-    public func report(into snapshot: inout StatisticsSnapshot) {
-        snapshot.snapshots = state.withLock { $0.statistics }
+    /// `snapshots`: written, failed, and why the last one failed while failures last.
+    public func statisticsSection(camera: String?) -> StatisticsSection? {
+        let (written, failed, lastError) = state.withLock { ($0.written, $0.failed, $0.lastError) }
+        var fields = [StatisticsField("written", .integer(written)), StatisticsField("failed", .integer(failed))]
+        if let lastError { fields.append(StatisticsField("last_error", .string(lastError))) }
+        return StatisticsSection(
+            name: "snapshots", fields: fields,
+            summary: StatisticsSection.summary("snapshots", written, "written", failed: failed),
+            metrics: [StatisticsMetric("lookout_snapshots_written_total", help: "Snapshots written.", .counter(written)),
+                      StatisticsMetric("lookout_snapshots_failed_total",
+                                       help: "Snapshots not written (unwritable directory, full disk, busy).", .counter(failed))])
     }
 
     // MARK: Writing (writer queue)
@@ -189,8 +201,8 @@ public final class SnapshotWriter: EventSink, SnapshotNaming, @unchecked Sendabl
             let recovered = state.warnedCause != nil
             state.warnedCause = nil
             state.folderWorks = true
-            state.statistics.written += 1
-            state.statistics.lastError = nil
+            state.written += 1
+            state.lastError = nil
             return (state.onWritten, recovered)
         }
         if recovered { diagnostics("snapshots: writing to \(directory) again") }
@@ -247,8 +259,8 @@ public final class SnapshotWriter: EventSink, SnapshotNaming, @unchecked Sendabl
     /// warned about (a full disk is said once, not on every event).
     private func countFailure(_ reason: String, cause: String?) {
         state.withLock { state in
-            state.statistics.failed += 1
-            state.statistics.lastError = reason
+            state.failed += 1
+            state.lastError = reason
         }
         if let cause { warnOnce(reason, cause: cause) }
     }
