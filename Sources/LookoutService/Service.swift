@@ -73,7 +73,6 @@ public final class Service: @unchecked Sendable {
         var configuration: LookoutConfiguration
         var shared: Shared
         var cameras: [RunningCamera]
-        var reloads = ReloadCounts()
         var started = false
     }
 
@@ -82,6 +81,7 @@ public final class Service: @unchecked Sendable {
     public let overrides: ConfigurationSettings
     private let group = PipelineGroup()
     private let state: Locked<State>
+    private let reloadStatistics = ReloadStatistics()
     /// One reload at a time.
     private let reloading = Locked(())
 
@@ -103,7 +103,10 @@ public final class Service: @unchecked Sendable {
             throw error
         }
         state = Locked(State(configuration: configuration, shared: shared, cameras: cameras))
-        for camera in cameras { group.add(camera.pipeline) }
+        for camera in cameras {
+            camera.pipeline.addReporter(reloadStatistics)
+            group.add(camera.pipeline)
+        }
     }
 
     /// The configuration running (as given, not the effective one).
@@ -115,7 +118,7 @@ public final class Service: @unchecked Sendable {
     /// The web server, when the configuration asks for one.
     public var webServer: WebServer? { state.withLock { $0.shared.server } }
 
-    public var reloadCounts: ReloadCounts { state.withLock { $0.reloads } }
+    public var reloadCounts: ReloadCounts { reloadStatistics.current }
 
     /// Starts the web server (the cameras start with `run()`).
     public func start() throws(ServiceError) {
@@ -163,10 +166,10 @@ public final class Service: @unchecked Sendable {
         try reloading.withLock { _ throws(ServiceError) -> ReloadReport in
             do throws(ServiceError) {
                 let report = try apply(Self.withDefaultCamera(configuration))
-                state.withLock { $0.reloads.succeeded += 1 }
+                reloadStatistics.record(succeeded: true)
                 return report
             } catch {
-                state.withLock { $0.reloads.failed += 1 }
+                reloadStatistics.record(succeeded: false)
                 throw error
             }
         }
@@ -174,7 +177,7 @@ public final class Service: @unchecked Sendable {
 
     /// Counts a reload refused before it reached the service (an invalid file).
     public func countFailedReload() {
-        state.withLock { $0.reloads.failed += 1 }
+        reloadStatistics.record(succeeded: false)
     }
 
     private func apply(_ configuration: LookoutConfiguration) throws(ServiceError) -> ReloadReport {
@@ -218,6 +221,7 @@ public final class Service: @unchecked Sendable {
             }
             do throws(ServiceError) {
                 let running = try Self.makeCamera(camera, of: configuration, overrides: overrides, shared: shared, environment: environment)
+                running.pipeline.addReporter(reloadStatistics)
                 cameras.append(running)
                 group.add(running.pipeline)
                 if !report.restarted.contains(camera.name) { report.started.append(camera.name) }
@@ -253,20 +257,21 @@ public final class Service: @unchecked Sendable {
         let effective = settings.withDefaults
         var shared = Shared(settings: settings)
         let diagnostics = environment.diagnostics
-        func runner(_ key: String, _ command: [String]?) throws(ServiceError) -> HookRunner? {
-            guard let command, !command.isEmpty else { return nil }
-            do {
-                return try HookRunner(name: key, command: command, timeout: effective.hookTimeout?.seconds ?? 10,
-                                      maxConcurrent: effective.hookJobs ?? 4, diagnostics: diagnostics)
-            } catch {
-                throw .hook(key: key, reason: "\(error)")
-            }
-        }
         // A key as the user wrote it: `--on-code` on the command line, `on-code` in a file.
         let given = Set(overrides.givenKeys)
         let spelled: (String) -> String = { given.contains($0) ? "--" + $0 : $0 }
-        shared.codeHook = try runner(spelled("on-code"), effective.onCode)
-        shared.presenceHook = try runner(spelled("on-presence"), effective.onPresence)
+        func runner(_ key: String, _ command: [String]?) throws(ServiceError) -> HookRunner? {
+            guard let command, !command.isEmpty else { return nil }
+            do {
+                // Named by its option in statistics and metrics, wherever it was given.
+                return try HookRunner(name: "--" + key, command: command, timeout: effective.hookTimeout?.seconds ?? 10,
+                                      maxConcurrent: effective.hookJobs ?? 4, diagnostics: diagnostics)
+            } catch {
+                throw .hook(key: spelled(key), reason: "\(error)")
+            }
+        }
+        shared.codeHook = try runner("on-code", effective.onCode)
+        shared.presenceHook = try runner("on-presence", effective.onPresence)
         if let url = effective.mqtt {
             let password = try ServiceSecrets.mqttPassword(effective, spelled: spelled)
             do throws(MQTTError) {
