@@ -27,7 +27,9 @@ struct ServiceUnitTests {
         let text = try String(contentsOfFile: Self.unitPath, encoding: .utf8)
         for required in ["Restart=on-failure", "RestartPreventExitStatus=64", "DynamicUser=yes", "SupplementaryGroups=video",
                          "DeviceAllow=char-video4linux rw", "ProtectSystem=strict", "StateDirectory=lookout/%i",
-                         "LoadCredential=mqtt-password:", "LoadCredential=http-token:", "EnvironmentFile=/etc/lookout/%i.env"] {
+                         "LoadCredential=mqtt-password:", "LoadCredential=http-token:", "EnvironmentFile=-/etc/lookout/%i.env",
+                         "ExecStartPre=/usr/local/bin/lookout config check /etc/lookout/%i.yml",
+                         "ExecStart=/usr/local/bin/lookout run --config /etc/lookout/%i.yml", "ExecReload=/bin/kill -HUP $MAINPID"] {
             #expect(text.contains(required), "the unit lacks \(required)")
         }
         // The instance runs the binary just built (verify checks that the program exists).
@@ -47,11 +49,19 @@ struct ServiceUnitTests {
     @Test func installStagesTheBinaryModelsUnitAndAnInstance() throws {
         let stage = FileManager.default.temporaryDirectory.appendingPathComponent("lookout-stage-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: stage) }
-        let install = try Self.run(Fixtures.packageRoot + "/scripts/install", ["--instance", "hall", "--input", "/dev/video0", "--events", "changes"],
+        let install = try Self.run(Fixtures.packageRoot + "/scripts/install", ["--instance", "hall", "--input", Fixtures.path("sample.mjpeg"), "--stats"],
                                    environment: ["DESTDIR": stage, "LOOKOUT_BINARY": lookoutBinary])
         #expect(install.status == 0, "\(install.output)")
         let env = try String(contentsOfFile: stage + "/etc/lookout/hall.env", encoding: .utf8)
-        #expect(env.contains("LOOKOUT_ARGS=--input /dev/video0 --events changes"))
+        #expect(env.contains("LOOKOUT_ARGS=--stats\n"))
+        // The example configuration is commented, names the camera given, and passes the check.
+        let config = stage + "/etc/lookout/hall.yml"
+        let example = try String(contentsOfFile: config, encoding: .utf8)
+        #expect(example.contains("    input: \(Fixtures.path("sample.mjpeg"))"))
+        #expect(example.contains("# lookout@hall:"))
+        let check = try lookout(["config", "check", config])
+        #expect(check.status == 0, "\(check.stderr)")
+        #expect(check.lines == ["\(config): ok, 1 camera: camera"])
         let token = try FileManager.default.attributesOfItem(atPath: stage + "/etc/lookout/hall.http-token")
         #expect((token[.posixPermissions] as? Int) == 0o600 && (token[.size] as? Int ?? 0) > 16, "a token made, readable by root only")
         #expect(FileManager.default.fileExists(atPath: stage + "/etc/systemd/system/lookout@.service"))
@@ -71,9 +81,11 @@ struct ServiceUnitTests {
         #expect(process.terminationStatus == 0)
         #expect(lines.contains(#""kind":"face_enter""#), "no face: the models were not found")
         // Run again: nothing an operator wrote is overwritten.
-        try "LOOKOUT_ARGS=--input /dev/video2\n".write(toFile: stage + "/etc/lookout/hall.env", atomically: true, encoding: .utf8)
-        _ = try Self.run(Fixtures.packageRoot + "/scripts/install", ["--instance", "hall"], environment: ["DESTDIR": stage, "LOOKOUT_BINARY": lookoutBinary])
-        #expect(try String(contentsOfFile: stage + "/etc/lookout/hall.env", encoding: .utf8) == "LOOKOUT_ARGS=--input /dev/video2\n")
+        try "LOOKOUT_ARGS=--quiet\n".write(toFile: stage + "/etc/lookout/hall.env", atomically: true, encoding: .utf8)
+        try "cameras:\n  hall:\n    input: /dev/video2\n".write(toFile: config, atomically: true, encoding: .utf8)
+        _ = try Self.run(Fixtures.packageRoot + "/scripts/install", ["--instance", "hall", "--stats"], environment: ["DESTDIR": stage, "LOOKOUT_BINARY": lookoutBinary])
+        #expect(try String(contentsOfFile: stage + "/etc/lookout/hall.env", encoding: .utf8) == "LOOKOUT_ARGS=--quiet\n")
+        #expect(try String(contentsOfFile: config, encoding: .utf8) == "cameras:\n  hall:\n    input: /dev/video2\n")
     }
 
     @Test func anHTTPTokenCredentialGuardsALANAddressAsTheOptionWould() throws {
