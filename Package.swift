@@ -61,8 +61,8 @@ let package = Package(
             name: "Lookout",
             dependencies: ["CV4L2", "CZBar", "CTurboJPEG", "COpenCV", "CZXing", "CMosquitto", "CMatroska"],
             path: "Sources/Lookout",
-            // The JSON Schema of output lines lives beside the encoder that writes them.
-            exclude: ["Output/lookout-line.schema.json"]
+            // The JSON Schema of output lines lives beside the encoders that write them.
+            exclude: ["Sinks/Lines/lookout-line.schema.json"]
         ),
         // The web view, its JSON API, Server-Sent Events and Prometheus metrics over HTTP.
         .target(

@@ -1,6 +1,6 @@
 /// How standard output (and the HTTP event stream) writes detections and events.
 public enum LineFormat: String, Sendable, CaseIterable {
-    /// One JSON object per line (`Output/lookout-line.schema.json`).
+    /// One JSON object per line (`Sinks/Lines/lookout-line.schema.json`).
     case json
     /// zbarcam's `QR-Code:value` lines.
     case text
