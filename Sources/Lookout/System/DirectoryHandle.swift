@@ -7,9 +7,9 @@ import Glibc
 /// nowhere else, whatever happens to the path meanwhile, and a symbolic link in it is never
 /// followed (a link named like a file Lookout writes or serves is an error, never its target).
 /// Names are single entries: a name with a slash, `.` or `..` is refused (`EINVAL`).
-public final class DirectoryHandle: Sendable {
+package final class DirectoryHandle: Sendable {
     /// The path it was opened by, for messages.
-    public let path: String
+    package let path: String
     private let descriptor: Int32
 
     private init(descriptor: Int32, path: String) {
@@ -22,21 +22,21 @@ public final class DirectoryHandle: Sendable {
     }
 
     /// Opens the directory at `path`. Links in `path` are followed: it is the path the user named.
-    public static func open(path: String) throws(Errno) -> DirectoryHandle {
+    package static func open(path: String) throws(Errno) -> DirectoryHandle {
         let fd = path.withPlatformPath { Glibc.open($0, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
         guard fd >= 0 else { throw Errno.current }
         return DirectoryHandle(descriptor: fd, path: path)
     }
 
     /// Makes `path` when it is missing (one level, as `mkdir`), then opens it.
-    public static func openMaking(path: String) throws(Errno) -> DirectoryHandle {
+    package static func openMaking(path: String) throws(Errno) -> DirectoryHandle {
         if path.withPlatformPath({ mkdir($0, 0o755) }) != 0, Errno.current.rawValue != EEXIST { throw Errno.current }
         return try open(path: path)
     }
 
     /// The directory `name` in this one, made first when missing with `making`; never through a
     /// link (`O_NOFOLLOW`): a link named so is `ENOTDIR`/`ELOOP`, not the place it points to.
-    public func subdirectory(named name: String, making: Bool) throws(Errno) -> DirectoryHandle {
+    package func subdirectory(named name: String, making: Bool) throws(Errno) -> DirectoryHandle {
         try Self.check(name)
         if making, name.withPlatformPath({ mkdirat(descriptor, $0, 0o755) }) != 0, Errno.current.rawValue != EEXIST {
             throw Errno.current
@@ -48,7 +48,7 @@ public final class DirectoryHandle: Sendable {
 
     /// Creates the file `name` for writing: a new file only (`O_EXCL`: whatever has the name
     /// already, a planted link included, makes it `EEXIST`), never through a link.
-    public func createFile(named name: String, permissions: mode_t = 0o644) throws(Errno) -> FileDescriptor {
+    package func createFile(named name: String, permissions: mode_t = 0o644) throws(Errno) -> FileDescriptor {
         try Self.check(name)
         let fd = name.withPlatformPath {
             openat(descriptor, $0, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, permissions)
@@ -59,7 +59,7 @@ public final class DirectoryHandle: Sendable {
 
     /// Opens the regular file `name` for reading: a link is `ELOOP` (never followed), anything
     /// but a regular file (a directory, a FIFO, a device) `EINVAL`. A FIFO does not block the open.
-    public func openRegularFile(named name: String) throws(Errno) -> FileDescriptor {
+    package func openRegularFile(named name: String) throws(Errno) -> FileDescriptor {
         try Self.check(name)
         let fd = name.withPlatformPath { openat(descriptor, $0, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) }
         guard fd >= 0 else { throw Errno.current }
@@ -70,7 +70,7 @@ public final class DirectoryHandle: Sendable {
 
     /// Renames `name` to `newName` within this directory (`renameat`). An entry named `newName`
     /// is replaced, a link included: the link goes, its target is untouched.
-    public func rename(_ name: String, to newName: String) throws(Errno) {
+    package func rename(_ name: String, to newName: String) throws(Errno) {
         try Self.check(name)
         try Self.check(newName)
         let renamed = name.withPlatformPath { from in newName.withPlatformPath { to in renameat(descriptor, from, descriptor, to) } }
@@ -78,7 +78,7 @@ public final class DirectoryHandle: Sendable {
     }
 
     /// What `name` is, the entry itself (a link is `.symbolicLink`, never its target).
-    public func status(named name: String) throws(Errno) -> FileStatus {
+    package func status(named name: String) throws(Errno) -> FileStatus {
         try Self.check(name)
         var info = stat()
         guard name.withPlatformPath({ fstatat(descriptor, $0, &info, AT_SYMLINK_NOFOLLOW) }) == 0 else { throw Errno.current }
@@ -87,7 +87,7 @@ public final class DirectoryHandle: Sendable {
 
     /// Deletes the entry `name` (a link is deleted, not its target). For a temporary file of
     /// Lookout's own that is to go whatever it is.
-    public func remove(named name: String) throws(Errno) {
+    package func remove(named name: String) throws(Errno) {
         try Self.check(name)
         guard name.withPlatformPath({ unlinkat(descriptor, $0, 0) }) == 0 else { throw Errno.current }
     }
@@ -95,13 +95,13 @@ public final class DirectoryHandle: Sendable {
     /// Deletes `name` only when it is a regular file (`fstatat` without following, then
     /// `unlinkat`): a link, a directory or a FIFO named like Lookout's files is left alone
     /// (`EINVAL`).
-    public func removeRegularFile(named name: String) throws(Errno) {
+    package func removeRegularFile(named name: String) throws(Errno) {
         guard try status(named: name).kind == .regular else { throw Errno(rawValue: EINVAL) }
         try remove(named: name)
     }
 
     /// The names in the directory (`.` and `..` left out), in no particular order.
-    public func names() throws(Errno) -> [String] {
+    package func names() throws(Errno) -> [String] {
         // fdopendir takes the descriptor it is given: a fresh one, reading from the start.
         let fd = openat(descriptor, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw Errno.current }
@@ -121,7 +121,7 @@ public final class DirectoryHandle: Sendable {
 
     /// Throws unless this process may create files in the directory (`faccessat`, `W_OK`): a
     /// read-only folder or file system says so before any file is attempted.
-    public func checkWritable() throws(Errno) {
+    package func checkWritable() throws(Errno) {
         guard faccessat(descriptor, ".", W_OK | X_OK, AT_EACCESS) == 0 else { throw Errno.current }
     }
 

@@ -5,7 +5,7 @@ import Glibc
 /// An open file Lookout owns, closed when the value goes (swift-system's `FileDescriptor`, with
 /// ownership): each call does one system call's work and throws the `Errno` it failed with.
 /// Used from one thread at a time.
-public final class FileDescriptor: @unchecked Sendable {
+package final class FileDescriptor: @unchecked Sendable {
     /// The descriptor; -1 once closed or released.
     public private(set) var rawValue: Int32
 
@@ -18,7 +18,7 @@ public final class FileDescriptor: @unchecked Sendable {
     }
 
     /// Writes all of `bytes`, however many calls it takes.
-    public func writeAll(_ bytes: [UInt8]) throws(Errno) {
+    package func writeAll(_ bytes: [UInt8]) throws(Errno) {
         var written = 0
         while written < bytes.count {
             let n = bytes.withUnsafeBytes { Glibc.write(rawValue, $0.baseAddress! + written, bytes.count - written) }
@@ -33,7 +33,7 @@ public final class FileDescriptor: @unchecked Sendable {
     }
 
     /// Reads at most `count` bytes; empty at the end of the file.
-    public func read(upTo count: Int) throws(Errno) -> [UInt8] {
+    package func read(upTo count: Int) throws(Errno) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)
         while true {
             let n = bytes.withUnsafeMutableBytes { Glibc.read(rawValue, $0.baseAddress, count) }
@@ -46,21 +46,21 @@ public final class FileDescriptor: @unchecked Sendable {
     }
 
     /// What the open file is (`fstat`): of the file itself, whatever name led to it.
-    public func status() throws(Errno) -> FileStatus {
+    package func status() throws(Errno) -> FileStatus {
         var info = stat()
         guard fstat(rawValue, &info) == 0 else { throw Errno.current }
         return FileStatus(info)
     }
 
     /// Closes now: a failed close can mean written data is lost, so it is said.
-    public func close() throws(Errno) {
+    package func close() throws(Errno) {
         let fd = rawValue
         rawValue = -1
         if Glibc.close(fd) != 0, Errno.current != .interrupted { throw Errno.current }
     }
 
     /// Hands the descriptor to a new owner (a C library that closes it); this value forgets it.
-    public func release() -> Int32 {
+    package func release() -> Int32 {
         defer { rawValue = -1 }
         return rawValue
     }

@@ -5,23 +5,23 @@ import Synchronization
 
 /// Reads a file or pipe and can be cancelled from another thread, so that stopping a session
 /// never waits on a producer that has gone quiet (a pipe with no writer activity blocks `read`).
-public final class FileDescriptorReader: @unchecked Sendable {
+package final class FileDescriptorReader: @unchecked Sendable {
     /// Path for messages ("standard input" for `-`).
-    public let path: String
-    public let fd: Int32
+    package let path: String
+    package let fd: Int32
     private let ownsDescriptor: Bool
     /// True for a regular file (seekable, always readable); false for pipes, sockets, devices.
-    public let isRegularFile: Bool
+    package let isRegularFile: Bool
     private let cancellation: CancellationPipe
 
-    public enum ReadResult: Equatable {
+    package enum ReadResult: Equatable {
         case bytes(Int)
         case endOfFile
         case cancelled
     }
 
     /// Opens `path` for reading; `-` means standard input.
-    public init(path: String) throws(MediaError) {
+    package init(path: String) throws(MediaError) {
         if path == "-" {
             self.path = "standard input"
             self.fd = STDIN_FILENO
@@ -54,7 +54,7 @@ public final class FileDescriptorReader: @unchecked Sendable {
 
     /// Reads a descriptor Lookout opened (a pipe from a child process); closes it when done.
     /// `path` names it in messages.
-    public init(descriptor: Int32, path: String) throws(MediaError) {
+    package init(descriptor: Int32, path: String) throws(MediaError) {
         self.path = path
         self.fd = descriptor
         self.ownsDescriptor = true
@@ -72,12 +72,12 @@ public final class FileDescriptorReader: @unchecked Sendable {
     }
 
     /// Makes the current and every later read or wait return `.cancelled`.
-    public func cancel() { cancellation.cancel() }
+    package func cancel() { cancellation.cancel() }
 
-    public var isCancelled: Bool { cancellation.isCancelled }
+    package var isCancelled: Bool { cancellation.isCancelled }
 
     /// Reads up to `count` bytes; retries on EINTR.
-    public func read(into buffer: UnsafeMutableRawPointer, count: Int) throws(MediaError) -> ReadResult {
+    package func read(into buffer: UnsafeMutableRawPointer, count: Int) throws(MediaError) -> ReadResult {
         while true {
             if isCancelled { return .cancelled }
             let ready = pollCancellable(fd: fd, events: Int16(POLLIN), cancelFD: cancellation.readEnd, timeoutMs: -1)
@@ -96,7 +96,7 @@ public final class FileDescriptorReader: @unchecked Sendable {
 
     /// Reads exactly `count` bytes unless the stream ends or the read is cancelled first.
     /// Returns how many bytes arrived (less than `count` only at end of file or on cancel).
-    public func readFully(into buffer: UnsafeMutableRawPointer, count: Int) throws(MediaError) -> Int {
+    package func readFully(into buffer: UnsafeMutableRawPointer, count: Int) throws(MediaError) -> Int {
         var total = 0
         while total < count {
             switch try read(into: buffer + total, count: count - total) {
@@ -108,7 +108,7 @@ public final class FileDescriptorReader: @unchecked Sendable {
     }
 
     /// Sleeps until the monotonic deadline (nanoseconds), or returns false at once on cancel.
-    public func wait(untilMonotonicNanoseconds deadline: Int64) -> Bool {
+    package func wait(untilMonotonicNanoseconds deadline: Int64) -> Bool {
         while true {
             if isCancelled { return false }
             let now = MonotonicClock.nanoseconds()

@@ -3,15 +3,15 @@ import Glibc
 #endif
 
 /// What `fstat` or `fstatat` says of a file: its kind, size and modification time.
-public struct FileStatus: Sendable, Equatable {
-    public enum Kind: Sendable, Equatable {
+package struct FileStatus: Sendable, Equatable {
+    package enum Kind: Sendable, Equatable {
         case regular, directory, symbolicLink, other
     }
 
-    public var kind: Kind
-    public var size: Int64
+    package var kind: Kind
+    package var size: Int64
     /// Modification time, seconds since the epoch.
-    public var modified: Double
+    package var modified: Double
 
     init(_ info: stat) {
         switch info.st_mode & S_IFMT {

@@ -21,7 +21,7 @@ public struct Folder: Sendable, Equatable, CustomStringConvertible {
 
     /// Opens the folder; with `making`, makes what is missing first (the user's folder, one
     /// level, and the subfolder).
-    public func open(making: Bool = false) throws(Errno) -> DirectoryHandle {
+    package func open(making: Bool = false) throws(Errno) -> DirectoryHandle {
         let top = making ? try DirectoryHandle.openMaking(path: path) : try DirectoryHandle.open(path: path)
         guard let subfolder else { return top }
         return try top.subdirectory(named: subfolder, making: making)

@@ -6,11 +6,11 @@ import Glibc
 /// with a pthread mutex that ThreadSanitizer follows. On Linux, `Mutex` waits with futex system
 /// calls TSan cannot see, so `swift test --sanitize=thread` reported every access under every
 /// lock as a race, hiding any real one.
-public final class Locked<Value>: @unchecked Sendable {
+package final class Locked<Value>: @unchecked Sendable {
     private var value: Value
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
-    public init(_ value: Value) {
+    package init(_ value: Value) {
         self.value = value
         mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
@@ -24,7 +24,7 @@ public final class Locked<Value>: @unchecked Sendable {
 
     /// Runs `body` with the value, holding the lock.
     @inline(__always)
-    public func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
+    package func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body(&value)

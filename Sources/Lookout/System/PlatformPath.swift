@@ -11,7 +11,7 @@ extension String {
     private static let escapedByteBase: UInt32 = 0x10FF00
 
     /// Decodes a path's bytes, keeping the bytes that are not valid UTF-8 (see above).
-    public init<Bytes: Collection>(platformPath bytes: Bytes) where Bytes.Element == UInt8 {
+    package init<Bytes: Collection>(platformPath bytes: Bytes) where Bytes.Element == UInt8 {
         if let text = String(validating: bytes, as: UTF8.self) {
             self = text // nearly every path
             return
@@ -38,7 +38,7 @@ extension String {
     }
 
     /// The bytes this path stands for: UTF-8, with escaped bytes restored.
-    public var platformPathBytes: [UInt8] {
+    package var platformPathBytes: [UInt8] {
         var bytes = [UInt8]()
         bytes.reserveCapacity(utf8.count)
         for scalar in unicodeScalars {
@@ -52,7 +52,7 @@ extension String {
     }
 
     /// Calls `body` with the path as the NUL-terminated bytes system calls take.
-    public func withPlatformPath<Result>(_ body: (UnsafePointer<CChar>) throws -> Result) rethrows -> Result {
+    package func withPlatformPath<Result>(_ body: (UnsafePointer<CChar>) throws -> Result) rethrows -> Result {
         var bytes = platformPathBytes.map { CChar(bitPattern: $0) }
         bytes.append(0)
         return try bytes.withUnsafeBufferPointer { try body($0.baseAddress!) }
@@ -60,7 +60,7 @@ extension String {
 
     /// The text for a one-line message: control characters and DEL as `\n`, `\t` or `\xNN`,
     /// bytes that are not UTF-8 as `\xNN`, so a name with a newline cannot split a diagnostic.
-    public var escapedForDisplay: String {
+    package var escapedForDisplay: String {
         guard unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F || $0.value >= Self.escapedByteBase + 0x80 }) else {
             return self
         }
@@ -80,7 +80,7 @@ extension String {
     }
 
     /// The path with escaped bytes shown as U+FFFD, for JSON lines.
-    public var repairedPath: String {
+    package var repairedPath: String {
         String(String.UnicodeScalarView(unicodeScalars.map {
             $0.value >= Self.escapedByteBase + 0x80 && $0.value <= Self.escapedByteBase + 0xFF ? "\u{FFFD}" : $0
         }))

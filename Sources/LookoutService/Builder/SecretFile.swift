@@ -4,7 +4,7 @@ import Glibc
 #endif
 
 /// Why a secret file was not read.
-public enum SecretFileError: Error, CustomStringConvertible {
+package enum SecretFileError: Error, CustomStringConvertible {
     /// open(2) or read(2) failed.
     case unreadable(Errno)
     /// A FIFO, device, socket or directory: reading one could block for ever or never end.
@@ -12,7 +12,7 @@ public enum SecretFileError: Error, CustomStringConvertible {
     /// The first line is longer than the secret may be.
     case tooLong(limit: Int)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .unreadable(let error): return error.description
         case .notARegularFile(let kind): return "it is \(kind), not a regular file"
@@ -27,7 +27,7 @@ public enum SecretFileError: Error, CustomStringConvertible {
 /// a device (`/dev/zero`) never end. A first line longer than `limit` bytes is refused.
 /// Symbolic links are followed (no O_NOFOLLOW): /etc/lookout files and credentials may be links,
 /// and what they lead to is checked the same way.
-public func firstLineOfSecretFile(_ path: String, limit: Int) throws(SecretFileError) -> [UInt8] {
+package func firstLineOfSecretFile(_ path: String, limit: Int) throws(SecretFileError) -> [UInt8] {
     var info = stat()
     // Looked at before opening: opening a device or a FIFO can itself have effects.
     guard path.withPlatformPath({ stat($0, &info) }) == 0 else { throw .unreadable(.current) }
@@ -58,7 +58,7 @@ public func firstLineOfSecretFile(_ path: String, limit: Int) throws(SecretFileE
 /// Throws when something other than a regular file is at `path` (a FIFO, device, socket or
 /// directory), without opening it; a path where nothing is, or that cannot be looked at, passes:
 /// whoever opens it says why it cannot.
-public func refuseSpecialFile(at path: String) throws(SecretFileError) {
+package func refuseSpecialFile(at path: String) throws(SecretFileError) {
     var info = stat()
     guard path.withPlatformPath({ stat($0, &info) }) == 0 else { return }
     try requireRegularFile(info)
@@ -80,7 +80,7 @@ private func requireRegularFile(_ info: stat) throws(SecretFileError) {
 /// `NAME` in $CREDENTIALS_DIRECTORY, or nil outside systemd or when the credential is empty.
 /// Read when the matching option is not given, so a unit needs no secret in its arguments.
 /// Anything there but a regular file is returned too, so that reading it refuses it by name.
-public func systemdCredential(_ name: String) -> String? {
+package func systemdCredential(_ name: String) -> String? {
     guard let directory = getenv("CREDENTIALS_DIRECTORY").map({ String(cString: $0) }), !directory.isEmpty else { return nil }
     let path = directory + "/" + name
     var info = stat()

@@ -1,26 +1,26 @@
 /// The values an option or configuration key takes, checked while the value is parsed: a
 /// malformed or out-of-range value is refused naming the range (`text`), e.g. "allowed 2 to 32",
 /// the same words on the command line and in `lookout config check`.
-public struct ValueRange<Value: Sendable>: Sendable {
+package struct ValueRange<Value: Sendable>: Sendable {
     /// The allowed values in words, as the help and refusals state them: "2 to 32".
-    public let text: String
+    package let text: String
     private let read: @Sendable (String) -> Value?
     private let allows: @Sendable (Value) -> Bool
 
-    public init(text: String, read: @escaping @Sendable (String) -> Value?, allows: @escaping @Sendable (Value) -> Bool) {
+    package init(text: String, read: @escaping @Sendable (String) -> Value?, allows: @escaping @Sendable (Value) -> Bool) {
         self.text = text
         self.read = read
         self.allows = allows
     }
 
     /// The value `argument` gives, when it is well-formed and in range.
-    public func parse(_ argument: String) throws(ValueRefusal) -> Value {
+    package func parse(_ argument: String) throws(ValueRefusal) -> Value {
         guard let value = read(argument), allows(value) else { throw ValueRefusal(range: text) }
         return value
     }
 
     /// Whether `value` (a default, or one made otherwise) is in range.
-    public func contains(_ value: Value) -> Bool { allows(value) }
+    package func contains(_ value: Value) -> Bool { allows(value) }
 }
 
 /// A value outside its range; the command line and the file check put this after their own words.
@@ -31,20 +31,20 @@ public struct ValueRefusal: Error, CustomStringConvertible {
 
 extension ValueRange where Value == Int {
     /// Whole numbers within `bounds`.
-    public static func integer(_ bounds: ClosedRange<Int>, unit: String = "") -> Self {
+    package static func integer(_ bounds: ClosedRange<Int>, unit: String = "") -> Self {
         Self(text: "\(bounds.lowerBound) to \(bounds.upperBound)\(unit)", read: { Int($0) }, allows: bounds.contains)
     }
 }
 
 extension ValueRange where Value == Double {
     /// Numbers (decimals allowed) within `bounds`; never NaN or infinite.
-    public static func number(_ bounds: ClosedRange<Double>, unit: String = "") -> Self {
+    package static func number(_ bounds: ClosedRange<Double>, unit: String = "") -> Self {
         Self(text: "\(words(bounds.lowerBound)) to \(words(bounds.upperBound))\(unit)",
              read: { Double($0) }, allows: { $0.isFinite && bounds.contains($0) })
     }
 
     /// `1000` rather than `1000.0`.
-    public static func words(_ number: Double) -> String {
+    package static func words(_ number: Double) -> String {
         number == number.rounded() && abs(number) < 1e15 ? String(Int(number)) : String(number)
     }
 }
@@ -59,7 +59,7 @@ extension ValueRange {
 
 extension ValueRange where Value == DurationValue {
     /// Times within `bounds` seconds.
-    public static func duration(_ bounds: ClosedRange<Double>) -> Self {
+    package static func duration(_ bounds: ClosedRange<Double>) -> Self {
         measured(bounds, words: DurationValue.words(seconds:), units: "ms, s, m or h; bare numbers are seconds",
                  read: DurationValue.init(argument:), measure: { $0.seconds })
     }
@@ -67,14 +67,14 @@ extension ValueRange where Value == DurationValue {
 
 extension ValueRange where Value == AgeValue {
     /// Ages within `bounds` seconds.
-    public static func age(_ bounds: ClosedRange<Double>) -> Self {
+    package static func age(_ bounds: ClosedRange<Double>) -> Self {
         measured(bounds, words: AgeValue.words(seconds:), units: "s, m, h or d", read: AgeValue.init(argument:), measure: { $0.seconds })
     }
 }
 
 extension ValueRange where Value == ByteCountValue {
     /// Byte counts within `bounds`.
-    public static func bytes(_ bounds: ClosedRange<Int64>) -> Self {
+    package static func bytes(_ bounds: ClosedRange<Int64>) -> Self {
         Self(text: "\(ByteCountValue(bytes: bounds.lowerBound)) to \(ByteCountValue(bytes: bounds.upperBound)) (K, M, G, T: powers of 1024)",
              read: ByteCountValue.init(argument:), allows: { bounds.contains($0.bytes) })
     }
@@ -82,7 +82,7 @@ extension ValueRange where Value == ByteCountValue {
 
 extension ValueRange where Value == PixelCountValue {
     /// Pixel counts within `bounds`, given as a count or WxH.
-    public static func pixels(_ bounds: ClosedRange<Int>) -> Self {
+    package static func pixels(_ bounds: ClosedRange<Int>) -> Self {
         func words(_ count: Int) -> String {
             let side = Int(Double(count).squareRoot())
             return side * side == count ? "\(count) (\(side)x\(side))" : "\(count)"

@@ -23,7 +23,7 @@ public struct RecordingRetention: Sendable, Equatable {
     }
 
     /// The clips in `folder`, oldest first: regular files named as clips.
-    public static func clips(in folder: DirectoryHandle) -> [Clip] {
+    package static func clips(in folder: DirectoryHandle) -> [Clip] {
         guard let names = try? folder.names() else { return [] }
         var clips: [Clip] = []
         for name in names where RecordingFileName.isRecording(name) {
