@@ -67,6 +67,7 @@ public final class Service: @unchecked Sendable {
         /// Its configuration, its settings the effective ones (what a reload compares).
         var configuration: CameraConfiguration
         var pipeline: DetectionPipeline
+        var mqttSink: MQTTEventSink?
     }
 
     private struct State {
@@ -200,6 +201,9 @@ public final class Service: @unchecked Sendable {
         // Leaving first: a changed camera's device must be free before it is opened again.
         for running in leaving {
             oldShared.server?.remove(camera: running.configuration.name)
+            let returns = wanted.contains { $0.name == running.configuration.name && $0.settings.mqttName == running.configuration.settings.mqttName }
+            // A camera gone for good leaves Home Assistant too; one that restarts keeps its entities.
+            if !returns { running.mqttSink?.withdrawDiscovery() }
             group.remove(running.pipeline)
             if wanted.contains(where: { $0.name == running.configuration.name }) {
                 report.restarted.append(running.configuration.name)
@@ -375,6 +379,6 @@ public final class Service: @unchecked Sendable {
         }
         var effective = camera
         effective.settings = settings
-        return RunningCamera(configuration: effective, pipeline: pipeline)
+        return RunningCamera(configuration: effective, pipeline: pipeline, mqttSink: mqttSink)
     }
 }

@@ -35,6 +35,8 @@ public final class MQTTEventPublisher: @unchecked Sendable {
     public let configuration: MQTTConfiguration
     public let topics: MQTTTopics
     private let discovery: HomeAssistantDiscovery?
+    /// Queue-only: the discovery configs were withdrawn (`withdrawDiscovery()`).
+    private var discoveryWithdrawn = false
     private let diagnostics: @Sendable (String) -> Void
     private var connection: MQTTConnection!
 
@@ -121,6 +123,17 @@ public final class MQTTEventPublisher: @unchecked Sendable {
     public func publishSnapshot(_ jpeg: [UInt8]) {
         queue.async { [self] in
             setState(topics.snapshot, jpeg)
+            drain()
+        }
+    }
+
+    /// Removes the camera's Home Assistant entities (empty retained discovery configs), for a
+    /// camera a reload removed: Home Assistant then forgets it instead of showing it unavailable.
+    public func withdrawDiscovery() {
+        queue.async { [self] in
+            guard let discovery, !discoveryWithdrawn else { return }
+            discoveryWithdrawn = true
+            for config in discovery.messages { setState(config.topic, []) }
             drain()
         }
     }
@@ -271,7 +284,7 @@ public final class MQTTEventPublisher: @unchecked Sendable {
             lastLoss = nil
             // Availability first, then discovery and state, then the waiting events.
             var first = [Message(topic: topics.availability, payload: Array(availabilityPayload.utf8), retain: true)]
-            for config in discovery?.messages ?? [] {
+            for config in discovery?.messages ?? [] where !discoveryWithdrawn {
                 first.append(Message(topic: config.topic, payload: config.payload, retain: true))
             }
             stateToSend = first + retainedState.map { Message(topic: $0.topic, payload: $0.payload, retain: true) }

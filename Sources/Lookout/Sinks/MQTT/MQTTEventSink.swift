@@ -33,6 +33,11 @@ public final class MQTTEventSink: EventSink, @unchecked Sendable {
         publisher.publishSnapshot(jpeg)
     }
 
+    /// Removes the camera's Home Assistant entities (a reload removed the camera); before `finish()`.
+    public func withdrawDiscovery() {
+        publisher.withdrawDiscovery()
+    }
+
     /// Delivers what is queued and disconnects, within the stop's deadline (`StopDeadline`).
     public func finish() {
         guard let undelivered = publisher.stop() else { return }
