@@ -80,6 +80,11 @@ import Testing
             ("detection: 5\n", "lookout.yml:1:12: detection: a section is a map of keys, not a single value"),
             ("types: [qr]\n", "lookout.yml:1:1: types: belongs in the detection section (detection: types: ...)"),
             ("events:\n  presence-on: 3\n  presence-window: 0s\n", "lookout.yml:3:3: events.presence-window: must be above 0 when presence-on is above 1"),
+            ("cameras:\n  a:\n    input: \(clip)\n    masks:\n      - [[0, 0], [1.5, 0], [1, 1]]\n",
+             "lookout.yml:5:7: cameras.a.masks: mask 1: a polygon is refused: point 2's x is 1.5; coordinates are fractions of the frame, 0 to 1 (allowed: at least 3 points [x, y] within 0...1)"),
+            ("cameras:\n  a:\n    input: \(clip)\n    zones:\n      desk: [[0, 0], [1, 0]]\n",
+             "lookout.yml:5:7: cameras.a.zones: zone desk: a polygon is refused: a polygon needs at least 3 points; this one has 2 (allowed: at least 3 points [x, y] within 0...1)"),
+            ("- a list\n", "lookout.yml:1:1: the file must hold a map of sections (capture:, detection:, ..., cameras:), not a list"),
         ]
         for (text, expected) in cases {
             #expect(problems(text) == [expected], "\(text)")

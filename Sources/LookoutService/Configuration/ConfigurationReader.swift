@@ -20,7 +20,7 @@ enum ConfigurationReader {
         case .map(let map): entries = map
         case .null: entries = []
         default:
-            problem(nil, "", "the file must hold a map of sections (capture:, detection:, ..., cameras:), not \(root.kindWords)")
+            problem(FilePosition(line: 1, column: 1), "", "the file must hold a map of sections (capture:, detection:, ..., cameras:), not \(root.kindWords)")
             return (configuration, problems)
         }
         let sectionNames = ConfigurationSection.allCases.map(\.rawValue) + [camerasKey]
@@ -139,6 +139,7 @@ enum ConfigurationReader {
     }
 
     static func refusalWords(_ value: ConfigurationValue, _ refusal: ValueRefusal, key: ConfigurationKey? = nil) -> String {
+        if let reason = refusal.reason { return reason }
         // In a list, name the item that is wrong.
         if case .list(let items) = value, let key, items.count > 1 {
             var scratch = ConfigurationSettings()

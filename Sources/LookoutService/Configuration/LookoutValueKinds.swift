@@ -126,25 +126,45 @@ extension ValueKind where Value == RegionPolygon {
     /// A polygon in fractions of the frame: `[[x, y], [x, y], [x, y], ...]` or `"x,y x,y x,y"`.
     static let polygon = ValueKind(allowed: "at least 3 points [x, y] within 0...1, e.g. [[0.1, 0.1], [0.5, 0.1], [0.5, 0.5]]",
                                    schema: polygonSchema,
-                                   read: { value in
-                                       switch value {
-                                       case .string(let text): return try? RegionPolygon(parsing: text)
-                                       case .list(let items):
-                                           var points: [Point] = []
-                                           for item in items {
-                                               guard case .list(let pair) = item, pair.count == 2,
-                                                     let x = pair[0].scalarText.flatMap(Double.init), let y = pair[1].scalarText.flatMap(Double.init) else { return nil }
-                                               points.append(Point(x: x, y: y))
-                                           }
-                                           return try? RegionPolygon(points)
-                                       default: return nil
-                                       }
-                                   }, write: { polygon in .list(polygon.points.map { .list([.number($0.x), .number($0.y)]) }) })
+                                   read: { try? polygon(from: $0).get() },
+                                   write: { polygon in .list(polygon.points.map { .list([.number($0.x), .number($0.y)]) }) },
+                                   explain: { value in
+                                       guard case .failure(let problem) = polygon(from: value) else { return nil }
+                                       return "a polygon \(problem) (allowed: at least 3 points [x, y] within 0...1)"
+                                   })
+
+    /// The polygon `value` describes, or what is wrong with it in words.
+    private static func polygon(from value: ConfigurationValue) -> Result<RegionPolygon, PolygonProblem> {
+        do throws(RegionError) {
+            switch value {
+            case .string(let text): return .success(try RegionPolygon(parsing: text))
+            case .list(let items):
+                var points: [Point] = []
+                for (index, item) in items.enumerated() {
+                    guard case .list(let pair) = item, pair.count == 2,
+                          let x = pair[0].scalarText.flatMap(Double.init), let y = pair[1].scalarText.flatMap(Double.init) else {
+                        return .failure(PolygonProblem(words: "has a point \(index + 1) that is not [x, y]"))
+                    }
+                    points.append(Point(x: x, y: y))
+                }
+                return .success(try RegionPolygon(points))
+            default: return .failure(PolygonProblem(words: "is \(value.kindWords), not a list of points"))
+            }
+        } catch {
+            return .failure(PolygonProblem(words: "is refused: \(error)"))
+        }
+    }
 
     static let polygonSchema: ConfigurationValue = .schema([
         "type": .list([.string("array"), .string("string")]), "minItems": .integer(3),
         "items": .schema(["type": .string("array"), "minItems": .integer(2), "maxItems": .integer(2),
                           "items": .schema(["type": .string("number"), "minimum": .integer(0), "maximum": .integer(1)])])])
+}
+
+/// What is wrong with a polygon, in words that follow "a polygon".
+struct PolygonProblem: Error, CustomStringConvertible {
+    var words: String
+    var description: String { words }
 }
 
 extension ValueKind where Value == [RegionPolygon] {
@@ -156,7 +176,16 @@ extension ValueKind where Value == [RegionPolygon] {
                                      // A single polygon written without the outer list is not a list of polygons.
                                      let polygons = items.compactMap { try? ValueKind<RegionPolygon>.polygon.parse($0).get() }
                                      return polygons.count == items.count ? polygons : nil
-                                 }, write: { .list($0.map { ValueKind<RegionPolygon>.polygon.represent($0) }) })
+                                 }, write: { .list($0.map { ValueKind<RegionPolygon>.polygon.represent($0) }) },
+                                 explain: { value in
+                                     guard case .list(let items) = value else { return nil }
+                                     for (index, item) in items.enumerated() {
+                                         if case .failure(let refusal) = ValueKind<RegionPolygon>.polygon.parse(item), let reason = refusal.reason {
+                                             return "mask \(index + 1): " + reason
+                                         }
+                                     }
+                                     return nil
+                                 })
 }
 
 extension ValueKind where Value == [Zone] {
@@ -174,5 +203,17 @@ extension ValueKind where Value == [Zone] {
                                          zones.append(zone)
                                      }
                                      return (try? DetectionRegions(zones: zones)) != nil ? zones : nil
-                                 }, write: { zones in .map(zones.map { .init(key: $0.name, value: ValueKind<RegionPolygon>.polygon.represent($0.polygon)) }) })
+                                 }, write: { zones in .map(zones.map { .init(key: $0.name, value: ValueKind<RegionPolygon>.polygon.represent($0.polygon)) }) },
+                                 explain: { value in
+                                     guard case .map(let entries) = value else { return nil }
+                                     for entry in entries {
+                                         if case .failure(let refusal) = ValueKind<RegionPolygon>.polygon.parse(entry.value), let reason = refusal.reason {
+                                             return "zone \(entry.key): " + reason
+                                         }
+                                         if !CameraName.isValid(entry.key) {
+                                             return "the zone name '\(entry.key.escapedForDisplay)' is not allowed (allowed: 1 to \(CameraName.maximumLength) letters, digits, _ and -)"
+                                         }
+                                     }
+                                     return nil
+                                 })
 }

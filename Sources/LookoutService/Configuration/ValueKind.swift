@@ -11,18 +11,21 @@ public struct ValueKind<Value: Sendable & Hashable>: Sendable {
     public let schema: ConfigurationValue
     let read: @Sendable (ConfigurationValue) -> Value?
     let write: @Sendable (Value) -> ConfigurationValue
+    /// What exactly is wrong with a refused value, when more can be said than the range.
+    let explain: @Sendable (ConfigurationValue) -> String?
 
     public init(allowed: String, schema: ConfigurationValue, read: @escaping @Sendable (ConfigurationValue) -> Value?,
-                write: @escaping @Sendable (Value) -> ConfigurationValue) {
+                write: @escaping @Sendable (Value) -> ConfigurationValue, explain: @escaping @Sendable (ConfigurationValue) -> String? = { _ in nil }) {
         self.allowed = allowed
         self.schema = schema
         self.read = read
         self.write = write
+        self.explain = explain
     }
 
     /// The value, or why not in words ("allowed 2 to 32").
     public func parse(_ value: ConfigurationValue) -> Result<Value, ValueRefusal> {
-        read(value).map { .success($0) } ?? .failure(ValueRefusal(range: allowed))
+        read(value).map { .success($0) } ?? .failure(ValueRefusal(range: allowed, reason: explain(value)))
     }
 
     public func represent(_ value: Value) -> ConfigurationValue { write(value) }
@@ -174,6 +177,6 @@ extension ValueKind where Value == PixelCountValue {
 
 extension ValueKind {
     func withSchema(_ schema: ConfigurationValue) -> ValueKind {
-        ValueKind(allowed: allowed, schema: schema, read: read, write: write)
+        ValueKind(allowed: allowed, schema: schema, read: read, write: write, explain: explain)
     }
 }

@@ -26,6 +26,12 @@ package struct ValueRange<Value: Sendable>: Sendable {
 /// A value outside its range; the command line and the file check put this after their own words.
 public struct ValueRefusal: Error, CustomStringConvertible {
     public let range: String
+    /// What exactly is wrong, when more can be said than the range (a polygon's point out of the frame).
+    public var reason: String?
+    public init(range: String, reason: String? = nil) {
+        self.range = range
+        self.reason = reason
+    }
     public var description: String { "allowed " + range }
 }
 
