@@ -22,7 +22,24 @@ struct SnapshotOptions: ParsableArguments {
             transform: { try SnapshotOptions.keepRange.parse($0) })
     var keep: Int?
 
+    @Option(name: .customLong("snapshot-on"), help: ArgumentHelp(
+        "The events that take a snapshot, comma-separated: " + SnapshotTrigger.allCases.map(\.rawValue).joined(separator: ", ") + " (presence: when it turns on). (default: all)",
+        valueName: "events"))
+    var on: String?
+
+    /// --snapshot-on's events.
+    func parsedTriggers() throws -> [SnapshotTrigger]? {
+        guard let on else { return nil }
+        let names = on.split(separator: ",").map { $0.trimmingSpaces().lowercased() }.filter { !$0.isEmpty }
+        let triggers = names.compactMap(SnapshotTrigger.init(rawValue:))
+        guard !names.isEmpty, triggers.count == names.count else {
+            throw ValidationError("--snapshot-on takes a comma-separated list of " + SnapshotTrigger.allCases.map(\.rawValue).joined(separator: ", ") + ", not '\(on)'.")
+        }
+        return triggers
+    }
+
     mutating func validate() throws {
+        _ = try parsedTriggers()
         if let snapshots, snapshots.isEmpty { throw ValidationError("--snapshots needs a directory.") }
     }
 
@@ -33,6 +50,7 @@ struct SnapshotOptions: ParsableArguments {
         settings.snapshotBoxes = boxes
         if clean { settings.snapshotClean = true }
         settings.snapshotKeep = keep
+        settings.snapshotOn = try? parsedTriggers()
         return settings
     }
 }

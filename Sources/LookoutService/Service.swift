@@ -360,6 +360,7 @@ public final class Service: @unchecked Sendable {
             options.drawsBoxes = settings.snapshotBoxes ?? true
             options.writesCleanCopy = settings.snapshotClean ?? false
             options.keep = settings.snapshotKeep ?? 1000
+            options.triggers = Set(settings.snapshotOn ?? SnapshotTrigger.allCases)
             let writer = SnapshotWriter(directory: snapshotFolder, options: options, diagnostics: diagnostics)
             if let mqttSink { writer.setWrittenHandler { _, jpeg in mqttSink.publishSnapshot(jpeg) } }
             pipeline.addSink(writer)

@@ -72,6 +72,7 @@ import Testing
         case "code-resolution": "half"
         case "events": "changes"
         case "record-on": "codes"
+        case "snapshot-on": "[code, presence]"
         case "format": "text"
         case "mqtt": "mqtts://broker.local/lookout"
         case "on-code", "on-presence": "[/bin/true]"

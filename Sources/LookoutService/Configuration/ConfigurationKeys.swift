@@ -89,6 +89,8 @@ extension ConfigurationKey {
         .init("snapshot-clean", .snapshots, .camera, \.snapshotClean, .bool, default: false, "Also write each snapshot without boxes."),
         .init("snapshot-keep", .snapshots, .camera, \.snapshotKeep, .integer(1...10_000_000), default: 1000,
               "Keep the newest n snapshots in the folder."),
+        .init("snapshot-on", .snapshots, .camera, \.snapshotOn, .snapshotTriggers, default: SnapshotTrigger.allCases,
+              "The events that take a snapshot: code, face_enter, presence (on)."),
     ]
 
     private static let recordings: [ConfigurationKey] = [

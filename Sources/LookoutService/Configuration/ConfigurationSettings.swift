@@ -50,6 +50,8 @@ public struct ConfigurationSettings: Sendable, Hashable {
     public var snapshotBoxes: Bool?
     public var snapshotClean: Bool?
     public var snapshotKeep: Int?
+    /// The events that take a snapshot (`snapshot-on`).
+    public var snapshotOn: [SnapshotTrigger]?
     // recordings
     public var record: String?
     public var recordOn: ClipRecorder.Trigger?

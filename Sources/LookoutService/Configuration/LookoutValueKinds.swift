@@ -87,6 +87,21 @@ extension ValueKind where Value == [MetadataObjectType] {
     }()
 }
 
+extension ValueKind where Value == [SnapshotTrigger] {
+    /// Events that take a snapshot.
+    static let snapshotTriggers: ValueKind = {
+        let names = SnapshotTrigger.allCases.map(\.rawValue)
+        return ValueKind(allowed: "a list of " + names.joined(separator: ", "),
+                         schema: .schema(["type": .list([.string("array"), .string("string")]),
+                                          "items": .schema(["enum": .list(names.map { .string($0) })]), "minItems": .integer(1)]),
+                         read: { value in
+                             guard let items = value.items, !items.isEmpty else { return nil }
+                             let triggers = items.compactMap { $0.scalarText.flatMap { SnapshotTrigger(rawValue: $0.lowercased()) } }
+                             return triggers.count == items.count ? triggers : nil
+                         }, write: { .list($0.map { .string($0.rawValue) }) })
+    }()
+}
+
 extension ValueKind where Value == Rect {
     /// x, y, width, height as fractions of the frame, top-left origin.
     static let rect = ValueKind(allowed: "[x, y, width, height] as fractions within 0...1, e.g. [0.25, 0.25, 0.5, 0.5]",
@@ -189,13 +204,19 @@ extension ValueKind where Value == [RegionPolygon] {
 }
 
 extension ValueKind where Value == [Zone] {
-    /// Zones: a map of names to polygons, in order (the first that holds a detection names it).
+    /// Zones: a map of names to polygons, in order (the first that holds a detection names it),
+    /// or a list of `{name: NAME, points: POLYGON}`.
     static let zones = ValueKind(allowed: "a map of zone names (letters, digits, _ and -) to polygons, e.g. {desk: [[0.4, 0.4], [0.9, 0.4], [0.9, 1]]}",
-                                 schema: .schema(["type": .string("object"),
+                                 schema: .schema(["type": .list([.string("object"), .string("array")]),
                                                   "propertyNames": .schema(["pattern": .string("^[A-Za-z0-9_-]{1,64}$")]),
-                                                  "additionalProperties": ValueKind<RegionPolygon>.polygonSchema]),
+                                                  "additionalProperties": ValueKind<RegionPolygon>.polygonSchema,
+                                                  "items": .schema(["type": .string("object"), "required": .list([.string("name"), .string("points")]),
+                                                                    "properties": .schema(["name": .schema(["type": .string("string"),
+                                                                                                            "pattern": .string("^[A-Za-z0-9_-]{1,64}$")]),
+                                                                                           "points": ValueKind<RegionPolygon>.polygonSchema]),
+                                                                    "additionalProperties": .bool(false)])]),
                                  read: { value in
-                                     guard case .map(let entries) = value, !entries.isEmpty else { return nil }
+                                     guard let entries = namedPolygons(value), !entries.isEmpty else { return nil }
                                      var zones: [Zone] = []
                                      for entry in entries {
                                          guard let polygon = try? ValueKind<RegionPolygon>.polygon.parse(entry.value).get(),
@@ -205,7 +226,8 @@ extension ValueKind where Value == [Zone] {
                                      return (try? DetectionRegions(zones: zones)) != nil ? zones : nil
                                  }, write: { zones in .map(zones.map { .init(key: $0.name, value: ValueKind<RegionPolygon>.polygon.represent($0.polygon)) }) },
                                  explain: { value in
-                                     guard case .map(let entries) = value else { return nil }
+                                     guard let entries = namedPolygons(value) else { return nil }
+                                     if Set(entries.map(\.key)).count < entries.count { return "a zone name is given twice" }
                                      for entry in entries {
                                          if case .failure(let refusal) = ValueKind<RegionPolygon>.polygon.parse(entry.value), let reason = refusal.reason {
                                              return "zone \(entry.key): " + reason
@@ -216,4 +238,20 @@ extension ValueKind where Value == [Zone] {
                                      }
                                      return nil
                                  })
+}
+
+/// The zones as (name, polygon value) pairs, from a map or a list of `{name:, points:}`; nil
+/// for anything else.
+private func namedPolygons(_ value: ConfigurationValue) -> [ConfigurationValue.Entry]? {
+    switch value {
+    case .map(let entries): return entries
+    case .list(let items):
+        var entries: [ConfigurationValue.Entry] = []
+        for item in items {
+            guard case .map(let fields) = item, fields.count == 2, case .string(let name)? = item["name"], let points = item["points"] else { return nil }
+            entries.append(.init(key: name, value: points))
+        }
+        return entries
+    default: return nil
+    }
 }

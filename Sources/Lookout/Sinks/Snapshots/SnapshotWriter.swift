@@ -26,6 +26,8 @@ public final class SnapshotWriter: EventSink, SnapshotNaming, @unchecked Sendabl
         public var writesCleanCopy = false
         /// Snapshots kept; older ones are deleted. At least 1.
         public var keep = 1000
+        /// The events that take a snapshot.
+        public var triggers = Set(SnapshotTrigger.allCases)
         public init() {}
     }
 
@@ -86,7 +88,7 @@ public final class SnapshotWriter: EventSink, SnapshotNaming, @unchecked Sendabl
 
     /// The name, and the snapshot's place in the queue taken, when the folder works and a place is free.
     public func snapshotName(for event: DetectionEvent, frame: AnalysedFrame) -> String? {
-        guard Self.takesSnapshot(of: event) else { return nil }
+        guard takesSnapshot(of: event) else { return nil }
         guard frame.picture != nil else {
             countFailure("no picture buffer was free for frame \(frame.sequence)", cause: nil)
             return nil
@@ -98,10 +100,11 @@ public final class SnapshotWriter: EventSink, SnapshotNaming, @unchecked Sendabl
         }
     }
 
-    static func takesSnapshot(of event: DetectionEvent) -> Bool {
+    func takesSnapshot(of event: DetectionEvent) -> Bool {
         switch event {
-        case .code, .faceEnter: return true
-        case .presence(let change): return change.isPresent
+        case .code: return options.triggers.contains(.code)
+        case .faceEnter: return options.triggers.contains(.faceEnter)
+        case .presence(let change): return change.isPresent && options.triggers.contains(.presence)
         case .faceLeave, .recording, .recordingFailed: return false
         }
     }
@@ -118,7 +121,7 @@ public final class SnapshotWriter: EventSink, SnapshotNaming, @unchecked Sendabl
 
     public func consume(_ output: PipelineOutput) {
         guard let frame = output.frame, let picture = frame.picture else { return }
-        for emitted in output.events where Self.takesSnapshot(of: emitted.event) {
+        for emitted in output.events where takesSnapshot(of: emitted.event) {
             // A named snapshot has its place already; an unnamed one (the folder failing) is
             // written if there is room, to find out when the folder works again.
             let name = emitted.snapshot ?? state.withLock { state -> String? in
