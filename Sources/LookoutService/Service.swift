@@ -184,8 +184,9 @@ public final class Service: @unchecked Sendable {
     private func apply(_ configuration: LookoutConfiguration) throws(ServiceError) -> ReloadReport {
         let (old, oldShared, started) = state.withLock { ($0.cameras, $0.shared, $0.started) }
         var report = ReloadReport()
-        let newGlobal = configuration.settings.overlaid(by: overrides)
-        let sharedChanged = newGlobal != oldShared.settings
+        // A default every camera inherits changes only the cameras that inherit it (their effective
+        // settings); a service-wide key changes the shared parts, and with them every camera.
+        let sharedChanged = configuration.settings.overlaid(by: overrides).serviceWide != oldShared.settings.serviceWide
         let shared = sharedChanged ? try Self.makeShared(configuration, overrides: overrides, environment: environment) : oldShared
         report.rebuiltShared = sharedChanged
 

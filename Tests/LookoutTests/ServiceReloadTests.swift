@@ -113,6 +113,36 @@ import Testing
         #expect(service.reloadCounts == Service.ReloadCounts(succeeded: 1, failed: 0))
     }
 
+    @Test func aChangedDefaultRestartsOnlyTheCamerasThatInheritIt() throws {
+        let sample = Fixtures.path("sample.mjpeg")
+        func configuration(_ types: String) throws -> LookoutConfiguration {
+            try ConfigurationFile.parse("""
+                detection:
+                  types: \(types)
+                cameras:
+                  inherits:
+                    input: \(sample)
+                  overrides:
+                    input: \(sample)
+                    types: [qr]
+                """, file: "defaults.yml")
+        }
+        let service = try Service(configuration: try configuration("[qr, ean13]"), environment: Service.Environment(output: ServiceCollector()))
+        let report = try service.reload(try configuration("[ean13]"))
+        #expect(report.restarted == ["inherits"])
+        #expect(report.unchanged == ["overrides"])
+        #expect(report.rebuiltShared == false)
+        // A service-wide key (the output format) rebuilds the shared parts and every camera.
+        var text = try configuration("[ean13]")
+        text.settings.format = .text
+        let everything = try service.reload(text)
+        #expect(everything.rebuiltShared)
+        #expect(everything.restarted == ["inherits", "overrides"])
+        service.stop()
+        _ = service.run()
+        service.finish()
+    }
+
     @Test func aReloadThatCannotOpenACameraIsCountedAsFailed() throws {
         let sample = Fixtures.path("sample.mjpeg")
         let service = try Service(configuration: LookoutConfiguration(cameras: [CameraConfiguration(name: "a", input: sample)]),

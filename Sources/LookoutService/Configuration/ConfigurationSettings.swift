@@ -108,6 +108,14 @@ public struct ConfigurationSettings: Sendable, Hashable {
         return result
     }
 
+    /// Only the service-wide keys (output, MQTT, hooks, HTTP, limits): what the shared parts are
+    /// built from.
+    public var serviceWide: ConfigurationSettings {
+        var result = ConfigurationSettings()
+        for key in ConfigurationKey.all where key.scope == .global { key.overlay(&result, self) }
+        return result
+    }
+
     /// These settings with every key that has a fixed default filled in.
     public var withDefaults: ConfigurationSettings {
         var result = self
