@@ -22,6 +22,8 @@ struct Lookout: ParsableCommand {
               lookout run --events changes --mqtt mqtt://broker/lookout --ha-discovery
               lookout run --events changes --on-code ./open-door --on-presence ./lights
               lookout run -i hall=/dev/video0 -i door=rtsp://cam.local/stream1
+              lookout run --config /etc/lookout/home.yml   (SIGHUP reloads it)
+              lookout config check /etc/lookout/home.yml
 
             EXIT STATUS
               0   success; also after SIGINT, SIGTERM or SIGQUIT (a
@@ -30,7 +32,8 @@ struct Lookout: ParsableCommand {
               64  usage error (unknown option, a value out of its
                   range, a bad input name or token, bad --mqtt
                   address, hook program not found, a URL scheme
-                  ffmpeg does not read)
+                  ffmpeg does not read, a configuration file with
+                  problems: each one as FILE:LINE:COLUMN: key: what)
               66  input missing or unreadable (also a password,
                   token or TLS file, a secret file that is a FIFO,
                   device or directory, or a file ffmpeg cannot read)
