@@ -53,15 +53,15 @@ struct CameraOptions: ParsableArguments {
         return fourcc.description
     }
 
-    func parsedControls() throws -> [String: Int]? {
+    func parsedControls() throws -> [CameraControlSetting]? {
         guard !controls.isEmpty else { return nil }
-        var parsed: [String: Int] = [:]
+        var parsed: [CameraControlSetting] = []
         for text in controls {
             let parts = text.split(separator: "=", maxSplits: 1)
             guard parts.count == 2, let value = Int32(parts[1].trimmingSpaces()), !parts[0].isEmpty else {
                 throw ValidationError("--control takes name=value with a whole number from \(Int32.min) to \(Int32.max), e.g. brightness=128, not '\(text)'.")
             }
-            parsed[parts[0].trimmingSpaces().lowercased()] = Int(value)
+            parsed.append(CameraControlSetting(name: parts[0].trimmingSpaces().lowercased(), value: value))
         }
         return parsed
     }

@@ -140,7 +140,11 @@ struct RunCommand: ParsableCommand {
         }
         let inputs = try inputSpecifications()
         if !inputs.isEmpty {
-            configuration.cameras = inputs.map { CameraConfiguration(name: $0.name ?? CameraName.derived(from: $0.path), input: $0.path) }
+            // Unnamed: named from the path (a file: URL's own path), as the pipeline's source is.
+            configuration.cameras = inputs.map { input in
+                CameraConfiguration(name: input.name ?? CameraName.derived(from: (try? FFmpegInput.fileURLPath(input.path)) ?? input.path),
+                                    input: input.path)
+            }
         }
         return configuration
     }
@@ -148,6 +152,16 @@ struct RunCommand: ParsableCommand {
     func run() throws {
         let configuration = try loadConfiguration()
         let overrides = try overrides()
+        if let path = configurationPath {
+            // The file was checked alone; the options over it are checked together with it.
+            var merged = configuration
+            merged.settings = configuration.settings.overlaid(by: overrides)
+            let problems = ConfigurationCheck.problems(in: merged, file: path + " with the options given", checksFiles: false)
+            if !problems.isEmpty {
+                for problem in problems { printDiagnostic(problem.description) }
+                throw ExitCode(ExitStatus.usage)
+            }
+        }
         let effective = configuration.settings.overlaid(by: overrides).withDefaults
         showsLibraryDetail = effective.verbose == true
         let quiet = effective.quiet == true

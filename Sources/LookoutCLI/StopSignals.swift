@@ -43,6 +43,7 @@ enum StopSignals {
     }
 
     private static let state = Mutex(State())
+    private static let reloads = DispatchQueue(label: "lookout.reload")
     private static let outputWritten = Atomic<Bool>(false)
 
     /// Blocks the signals and starts taking them; in main(), before any thread starts.
@@ -113,8 +114,9 @@ enum StopSignals {
         switch number {
         case SIGHUP:
             if let reload = state.withLock({ $0.onReload }) {
-                // Off the signal thread: a reload opens cameras, and a stop must still be taken meanwhile.
-                DispatchQueue(label: "lookout.reload").async { reload() }
+                // Off the signal thread (a reload opens cameras, and a stop must still be taken
+                // meanwhile), one after the other: two quick SIGHUPs apply the newest file last.
+                reloads.async { reload() }
             } else {
                 printDiagnostic("SIGHUP: there is no configuration file to reload (run with --config FILE); ignored")
             }

@@ -60,6 +60,11 @@ public final class Service: @unchecked Sendable {
         var codeHook: HookRunner?
         var presenceHook: HookRunner?
         var server: WebServer?
+        /// The node's configuration: the node itself connects only when the parts it replaces
+        /// are gone (a reload), so two nodes never hold the same client ID.
+        var mqtt: MQTTConfiguration?
+
+        var hooks: [HookRunner] { [codeHook, presenceHook].compactMap { $0 } }
     }
 
     /// A camera being run.
@@ -68,6 +73,8 @@ public final class Service: @unchecked Sendable {
         var configuration: CameraConfiguration
         var pipeline: DetectionPipeline
         var mqttSink: MQTTEventSink?
+        /// Its files go to DIR/<camera> (several cameras) rather than DIR.
+        var usesSubfolders: Bool
     }
 
     private struct State {
@@ -75,6 +82,8 @@ public final class Service: @unchecked Sendable {
         var shared: Shared
         var cameras: [RunningCamera]
         var started = false
+        /// `stop()` was called or `run()` returned: reloads are refused from then on.
+        var closed = false
     }
 
     public let environment: Environment
@@ -93,7 +102,8 @@ public final class Service: @unchecked Sendable {
         self.environment = environment
         self.overrides = overrides
         let configuration = Self.withDefaultCamera(configuration)
-        let shared = try Self.makeShared(configuration, overrides: overrides, environment: environment)
+        var shared = try Self.makeShared(configuration, overrides: overrides, environment: environment)
+        try Self.connect(&shared, environment: environment)
         var cameras: [RunningCamera] = []
         do throws(ServiceError) {
             for camera in configuration.cameras {
@@ -135,11 +145,14 @@ public final class Service: @unchecked Sendable {
     /// Runs every camera until each has ended or `stop()` is called (cameras added by a reload
     /// too); the outcomes of the cameras running at the end, in order.
     public func run() -> [DetectionPipeline.Outcome] {
-        group.run()
+        let outcomes = group.run()
+        state.withLock { $0.closed = true }
+        return outcomes
     }
 
-    /// Stops every camera without waiting; `run()` then returns.
+    /// Stops every camera without waiting; `run()` then returns. Reloads are refused from now on.
     public func stop() {
+        state.withLock { $0.closed = true }
         group.stop()
     }
 
@@ -147,10 +160,17 @@ public final class Service: @unchecked Sendable {
     /// each waits until the stop's one deadline (`StopDeadline`) at most. The MQTT node goes
     /// offline last, after its cameras.
     public func finish() {
-        let shared = state.withLock { $0.shared }
+        // After a reload in progress, and none after: the parts finished are the last ones.
+        let shared = reloading.withLock { _ in
+            state.withLock { state -> Shared in
+                state.closed = true
+                return state.shared
+            }
+        }
         let serverStopped = DispatchGroup()
         if let server = shared.server { DispatchQueue(label: "lookout.web.stop").async(group: serverStopped) { server.stop() } }
         group.finishSinks()
+        HookEventSink.finish(shared.hooks, diagnostics: environment.diagnostics)
         shared.node?.stop()
         serverStopped.wait()
     }
@@ -165,6 +185,10 @@ public final class Service: @unchecked Sendable {
     @discardableResult
     public func reload(_ configuration: LookoutConfiguration) throws(ServiceError) -> ReloadReport {
         try reloading.withLock { _ throws(ServiceError) -> ReloadReport in
+            guard !state.withLock({ $0.closed }) else {
+                reloadStatistics.record(succeeded: false)
+                throw .stopped
+            }
             do throws(ServiceError) {
                 let report = try apply(Self.withDefaultCamera(configuration))
                 reloadStatistics.record(succeeded: true)
@@ -187,15 +211,21 @@ public final class Service: @unchecked Sendable {
         // A default every camera inherits changes only the cameras that inherit it (their effective
         // settings); a service-wide key changes the shared parts, and with them every camera.
         let sharedChanged = configuration.settings.overlaid(by: overrides).serviceWide != oldShared.settings.serviceWide
-        let shared = sharedChanged ? try Self.makeShared(configuration, overrides: overrides, environment: environment) : oldShared
+        // Built (hooks found, secrets read) before anything stops; connected after the old node is gone.
+        var shared = sharedChanged ? try Self.makeShared(configuration, overrides: overrides, environment: environment) : oldShared
         report.rebuiltShared = sharedChanged
+        let usesSubfolders = configuration.cameras.count > 1
 
         let wanted = configuration.cameras.map { camera -> CameraConfiguration in
             var effective = camera
             effective.settings = configuration.effectiveSettings(of: camera, overrides: overrides)
             return effective
         }
-        let keep = old.filter { running in !sharedChanged && wanted.contains(running.configuration) }
+        let keep = old.filter { running in
+            // A camera that writes files moves to DIR/<camera> when a second camera comes (and back).
+            let writesFiles = running.configuration.settings.snapshots != nil || running.configuration.settings.record != nil
+            return !sharedChanged && (!writesFiles || running.usesSubfolders == usesSubfolders) && wanted.contains(running.configuration)
+        }
         let leaving = old.filter { running in !keep.contains { $0.pipeline === running.pipeline } }
         group.hold()
         defer { group.release() }
@@ -214,10 +244,12 @@ public final class Service: @unchecked Sendable {
         }
         if sharedChanged {
             oldShared.server?.stop()
+            HookEventSink.finish(oldShared.hooks, diagnostics: environment.diagnostics)
             oldShared.node?.stop()
         }
-        var cameras: [RunningCamera] = []
         var failure: ServiceError?
+        do throws(ServiceError) { try Self.connect(&shared, environment: environment) } catch { failure = error }
+        var cameras: [RunningCamera] = []
         for camera in configuration.cameras {
             if let running = keep.first(where: { $0.configuration.name == camera.name }) {
                 cameras.append(running)
@@ -252,7 +284,8 @@ public final class Service: @unchecked Sendable {
     private static func withDefaultCamera(_ configuration: LookoutConfiguration) -> LookoutConfiguration {
         guard configuration.cameras.isEmpty else { return configuration }
         var configuration = configuration
-        configuration.cameras = [CameraConfiguration(name: CameraName.derived(from: ""), input: "")]
+        // Named from the device it will be (video0), as a camera given by path is.
+        configuration.cameras = [CameraConfiguration(name: CameraName.derived(from: CaptureDevice.default(for: .video)?.uniqueID ?? ""), input: "")]
         return configuration
     }
 
@@ -292,7 +325,7 @@ public final class Service: @unchecked Sendable {
                 mqtt.keyFile = effective.mqttKey
                 mqtt.queueCapacity = effective.mqttQueue ?? 10_000
                 mqtt.homeAssistantDiscoveryPrefix = effective.haDiscovery == true ? effective.haPrefix ?? "homeassistant" : nil
-                shared.node = try MQTTNode(configuration: mqtt, diagnostics: diagnostics)
+                shared.mqtt = mqtt
             } catch {
                 throw .mqtt(error)
             }
@@ -301,13 +334,23 @@ public final class Service: @unchecked Sendable {
             var web = WebServer.Configuration(address: address)
             web.previewRate = effective.previewFPS ?? 5
             web.allowedHosts = effective.httpAllowedHosts ?? []
-            do throws(ServiceError) { web.token = try ServiceSecrets.httpToken(effective) } catch {
-                shared.node?.stop()
-                throw error
+            web.token = try ServiceSecrets.httpToken(effective)
+            // Whoever built the configuration (a file, options, a program), a camera is never
+            // served to the network without a token unless that is asked for in so many words.
+            if !address.isLoopback, web.token == nil, effective.httpInsecure != true {
+                throw .configuration(ConfigurationProblems([ConfigurationProblem(
+                    file: spelled("http") == "--http" ? "the command line" : "the configuration", position: nil, keyPath: spelled("http"),
+                    message: "\(address) is reachable from other machines: give \(spelled("http-token-file")) FILE, or \(spelled("http-insecure")) to serve the camera to anyone")]))
             }
             shared.server = WebServer(configuration: web)
         }
         return shared
+    }
+
+    /// Connects the MQTT node of `shared` (a node per service; its cameras' connections follow).
+    private static func connect(_ shared: inout Shared, environment: Environment) throws(ServiceError) {
+        guard let mqtt = shared.mqtt, shared.node == nil else { return }
+        do throws(MQTTError) { shared.node = try MQTTNode(configuration: mqtt, diagnostics: environment.diagnostics) } catch { throw .mqtt(error) }
     }
 
     /// One camera's session, input, metadata output and pipeline, with its sinks in order.
@@ -368,8 +411,9 @@ public final class Service: @unchecked Sendable {
         }
         if let mqttSink { pipeline.addSink(mqttSink) }
         if shared.codeHook != nil || shared.presenceHook != nil {
+            // The runners are shared: the service finishes them at exit, not a camera a reload removes.
             pipeline.addSink(HookEventSink(codeHook: shared.codeHook, presenceHook: shared.presenceHook,
-                                           source: opened.source, camera: camera.name, diagnostics: diagnostics))
+                                           source: opened.source, camera: camera.name, finishesRunners: false, diagnostics: diagnostics))
         }
         if let server = shared.server {
             let photoOutput = PhotoOutput()
@@ -381,6 +425,6 @@ public final class Service: @unchecked Sendable {
         }
         var effective = camera
         effective.settings = settings
-        return RunningCamera(configuration: effective, pipeline: pipeline, mqttSink: mqttSink)
+        return RunningCamera(configuration: effective, pipeline: pipeline, mqttSink: mqttSink, usesSubfolders: several)
     }
 }

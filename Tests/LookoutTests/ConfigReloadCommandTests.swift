@@ -108,6 +108,10 @@ import Testing
         let run2 = try lookout(["run", "--config", good, "--types", "ean13", "-q"])
         #expect(run2.status == 0)
         #expect(Set(run2.lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }.compactMap { $0["kind"] as? String }) == ["ean13"])
+        // Options are checked together with the file: a LAN address without a token is refused.
+        let open = try lookout(["run", "--config", good, "--http", "0.0.0.0:0"])
+        #expect(open.status == 64)
+        #expect(open.stderr.contains("http.http: 0.0.0.0:0 is reachable from other machines"), "\(open.stderr)")
         // LOOKOUT_CONFIG names the file when --config does not.
         let byEnvironment = try lookout(["run", "-q"], environment: ["LOOKOUT_CONFIG": good])
         #expect(byEnvironment.status == 0)

@@ -34,7 +34,7 @@ import Testing
                 input: \(clip)
                 types: [face]
                 face-rate: 2
-                control: {brightness: 128}
+                control: {focus_automatic_continuous: 0, brightness: 128}
             """, file: "lookout.yml")
         #expect(configuration.cameras.map(\.name) == ["door", "hall"])
         let door = try #require(configuration.camera(named: "door"))
@@ -49,7 +49,8 @@ import Testing
         #expect(hallSettings.types == [.face])
         #expect(hallSettings.faceRate == 2)
         #expect(hallSettings.rectOfInterest == nil)
-        #expect(hallSettings.controls == ["brightness": 128])
+        // Controls keep the order written: one may take effect only after another.
+        #expect(hallSettings.controls == [CameraControlSetting(name: "focus_automatic_continuous", value: 0), CameraControlSetting(name: "brightness", value: 128)])
         // Fixed defaults are filled in.
         #expect(hallSettings.presenceOff == DurationValue(seconds: 5))
         #expect(hallSettings.buffers == 4)

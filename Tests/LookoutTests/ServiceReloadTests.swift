@@ -140,6 +140,9 @@ import Testing
         #expect(everything.restarted == ["inherits", "overrides"])
         service.stop()
         _ = service.run()
+        // A stopped service takes no reload: nothing would run what it started.
+        #expect(throws: ServiceError.self) { try service.reload(try configuration("[qr]")) }
+        #expect(service.reloadCounts == Service.ReloadCounts(succeeded: 2, failed: 1))
         service.finish()
     }
 

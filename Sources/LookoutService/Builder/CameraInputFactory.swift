@@ -25,7 +25,7 @@ public enum CameraInputFactory {
         let realtime = settings.realtime ?? false
         let input: String
         do throws(MediaError) { input = try FFmpegInput.fileURLPath(named) ?? named } catch { throw .capture(.input(error)) }
-        let customised = settings.size != nil || settings.pixelFormat != nil || (settings.buffers ?? 4) != 4 || !(settings.controls ?? [:]).isEmpty
+        let customised = settings.size != nil || settings.pixelFormat != nil || (settings.buffers ?? 4) != 4 || !(settings.controls ?? []).isEmpty
         if FFmpegInput.isURL(input) {
             if customised { warnings("camera settings other than watchdog and exit-on-loss are ignored for \(FFmpegInput.redacted(input))") }
             do throws(CaptureError) {
@@ -86,7 +86,8 @@ public enum CameraInputFactory {
         }
         if let frameRate = settings.fps { device.activeVideoMinFrameDuration = MediaTime(seconds: 1 / frameRate) }
         device.bufferCount = settings.buffers ?? 4
-        for (name, value) in (settings.controls ?? [:]).sorted(by: { $0.key < $1.key }) { device.setControlValue(Int32(value), forControl: name) }
+        // In the order given: a control may take effect only after another.
+        for control in settings.controls ?? [] { device.setControlValue(control.value, forControl: control.name) }
         return try CaptureDeviceInput(device: device, watchdogTimeout: settings.watchdog ?? 3, reconnectsAfterLoss: !(settings.exitOnLoss ?? false),
                                       pixelBudget: budget)
     }

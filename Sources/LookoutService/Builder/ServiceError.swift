@@ -18,6 +18,8 @@ public enum ServiceError: Error, CustomStringConvertible {
     case standardInputClosed
     /// The configuration has problems (every one of them).
     case configuration(ConfigurationProblems)
+    /// A reload came after the service was stopped.
+    case stopped
 
     public var description: String {
         switch self {
@@ -29,6 +31,7 @@ public enum ServiceError: Error, CustomStringConvertible {
         case .web(let error): return error.description
         case .standardInputClosed: return "standard input is closed; pipe a stream into lookout or name a file with --input"
         case .configuration(let problems): return problems.description
+        case .stopped: return "the service has stopped (its inputs ended or a stop was asked for); a reload changes nothing now"
         }
     }
 
@@ -48,7 +51,7 @@ public enum ServiceError: Error, CustomStringConvertible {
         case .unreadableSecret, .standardInputClosed: return .noInput
         case .mqtt(.invalidURL): return .usage
         case .mqtt(.unreadableFile): return .noInput
-        case .mqtt, .web, .capture: return .failure
+        case .mqtt, .web, .capture, .stopped: return .failure
         }
     }
 }

@@ -12,8 +12,9 @@ public struct ConfigurationSettings: Sendable, Hashable {
     /// Camera pixel format, a fourcc (`pixel-format`).
     public var pixelFormat: String?
     public var buffers: Int?
-    /// Camera controls set before streaming, by name (`control`).
-    public var controls: [String: Int]?
+    /// Camera controls set before streaming, in order (`control`): some take effect only after
+    /// another (an absolute focus after autofocus is off).
+    public var controls: [CameraControlSetting]?
     /// Seconds without a frame before the camera counts as lost (`watchdog`).
     public var watchdog: Double?
     public var exitOnLoss: Bool?
@@ -112,9 +113,13 @@ public struct ConfigurationSettings: Sendable, Hashable {
     /// built from.
     public var serviceWide: ConfigurationSettings {
         var result = ConfigurationSettings()
-        for key in ConfigurationKey.all where key.scope == .global { key.overlay(&result, self) }
+        for key in ConfigurationKey.all where key.scope == .global && !Self.appliedAtStartOnly.contains(key.name) { key.overlay(&result, self) }
         return result
     }
+
+    /// Keys the command line reads once, at start (the summary's form, diagnostics): a reload
+    /// does not change them, and does not restart anything for them.
+    public static let appliedAtStartOnly: Set<String> = ["stats", "quiet", "verbose"]
 
     /// These settings with every key that has a fixed default filled in.
     public var withDefaults: ConfigurationSettings {
@@ -125,6 +130,16 @@ public struct ConfigurationSettings: Sendable, Hashable {
 
     /// The keys given, by name.
     public var givenKeys: [String] { ConfigurationKey.all.filter { $0.isGiven(self) }.map(\.name) }
+}
+
+/// A camera control and the value to set it to, by the name `lookout devices --controls` shows.
+public struct CameraControlSetting: Sendable, Hashable {
+    public var name: String
+    public var value: Int32
+    public init(name: String, value: Int32) {
+        self.name = name
+        self.value = value
+    }
 }
 
 /// What standard output carries.

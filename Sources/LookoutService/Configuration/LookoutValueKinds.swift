@@ -118,22 +118,22 @@ extension ValueKind where Value == Rect {
                                 }, write: { .list([.number($0.x), .number($0.y), .number($0.width), .number($0.height)]) })
 }
 
-extension ValueKind where Value == [String: Int] {
-    /// Camera controls by name: `{brightness: 128, focus_auto: 0}`.
+extension ValueKind where Value == [CameraControlSetting] {
+    /// Camera controls by name, in the file's order: `{focus_automatic_continuous: 0, focus_absolute: 30}`.
     static let controls = ValueKind(allowed: "a map of control names to whole numbers, e.g. {brightness: 128}",
                                     schema: .schema(["type": .string("object"),
                                                      "additionalProperties": .schema(["type": .string("integer"),
                                                                                       "minimum": .integer(Int(Int32.min)), "maximum": .integer(Int(Int32.max))])]),
                                     read: { value in
                                         guard case .map(let entries) = value, !entries.isEmpty else { return nil }
-                                        var controls: [String: Int] = [:]
+                                        var controls: [CameraControlSetting] = []
                                         for entry in entries {
                                             guard !entry.key.isEmpty, let number = entry.value.scalarText.flatMap({ Int32($0) }) else { return nil }
-                                            controls[entry.key.lowercased()] = Int(number)
+                                            controls.append(CameraControlSetting(name: entry.key.lowercased(), value: number))
                                         }
                                         return controls
                                     }, write: { controls in
-                                        .map(controls.keys.sorted().map { .init(key: $0, value: .integer(controls[$0] ?? 0)) })
+                                        .map(controls.map { .init(key: $0.name, value: .integer(Int($0.value))) })
                                     })
 }
 

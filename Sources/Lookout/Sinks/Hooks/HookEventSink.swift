@@ -7,13 +7,18 @@ public final class HookEventSink: EventSink, @unchecked Sendable {
     private let source: String
     private let camera: String?
     private let diagnostics: @Sendable (String) -> Void
+    /// The runners are this sink's own: its `finish()` lets them finish. Runners shared by several
+    /// cameras are finished by their owner (`HookEventSink.finish(_:diagnostics:)`) at exit, so a
+    /// camera removed by a reload leaves the others' hooks running.
+    private let finishesRunners: Bool
 
     public init(codeHook: HookRunner?, presenceHook: HookRunner?, source: String, camera: String? = nil,
-                diagnostics: @escaping @Sendable (String) -> Void) {
+                finishesRunners: Bool = true, diagnostics: @escaping @Sendable (String) -> Void) {
         self.codeHook = codeHook
         self.presenceHook = presenceHook
         self.source = source
         self.camera = camera
+        self.finishesRunners = finishesRunners
         self.diagnostics = diagnostics
     }
 
@@ -33,8 +38,12 @@ public final class HookEventSink: EventSink, @unchecked Sendable {
     /// stop's deadline (`StopDeadline`); those still running then are stopped as at their timeout
     /// (SIGTERM to the group), so that none outlives the process.
     public func finish() {
-        for hook in [codeHook, presenceHook].compactMap({ $0 })
-        where !hook.waitUntilIdle(timeout: StopDeadline.shared.remaining(atMost: hook.timeout + 2)) {
+        if finishesRunners { Self.finish([codeHook, presenceHook].compactMap { $0 }, diagnostics: diagnostics) }
+    }
+
+    /// Lets `hooks` finish as `finish()` does.
+    public static func finish(_ hooks: [HookRunner], diagnostics: @Sendable (String) -> Void) {
+        for hook in hooks where !hook.waitUntilIdle(timeout: StopDeadline.shared.remaining(atMost: hook.timeout + 2)) {
             let running = hook.terminateRunning()
             diagnostics("hook \(hook.name): \(running) still running at exit; stopped (SIGTERM)")
         }
