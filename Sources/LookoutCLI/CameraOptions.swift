@@ -78,9 +78,3 @@ struct CameraOptions: ParsableArguments {
         return settings
     }
 }
-
-extension String {
-    func padding(toLength length: Int) -> String {
-        count >= length ? self : self + String(repeating: " ", count: length - count)
-    }
-}

@@ -24,14 +24,8 @@ struct ConfigCommand: ParsableCommand {
         var file: String
 
         func run() throws {
-            do throws(ConfigurationProblems) {
-                let configuration = try ConfigurationFile.load(path: file)
-                let cameras = configuration.cameras.map(\.name)
-                print("\(file): ok, \(cameras.count) camera\(cameras.count == 1 ? "" : "s")\(cameras.isEmpty ? "" : ": " + cameras.joined(separator: ", "))")
-            } catch {
-                for problem in error.problems { printDiagnostic(problem.description) }
-                throw ExitCode(ExitStatus.usage)
-            }
+            let cameras = try loadConfiguration(file).cameras.map(\.name)
+            print("\(file): ok, \(cameras.count) camera\(cameras.count == 1 ? "" : "s")\(cameras.isEmpty ? "" : ": " + cameras.joined(separator: ", "))")
         }
     }
 
@@ -43,13 +37,7 @@ struct ConfigCommand: ParsableCommand {
         var file: String
 
         func run() throws {
-            do throws(ConfigurationProblems) {
-                let configuration = try ConfigurationFile.load(path: file)
-                print(ConfigurationWriter.yaml(ConfigurationWriter.effectiveValue(of: configuration)), terminator: "")
-            } catch {
-                for problem in error.problems { printDiagnostic(problem.description) }
-                throw ExitCode(ExitStatus.usage)
-            }
+            print(ConfigurationWriter.yaml(ConfigurationWriter.effectiveValue(of: try loadConfiguration(file))), terminator: "")
         }
     }
 

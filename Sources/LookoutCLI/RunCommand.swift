@@ -129,15 +129,7 @@ struct RunCommand: ParsableCommand {
 
     /// The configuration: the file's (when there is one), its cameras replaced by --input's.
     func loadConfiguration() throws -> LookoutConfiguration {
-        var configuration = LookoutConfiguration()
-        if let path = configurationPath {
-            do throws(ConfigurationProblems) {
-                configuration = try ConfigurationFile.load(path: path)
-            } catch {
-                for problem in error.problems { printDiagnostic(problem.description) }
-                throw ExitCode(ExitStatus.usage)
-            }
-        }
+        var configuration = try configurationPath.map(LookoutCLI.loadConfiguration) ?? LookoutConfiguration()
         let inputs = try inputSpecifications()
         if !inputs.isEmpty {
             // Unnamed: named from the path (a file: URL's own path), as the pipeline's source is.
@@ -157,10 +149,7 @@ struct RunCommand: ParsableCommand {
             var merged = configuration
             merged.settings = configuration.settings.overlaid(by: overrides)
             let problems = ConfigurationCheck.problems(in: merged, file: path + " with the options given", checksFiles: false)
-            if !problems.isEmpty {
-                for problem in problems { printDiagnostic(problem.description) }
-                throw ExitCode(ExitStatus.usage)
-            }
+            if !problems.isEmpty { throw refuse(problems) }
         }
         let effective = configuration.settings.overlaid(by: overrides).withDefaults
         showsLibraryDetail = effective.verbose == true

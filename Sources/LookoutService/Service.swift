@@ -302,8 +302,8 @@ public final class Service: @unchecked Sendable {
             guard let command, !command.isEmpty else { return nil }
             do {
                 // Named by its option in statistics and metrics, wherever it was given.
-                return try HookRunner(name: "--" + key, command: command, timeout: effective.hookTimeout?.seconds ?? 10,
-                                      maxConcurrent: effective.hookJobs ?? 4, diagnostics: diagnostics)
+                return try HookRunner(name: "--" + key, command: command, timeout: effective.resolved(\.hookTimeout).seconds,
+                                      maxConcurrent: effective.resolved(\.hookJobs), diagnostics: diagnostics)
             } catch {
                 throw .hook(key: spelled(key), reason: "\(error)")
             }
@@ -323,8 +323,8 @@ public final class Service: @unchecked Sendable {
                 mqtt.caFile = effective.mqttCA
                 mqtt.certificateFile = effective.mqttCert
                 mqtt.keyFile = effective.mqttKey
-                mqtt.queueCapacity = effective.mqttQueue ?? 10_000
-                mqtt.homeAssistantDiscoveryPrefix = effective.haDiscovery == true ? effective.haPrefix ?? "homeassistant" : nil
+                mqtt.queueCapacity = effective.resolved(\.mqttQueue)
+                mqtt.homeAssistantDiscoveryPrefix = effective.haDiscovery == true ? effective.resolved(\.haPrefix) : nil
                 shared.mqtt = mqtt
             } catch {
                 throw .mqtt(error)
@@ -332,7 +332,7 @@ public final class Service: @unchecked Sendable {
         }
         if let http = effective.http, let address = WebServerAddress(parsing: http) {
             var web = WebServer.Configuration(address: address)
-            web.previewRate = effective.previewFPS ?? 5
+            web.previewRate = effective.resolved(\.previewFPS)
             web.allowedHosts = effective.httpAllowedHosts ?? []
             web.token = try ServiceSecrets.httpToken(effective)
             // Whoever built the configuration (a file, options, a program), a camera is never
@@ -373,7 +373,7 @@ public final class Service: @unchecked Sendable {
             throw .capture(error)
         }
         var pipelineConfiguration = DetectionPipeline.Configuration(source: opened.source, camera: camera.name)
-        pipelineConfiguration.lineFormat = settings.format ?? .json
+        pipelineConfiguration.lineFormat = settings.resolved(\.format)
         pipelineConfiguration.linesAreEvents = settings.events == .changes
         pipelineConfiguration.eventSettings = DetectionSetup.eventSettings(settings)
         let notices = environment.notices
@@ -383,12 +383,12 @@ public final class Service: @unchecked Sendable {
         if let output = environment.output { pipeline.addSink(output) }
         if let recordingFolder {
             var recording = ClipRecorder.Settings()
-            recording.trigger = settings.recordOn ?? .presence
-            recording.preRoll = settings.preRoll?.time ?? MediaTime(seconds: 5)
-            recording.postRoll = settings.postRoll?.time ?? MediaTime(seconds: 5)
-            recording.segmentDuration = settings.segment?.time ?? MediaTime(seconds: 60)
+            recording.trigger = settings.resolved(\.recordOn)
+            recording.preRoll = settings.resolved(\.preRoll).time
+            recording.postRoll = settings.resolved(\.postRoll).time
+            recording.segmentDuration = settings.resolved(\.segment).time
             recording.retention = RecordingRetention(maximumBytes: settings.recordKeep?.bytes, maximumAge: settings.recordMaxAge?.seconds)
-            recording.frameRingCapacity = Int(settings.recordMemory?.bytes ?? Int64(MovieFileOutput.defaultFrameRingCapacity))
+            recording.frameRingCapacity = Int(settings.resolved(\.recordMemory).bytes)
             let recorder = ClipRecorder(directory: recordingFolder, settings: recording, diagnostics: diagnostics)
             do throws(CaptureError) { try session.addOutput(recorder.output) } catch { throw .capture(error) }
             pipeline.addSink(recorder)
@@ -401,10 +401,10 @@ public final class Service: @unchecked Sendable {
         }
         if let snapshotFolder {
             var options = SnapshotWriter.Options()
-            options.drawsBoxes = settings.snapshotBoxes ?? true
-            options.writesCleanCopy = settings.snapshotClean ?? false
-            options.keep = settings.snapshotKeep ?? 1000
-            options.triggers = Set(settings.snapshotOn ?? SnapshotTrigger.allCases)
+            options.drawsBoxes = settings.resolved(\.snapshotBoxes)
+            options.writesCleanCopy = settings.resolved(\.snapshotClean)
+            options.keep = settings.resolved(\.snapshotKeep)
+            options.triggers = Set(settings.resolved(\.snapshotOn))
             let writer = SnapshotWriter(directory: snapshotFolder, options: options, diagnostics: diagnostics)
             if let mqttSink { writer.setWrittenHandler { _, jpeg in mqttSink.publishSnapshot(jpeg) } }
             pipeline.addSink(writer)

@@ -78,7 +78,9 @@ class Browser:
             page = json.loads(self.evaluate(read_page) or "null") if self.evaluate("document.readyState") == "complete" else None
             if page and page["picture"]["loaded"] and done(page):
                 break
-            time.sleep(0.25)
+            # Wait on the page itself: its next change (a box drawn, the picture loaded, the
+            # document complete), bounded so a page that never changes is read again.
+            self.evaluate(NEXT_CHANGE)
         return page
 
     def close(self):
@@ -91,6 +93,17 @@ class Browser:
 
 
 # The boxes on the page, each with its kind, label and on-screen rectangle, and the picture's rectangle.
+NEXT_CHANGE = """new Promise((resolve) => {
+  let timer = null;
+  const observer = new MutationObserver(() => finish());
+  const finish = () => { observer.disconnect(); clearTimeout(timer); resolve(true); };
+  observer.observe(document, {subtree: true, childList: true, attributes: true});
+  document.addEventListener("readystatechange", finish, {once: true});
+  const picture = document.getElementById("picture");
+  if (picture) picture.addEventListener("load", finish, {once: true});
+  timer = setTimeout(finish, 1000);
+})"""
+
 READ_PAGE = """(() => {
   const img = document.getElementById("picture").getBoundingClientRect();
   const svg = document.getElementById("boxes");

@@ -48,17 +48,21 @@ import Testing
         let feeder = try FrameFeeder()
         defer { try? feeder.close() }
         let sample = Fixtures.path("sample.mjpeg"), codes = Fixtures.path("events-codes.mjpeg")
-        let before = try ConfigurationFile.parse("""
-            detection:
-              types: [qr]
-            cameras:
-              steady:
-                input: \(feeder.path)
-              changing:
-                input: \(sample)
-              leaving:
-                input: \(codes)
-            """, file: "before.yml")
+        // steady (the FIFO) and changing (sample.mjpeg, its types given as `changingTypes`), and a third camera on events-codes.mjpeg.
+        func configuration(changingTypes: String?, third: String) throws -> LookoutConfiguration {
+            try ConfigurationFile.parse("""
+                detection:
+                  types: [qr]
+                cameras:
+                  steady:
+                    input: \(feeder.path)
+                  changing:
+                    input: \(sample)
+                \(changingTypes.map { "    types: \($0)\n" } ?? "")  \(third):
+                    input: \(codes)
+                """, file: "reload.yml")
+        }
+        let before = try configuration(changingTypes: nil, third: "leaving")
         let collector = ServiceCollector()
         // The camera opens the FIFO as the service is built, and waits for a writer and a first frame.
         feeder.open(writing: 90)
@@ -74,18 +78,7 @@ import Testing
         #expect(eventually { collector.lines(of: "steady").count == 90 })
         #expect(collector.kinds(of: "changing") == ["qr"])
 
-        let after = try ConfigurationFile.parse("""
-            detection:
-              types: [qr]
-            cameras:
-              steady:
-                input: \(feeder.path)
-              changing:
-                input: \(sample)
-                types: [ean13]
-              joining:
-                input: \(codes)
-            """, file: "after.yml")
+        let after = try configuration(changingTypes: "[ean13]", third: "joining")
         let report = try service.reload(after)
         #expect(report.unchanged == ["steady"])
         #expect(report.restarted == ["changing"])

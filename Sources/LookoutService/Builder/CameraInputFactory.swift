@@ -22,10 +22,12 @@ public enum CameraInputFactory {
     public static func open(_ named: String, settings: ConfigurationSettings, wantsPictures: Bool, standardInputIsClosed: Bool = false,
                             warnings: @Sendable (String) -> Void, notices: @Sendable (String) -> Void) throws(ServiceError) -> Opened {
         let budget = DetectionSetup.pixelBudget(settings)
-        let realtime = settings.realtime ?? false
+        let realtime = settings.resolved(\.realtime)
         let input: String
         do throws(MediaError) { input = try FFmpegInput.fileURLPath(named) ?? named } catch { throw .capture(.input(error)) }
-        let customised = settings.size != nil || settings.pixelFormat != nil || (settings.buffers ?? 4) != 4 || !(settings.controls ?? []).isEmpty
+        let standard = ConfigurationSettings.defaults
+        let customised = settings.size != nil || settings.pixelFormat != nil || settings.resolved(\.buffers) != standard.buffers
+            || !(settings.controls ?? []).isEmpty
         if FFmpegInput.isURL(input) {
             if customised { warnings("camera settings other than watchdog and exit-on-loss are ignored for \(FFmpegInput.redacted(input))") }
             do throws(CaptureError) {
@@ -35,7 +37,7 @@ public enum CameraInputFactory {
         }
         if !input.isEmpty, !isDevice(input) {
             if input == "-", standardInputIsClosed { throw .standardInputClosed }
-            if customised || settings.exitOnLoss == true || (settings.watchdog ?? 3) != 3 {
+            if customised || settings.resolved(\.exitOnLoss) || settings.resolved(\.watchdog) != standard.watchdog {
                 warnings("camera settings are ignored for \(input == "-" ? "standard input" : input)")
             }
             let reader: CaptureInput
@@ -85,10 +87,10 @@ public enum CameraInputFactory {
             device.activeFormat = format
         }
         if let frameRate = settings.fps { device.activeVideoMinFrameDuration = MediaTime(seconds: 1 / frameRate) }
-        device.bufferCount = settings.buffers ?? 4
+        device.bufferCount = settings.resolved(\.buffers)
         // In the order given: a control may take effect only after another.
         for control in settings.controls ?? [] { device.setControlValue(control.value, forControl: control.name) }
-        return try CaptureDeviceInput(device: device, watchdogTimeout: settings.watchdog ?? 3, reconnectsAfterLoss: !(settings.exitOnLoss ?? false),
+        return try CaptureDeviceInput(device: device, watchdogTimeout: settings.resolved(\.watchdog), reconnectsAfterLoss: !settings.resolved(\.exitOnLoss),
                                       pixelBudget: budget)
     }
 
@@ -96,15 +98,16 @@ public enum CameraInputFactory {
         var options = FFmpegInput.Options()
         options.carriesChroma = carriesChroma
         options.hardwareAcceleration = settings.hwaccel
-        options.watchdogTimeout = settings.watchdog ?? 3
-        options.reconnectsAfterLoss = !(settings.exitOnLoss ?? false)
+        options.watchdogTimeout = settings.resolved(\.watchdog)
+        options.reconnectsAfterLoss = !settings.resolved(\.exitOnLoss)
         options.pacing = settings.realtime == true ? .realTime : .asFastAsPossible
         return options
     }
 }
 
 extension String {
-    func padding(toLength length: Int) -> String {
+    /// The text padded with spaces to `length`: a fourcc given in fewer than four letters.
+    package func padding(toLength length: Int) -> String {
         count >= length ? self : self + String(repeating: " ", count: length - count)
     }
 }

@@ -5,26 +5,26 @@ import Lookout
 public enum DetectionSetup {
     /// The face detector settings, when faces are asked for.
     public static func faceConfiguration(_ settings: ConfigurationSettings, profile: DetectionProfile) -> FaceDetectorConfiguration? {
-        guard (settings.types ?? MetadataObjectType.defaultTypes).contains(.face) else { return nil }
+        guard settings.resolved(\.types).contains(.face) else { return nil }
         var configuration = FaceDetectorConfiguration(cascadePath: settings.faceModel ?? FaceModelLocator.defaultCascadePath())
         configuration.scaleFactor = settings.scaleFactor ?? profile.scaleFactor
-        configuration.minNeighbors = settings.minNeighbors ?? 3
+        configuration.minNeighbors = settings.resolved(\.minNeighbors)
         configuration.minSize = settings.minFace ?? 30
         configuration.minSizeIsAtAnalysisWidth = settings.minFace == nil && profile == .video
         configuration.confirmations = profile == .stills ? 1 : settings.faceConfirm ?? profile.faceConfirmations
         configuration.analysisWidth = settings.faceWidth ?? profile.faceWidth
         if settings.faceVerifier?.lowercased() != "none" {
             configuration.verificationCascadePath = settings.faceVerifier ?? FaceModelLocator.defaultVerifierPath()
-            configuration.verificationMinNeighbors = settings.verifyNeighbors ?? 12
+            configuration.verificationMinNeighbors = settings.resolved(\.verifyNeighbors)
         }
-        configuration.trackRetention = settings.faceLeave?.time ?? MediaTime(seconds: 1)
+        configuration.trackRetention = settings.resolved(\.faceLeave).time
         configuration.maximumPyramidPixels = max(64 * 64, pixelBudget(settings).maximumPixels / 4)
         return configuration
     }
 
     /// The largest frame decoded.
     public static func pixelBudget(_ settings: ConfigurationSettings) -> PixelBudget {
-        PixelBudget(maximumPixels: settings.maxPixels?.pixels ?? PixelBudget.standard.maximumPixels)
+        PixelBudget(maximumPixels: settings.resolved(\.maxPixels).pixels)
     }
 
     /// The forced charset of code payloads, nil for auto.
@@ -41,12 +41,12 @@ public enum DetectionSetup {
                                     codeScanDensity: settings.density ?? profile.density,
                                     codeScanResolution: settings.codeResolution ?? profile.codeResolution)
         try session.addOutput(output)
-        try output.setMetadataObjectTypes(settings.types ?? MetadataObjectType.defaultTypes)
+        try output.setMetadataObjectTypes(settings.resolved(\.types))
         output.rectOfInterest = settings.rectOfInterest ?? .unit
-        output.faceAnalysisRate = profile == .stills ? 0 : settings.faceRate ?? 10
+        output.faceAnalysisRate = profile == .stills ? 0 : settings.resolved(\.faceRate)
         output.unchangedFrameThreshold = settings.motionThreshold ?? (profile == .video && isRealTime ? 4 : 0)
         output.codeSecondPassBudget = settings.codeBudget ?? profile.codeBudget
-        output.codeSecondPassRate = profile == .stills ? 0 : settings.codeBudgetRate ?? 4
+        output.codeSecondPassRate = profile == .stills ? 0 : settings.resolved(\.codeBudgetRate)
         output.codeTextEncoding = textEncoding(settings)
         output.regions = try regions(settings)
         return output
@@ -65,11 +65,11 @@ public enum DetectionSetup {
     /// The event settings.
     public static func eventSettings(_ settings: ConfigurationSettings) -> EventSettings {
         var events = EventSettings()
-        if let dedupe = settings.dedupe { events.dedupeWindow = dedupe.time }
-        if let count = settings.presenceOn { events.presenceOnCount = count }
-        if let window = settings.presenceWindow { events.presenceOnWindow = window.time }
-        if let off = settings.presenceOff { events.presenceOffDelay = off.time }
-        if let leave = settings.faceLeave { events.faceLeaveDelay = leave.time }
+        events.dedupeWindow = settings.resolved(\.dedupe).time
+        events.presenceOnCount = settings.resolved(\.presenceOn)
+        events.presenceOnWindow = settings.resolved(\.presenceWindow).time
+        events.presenceOffDelay = settings.resolved(\.presenceOff).time
+        events.faceLeaveDelay = settings.resolved(\.faceLeave).time
         return events
     }
 }

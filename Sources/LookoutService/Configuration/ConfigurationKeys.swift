@@ -6,6 +6,10 @@ extension ConfigurationKey {
     public static let all: [ConfigurationKey] = capture + detection + events + snapshots + recordings + output + mqtt + hooks + http + limits
 
     static let timeRange: ClosedRange<Double> = 0...86_400
+    /// The library's own defaults, which the keys state rather than repeat.
+    private static let eventDefaults = EventSettings()
+    private static let recordingDefaults = ClipRecorder.Settings()
+    private static let snapshotDefaults = SnapshotWriter.Options()
 
     private static let capture: [ConfigurationKey] = [
         .init("size", .capture, .camera, \.size, .frameSize, defaultText: "1280x720 or the nearest offered",
@@ -70,24 +74,24 @@ extension ConfigurationKey {
     private static let events: [ConfigurationKey] = [
         .init("events", .events, .camera, \.events, .choice, default: .frames,
               "frames: a line per object per analysed frame; changes: a line per event."),
-        .init("dedupe", .events, .camera, \.dedupe, .duration(timeRange), default: DurationValue(seconds: 2),
+        .init("dedupe", .events, .camera, \.dedupe, .duration(timeRange), default: DurationValue(time: eventDefaults.dedupeWindow),
               "A code is reported once while in view and not again until it has been gone this long."),
-        .init("presence-on", .events, .camera, \.presenceOn, .integer(1...100), default: 2,
+        .init("presence-on", .events, .camera, \.presenceOn, .integer(1...100), default: eventDefaults.presenceOnCount,
               "Presence turns on after this many analyses with a face within presence-window."),
-        .init("presence-window", .events, .camera, \.presenceWindow, .duration(timeRange), default: DurationValue(seconds: 1),
+        .init("presence-window", .events, .camera, \.presenceWindow, .duration(timeRange), default: DurationValue(time: eventDefaults.presenceOnWindow),
               "The window for presence-on (above 0 when presence-on is above 1)."),
-        .init("presence-off", .events, .camera, \.presenceOff, .duration(timeRange), default: DurationValue(seconds: 5),
+        .init("presence-off", .events, .camera, \.presenceOff, .duration(timeRange), default: DurationValue(time: eventDefaults.presenceOffDelay),
               "Presence turns off only after this long without a face."),
-        .init("face-leave", .events, .camera, \.faceLeave, .duration(timeRange), default: DurationValue(seconds: 1),
+        .init("face-leave", .events, .camera, \.faceLeave, .duration(timeRange), default: DurationValue(time: eventDefaults.faceLeaveDelay),
               "A face missed for up to this long keeps its ID; longer, and it has left."),
     ]
 
     private static let snapshots: [ConfigurationKey] = [
         .init("snapshots", .snapshots, .camera, \.snapshots, .path,
               "Write a JPEG of the frame of each code, face_enter and presence-on event into this folder (DIR/<camera> with several cameras)."),
-        .init("snapshot-boxes", .snapshots, .camera, \.snapshotBoxes, .bool, default: true, "Draw the event's objects on snapshots."),
-        .init("snapshot-clean", .snapshots, .camera, \.snapshotClean, .bool, default: false, "Also write each snapshot without boxes."),
-        .init("snapshot-keep", .snapshots, .camera, \.snapshotKeep, .integer(1...10_000_000), default: 1000,
+        .init("snapshot-boxes", .snapshots, .camera, \.snapshotBoxes, .bool, default: snapshotDefaults.drawsBoxes, "Draw the event's objects on snapshots."),
+        .init("snapshot-clean", .snapshots, .camera, \.snapshotClean, .bool, default: snapshotDefaults.writesCleanCopy, "Also write each snapshot without boxes."),
+        .init("snapshot-keep", .snapshots, .camera, \.snapshotKeep, .integer(1...10_000_000), default: snapshotDefaults.keep,
               "Keep the newest n snapshots in the folder."),
         .init("snapshot-on", .snapshots, .camera, \.snapshotOn, .snapshotTriggers, default: SnapshotTrigger.allCases,
               "The events that take a snapshot: code, face_enter, presence (on)."),
@@ -96,18 +100,18 @@ extension ConfigurationKey {
     private static let recordings: [ConfigurationKey] = [
         .init("record", .recordings, .camera, \.record, .path,
               "Record Matroska clips around events into this folder (DIR/<camera> with several cameras)."),
-        .init("record-on", .recordings, .camera, \.recordOn, .choice, default: .presence,
+        .init("record-on", .recordings, .camera, \.recordOn, .choice, default: recordingDefaults.trigger,
               "What makes a clip: presence, codes, or always (continuous segments)."),
-        .init("pre-roll", .recordings, .camera, \.preRoll, .duration(0...60), default: DurationValue(seconds: 5),
+        .init("pre-roll", .recordings, .camera, \.preRoll, .duration(0...60), default: DurationValue(time: recordingDefaults.preRoll),
               "How much of the stream before the event a clip starts with."),
-        .init("post-roll", .recordings, .camera, \.postRoll, .duration(0...3600), default: DurationValue(seconds: 5),
+        .init("post-roll", .recordings, .camera, \.postRoll, .duration(0...3600), default: DurationValue(time: recordingDefaults.postRoll),
               "How long a clip goes on after the event ends."),
-        .init("segment", .recordings, .camera, \.segment, .duration(1...86_400), default: DurationValue(seconds: 60),
+        .init("segment", .recordings, .camera, \.segment, .duration(1...86_400), default: DurationValue(time: recordingDefaults.segmentDuration),
               "Length of each file with record-on: always."),
         .init("record-keep", .recordings, .camera, \.recordKeep, .bytes((1 << 20)...(1 << 50)), "Keep at most this much in clips; the oldest are deleted first."),
         .init("record-max-age", .recordings, .camera, \.recordMaxAge, .age(1...(3650 * 86_400)), "Delete clips older than this."),
         .init("record-memory", .recordings, .camera, \.recordMemory, .bytes((1 << 20)...(1 << 34)),
-              default: ByteCountValue(bytes: Int64(MovieFileOutput.defaultFrameRingCapacity)),
+              default: ByteCountValue(bytes: Int64(recordingDefaults.frameRingCapacity)),
               "Memory for the pre-roll and for frames waiting for the disk, at most."),
     ]
 

@@ -128,6 +128,18 @@ public struct ConfigurationSettings: Sendable, Hashable {
         return result
     }
 
+    /// Every key's fixed default, as the key table states it (`ConfigurationKey.defaultValue`).
+    public static let defaults = ConfigurationSettings().withDefaults
+
+    /// A key that has a fixed default: its value here, or that default. The builders read
+    /// defaults through this, so the key table is the one place that states them.
+    public func resolved<Value>(_ path: KeyPath<ConfigurationSettings, Value?>) -> Value {
+        guard let value = self[keyPath: path] ?? Self.defaults[keyPath: path] else {
+            preconditionFailure("\(path) has no fixed default in ConfigurationKey.all")
+        }
+        return value
+    }
+
     /// The keys given, by name.
     public var givenKeys: [String] { ConfigurationKey.all.filter { $0.isGiven(self) }.map(\.name) }
 }

@@ -7,6 +7,8 @@ public struct DurationValue: Sendable, Hashable, CustomStringConvertible {
 
     public init(seconds: Double) { time = MediaTime(seconds: seconds) }
 
+    public init(time: MediaTime) { self.time = time }
+
     public init?(argument: String) {
         let text = argument.lowercased()
         let units: [(suffix: String, scale: Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600), ("", 1)]
