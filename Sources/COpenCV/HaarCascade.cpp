@@ -39,7 +39,12 @@ struct lk_cascade {
     cv::CascadeClassifier classifier;
     // A second cascade each candidate must also pass (a face's second look); empty when none.
     cv::CascadeClassifier verifier;
+    // A profile-face cascade, searched in both orientations, that may confirm a turned face the
+    // verifier refused; empty when none.
+    cv::CascadeClassifier profile;
     std::vector<cv::Rect> verified;
+    std::vector<int> hits;
+    cv::Mat mirrored;
     cv::Mat scaled;
     std::vector<cv::Rect> found;
 };
@@ -75,14 +80,15 @@ extern "C" lk_cascade *lk_cascade_open(const char *path, char *err, size_t err_l
     return cascade;
 }
 
-extern "C" int lk_cascade_set_verifier(lk_cascade *cascade, const char *path, char *err, size_t err_len) {
+// Loads `path` into `into`; 0, or -1 with OpenCV's words (possibly empty) in err.
+static int load_second_cascade(cv::CascadeClassifier &into, const char *path, char *err, size_t err_len) {
     try {
-        cv::CascadeClassifier verifier;
-        if (!verifier.load(path) || verifier.empty()) {
+        cv::CascadeClassifier loaded;
+        if (!loaded.load(path) || loaded.empty()) {
             write_error(err, err_len, "");
             return -1;
         }
-        cascade->verifier = verifier;
+        into = loaded;
         return 0;
     } catch (const cv::Exception &e) {
         write_error(err, err_len, e.what());
@@ -92,29 +98,60 @@ extern "C" int lk_cascade_set_verifier(lk_cascade *cascade, const char *path, ch
     return -1;
 }
 
+extern "C" int lk_cascade_set_verifier(lk_cascade *cascade, const char *path, char *err, size_t err_len) {
+    return load_second_cascade(cascade->verifier, path, err, err_len);
+}
+
+extern "C" int lk_cascade_set_profile_verifier(lk_cascade *cascade, const char *path, char *err, size_t err_len) {
+    return load_second_cascade(cascade->profile, path, err, err_len);
+}
+
 static double intersection_over_union(const cv::Rect &a, const cv::Rect &b) {
     double overlap = (a & b).area();
     return overlap > 0 ? overlap / (a.area() + b.area() - overlap) : 0;
 }
 
-// True when the verifier finds, in the candidate's neighbourhood (a quarter of its size around it)
-// and at 0.6-1.4 times its size, a face overlapping it by more than 0.3 (intersection over union)
-// with at least `min_neighbors` raw hits. Its false faces are not the first cascade's: textures,
-// checkerboards and animals that pass one seldom pass both.
-static bool verified(lk_cascade *cascade, const cv::Mat &image, const cv::Rect &candidate, int min_neighbors) {
+// The most raw hits `second` gives, in the candidate's neighbourhood (a quarter of its size
+// around it) and at 0.6-1.4 times its size, for a face overlapping it by more than 0.3
+// (intersection over union); with `mirrored`, in the neighbourhood flipped left to right (a
+// profile cascade knows faces turned one way only).
+static int second_opinion(lk_cascade *cascade, cv::CascadeClassifier &second, const cv::Mat &image,
+                          const cv::Rect &candidate, bool mirrored) {
     int margin = candidate.width / 4;
     cv::Rect area = cv::Rect(candidate.x - margin, candidate.y - margin, candidate.width + 2 * margin,
                              candidate.height + 2 * margin) & cv::Rect(0, 0, image.cols, image.rows);
     int smallest = candidate.width * 6 / 10, largest = candidate.width * 14 / 10 + 1;
+    cv::Mat searched = image(area);
+    if (mirrored) {
+        cv::flip(searched, cascade->mirrored, 1);
+        searched = cascade->mirrored;
+    }
     cascade->verified.clear();
-    cascade->verifier.detectMultiScale(image(area), cascade->verified, 1.05, min_neighbors, 0,
-                                       cv::Size(smallest, smallest), cv::Size(largest, largest));
-    for (cv::Rect found : cascade->verified) {
+    cascade->hits.clear();
+    // minNeighbors 1 groups the raw hits and counts them; the caller sets the bar.
+    second.detectMultiScale(searched, cascade->verified, cascade->hits, 1.05, 1, 0, cv::Size(smallest, smallest),
+                            cv::Size(largest, largest));
+    int best = 0;
+    for (size_t i = 0; i < cascade->verified.size(); i++) {
+        cv::Rect found = cascade->verified[i];
+        if (mirrored) found.x = area.width - found.x - found.width;
         found.x += area.x;
         found.y += area.y;
-        if (intersection_over_union(found, candidate) > 0.3) return true;
+        if (intersection_over_union(found, candidate) > 0.3) best = std::max(best, cascade->hits[i]);
     }
-    return false;
+    return best;
+}
+
+// True when a second cascade agrees: the verifier (alt2) with at least `verify_min_neighbors`
+// raw hits, or else the profile cascade, either way round, with `profile_min_neighbors`. The
+// false faces of one cascade (textures, checkerboards, animals) seldom pass another, and a face
+// turned too far for alt2 is what the profile cascade was trained on (docs/accuracy.md).
+static bool verified(lk_cascade *cascade, const cv::Mat &image, const cv::Rect &candidate,
+                     const lk_cascade_params *params) {
+    if (second_opinion(cascade, cascade->verifier, image, candidate, false) >= params->verify_min_neighbors) return true;
+    if (params->profile_min_neighbors <= 0 || cascade->profile.empty()) return false;
+    return second_opinion(cascade, cascade->profile, image, candidate, false) >= params->profile_min_neighbors
+        || second_opinion(cascade, cascade->profile, image, candidate, true) >= params->profile_min_neighbors;
 }
 
 // True when `candidate` (analysed-image pixels, `scale` caller pixels each) overlaps a face the
@@ -161,7 +198,7 @@ extern "C" int lk_cascade_detect(lk_cascade *cascade, const unsigned char *gray,
         if (params->verify_min_neighbors > 0 && !cascade->verifier.empty()) {
             std::vector<cv::Rect> &found = cascade->found;
             found.erase(std::remove_if(found.begin(), found.end(), [&](const cv::Rect &r) {
-                            return !is_trusted(params, r, scale) && !verified(cascade, *input, r, params->verify_min_neighbors);
+                            return !is_trusted(params, r, scale) && !verified(cascade, *input, r, params);
                         }), found.end());
         }
         int n = (int)cascade->found.size();

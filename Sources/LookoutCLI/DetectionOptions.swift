@@ -67,9 +67,14 @@ struct DetectionOptions: ParsableArguments {
 
     static let verifyNeighborsRange = ValueRange.integer(1...100)
     @Option(name: .customLong("verify-neighbors"), parsing: .unconditional,
-            help: ArgumentHelp("Face verifier: raw hits it needs around a face (\(DetectionOptions.verifyNeighborsRange.text)). (default: 12)", valueName: "n"),
+            help: ArgumentHelp("Face verifier: raw hits it needs around a face (\(DetectionOptions.verifyNeighborsRange.text); default: 4 × --min-neighbors, 12). The profile cascade needs 7/12 of it.", valueName: "n"),
             transform: { try DetectionOptions.verifyNeighborsRange.parse($0) })
     var verifyNeighbors: Int?
+
+    @Option(name: .customLong("face-profile"), help: ArgumentHelp(
+        "A profile-face Haar cascade that may confirm, either way round, a face the verifier refused: faces turned too far for it, or half hidden by a hand (default: models/haarcascade_profileface.xml; none = off).",
+        valueName: "path|none"))
+    var faceProfile: String?
 
     static let faceConfirmRange = ValueRange.integer(1...10)
     @Option(name: .customLong("face-confirm"), parsing: .unconditional, help: ArgumentHelp(
@@ -203,6 +208,7 @@ struct DetectionOptions: ParsableArguments {
         settings.faceModel = faceModel
         settings.faceVerifier = faceVerifier
         settings.verifyNeighbors = verifyNeighbors
+        settings.faceProfile = faceProfile
         settings.faceConfirm = faceConfirm
         settings.scaleFactor = scaleFactor
         settings.minNeighbors = minNeighbors

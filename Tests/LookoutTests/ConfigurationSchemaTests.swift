@@ -88,7 +88,7 @@ import Testing
         case "face-width": "640"
         case "scale-factor": "1.2"
         case "mqtt-client-id", "mqtt-user", "ha-prefix": "name"
-        case "face-model", "face-verifier", "snapshots", "record", "mqtt-password-file", "mqtt-ca", "mqtt-cert", "mqtt-key", "http-token-file": "/tmp/x"
+        case "face-model", "face-verifier", "face-profile", "snapshots", "record", "mqtt-password-file", "mqtt-ca", "mqtt-cert", "mqtt-key", "http-token-file": "/tmp/x"
         default:
             ConfigurationKey.named(key)?.allowed == "true or false" ? "true" : "2"
         }

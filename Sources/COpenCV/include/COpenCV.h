@@ -21,6 +21,7 @@ typedef struct lk_cascade_params {
     int analysis_width;    // downscale to at most this width before detecting; 0 = never
     int threads;           // OpenCV worker threads for the detection; 0 = OpenCV's default
     int verify_min_neighbors; // > 0: each candidate must pass the verifier with this many hits
+    int profile_min_neighbors; // > 0: a candidate the verifier refused may pass the profile cascade instead
     // Faces verified before (the last analysis's, in the caller's pixels): a candidate overlapping
     // one (IoU > 0.3) is that face again and skips the verifier. May be NULL.
     const lk_rect *trusted;
@@ -34,6 +35,10 @@ void lk_cascade_close(lk_cascade *cascade);
 // Loads a second cascade that candidates must also pass (lk_cascade_params.verify_min_neighbors).
 // Returns 0, or -1 with a message (possibly empty) in err.
 int lk_cascade_set_verifier(lk_cascade *cascade, const char *path, char *err, size_t err_len);
+
+// Loads a profile-face cascade that may confirm, in either orientation, a candidate the verifier
+// refused (lk_cascade_params.profile_min_neighbors). Returns 0, or -1 with a message in err.
+int lk_cascade_set_profile_verifier(lk_cascade *cascade, const char *path, char *err, size_t err_len);
 
 // Detects objects in an 8-bit gray image (stride in bytes). Writes at most `capacity` rects
 // in the image's own pixel coordinates; returns how many were found (may exceed capacity),

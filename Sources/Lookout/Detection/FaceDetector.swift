@@ -20,11 +20,13 @@ final class FaceDetector {
         guard let cascade = path.withPlatformPath({ lk_cascade_open($0, &message, message.count) }) else {
             throw .faceModelUnavailable(path: path, reason: "it is not a Haar cascade", detail: String(nulTerminated: message))
         }
-        if let verifierPath = configuration.verificationCascadePath {
+        let seconds = [(configuration.verificationCascadePath, lk_cascade_set_verifier),
+                       (configuration.profileVerificationCascadePath, lk_cascade_set_profile_verifier)]
+        for case let (path?, load) in seconds {
             do throws(CaptureError) {
-                try Self.checkModelFile(verifierPath)
-                guard verifierPath.withPlatformPath({ lk_cascade_set_verifier(cascade, $0, &message, message.count) }) == 0 else {
-                    throw .faceModelUnavailable(path: verifierPath, reason: "it is not a Haar cascade", detail: String(nulTerminated: message))
+                try Self.checkModelFile(path)
+                guard path.withPlatformPath({ load(cascade, $0, &message, message.count) }) == 0 else {
+                    throw .faceModelUnavailable(path: path, reason: "it is not a Haar cascade", detail: String(nulTerminated: message))
                 }
             } catch {
                 lk_cascade_close(cascade)
@@ -64,8 +66,9 @@ final class FaceDetector {
         guard (0...Self.maximumSide).contains(configuration.analysisWidth) else {
             throw refuse("an analysis width of \(configuration.analysisWidth) pixels is not between 0 and \(Self.maximumSide)")
         }
-        guard (0...1000).contains(configuration.verificationMinNeighbors) else {
-            throw refuse("\(configuration.verificationMinNeighbors) verification neighbours is not between 0 and 1000")
+        guard (0...1000).contains(configuration.verificationMinNeighbors),
+              (0...1000).contains(configuration.profileVerificationMinNeighbors) else {
+            throw refuse("\(configuration.verificationMinNeighbors) or \(configuration.profileVerificationMinNeighbors) verification neighbours is not between 0 and 1000")
         }
         guard configuration.maximumPyramidPixels >= 64 * 64 else {
             throw refuse("a pyramid of \(configuration.maximumPyramidPixels) pixels is too small to search")
@@ -117,6 +120,8 @@ final class FaceDetector {
             analysis_width: Int32(analysisWidth(forWidth: region.width, height: region.height)),
             threads: singleThreaded ? 1 : 0,
             verify_min_neighbors: configuration.verificationCascadePath == nil ? 0 : Int32(max(1, configuration.verificationMinNeighbors)),
+            profile_min_neighbors: configuration.profileVerificationCascadePath == nil ? 0
+                : Int32(max(1, configuration.profileVerificationMinNeighbors)),
             trusted: nil, trusted_count: 0)
         // Frame pixels to the region's plane pixels, as the cascade sees the image passed in.
         let known = trusted.prefix(Self.maximumFaces).map {

@@ -10,6 +10,12 @@ public struct FaceDetectorConfiguration: Sendable, Equatable {
     public var verificationCascadePath: String?
     /// Raw hits the verifier needs around a candidate; higher rejects more.
     public var verificationMinNeighbors: Int = 12
+    /// A profile-face cascade (OpenCV's haarcascade_profileface.xml by default in the command
+    /// line) that may confirm, in either orientation, a candidate the verifier refused: faces
+    /// turned too far for a frontal cascade, or half hidden by a hand. nil for none.
+    public var profileVerificationCascadePath: String?
+    /// Raw hits the profile cascade needs around a candidate the verifier refused.
+    public var profileVerificationMinNeighbors: Int = 7
     /// How much the search window grows between scales; smaller finds more, slower. > 1.
     public var scaleFactor: Double = 1.1
     /// How many overlapping raw detections a face needs; higher means fewer false faces.

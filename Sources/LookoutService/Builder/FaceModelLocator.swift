@@ -12,6 +12,9 @@ public enum FaceModelLocator {
 
     public static func defaultCascadePath() -> String { locate(cascadeName) }
     public static func defaultVerifierPath() -> String { locate(verifierName) }
+    /// The profile-face cascade that may confirm a turned face the verifier refused.
+    public static let profileName = "haarcascade_profileface.xml"
+    public static func defaultProfilePath() -> String { locate(profileName) }
 
     private static func locate(_ cascadeName: String) -> String {
         var candidates = [String]()

@@ -32,8 +32,8 @@ public enum ConfigurationCheck {
                 if reported.insert(at).inserted { problem(at, "must be above 0 when presence-on is above 1") }
             }
             if checksFiles {
-                for key in ["face-model", "face-verifier"] {
-                    let value = key == "face-model" ? settings.faceModel : settings.faceVerifier
+                for (key, value) in [("face-model", settings.faceModel), ("face-verifier", settings.faceVerifier),
+                                     ("face-profile", settings.faceProfile)] {
                     guard let value, value.lowercased() != "none" else { continue }
                     let at = path(key, camera: camera)
                     if let missing = missingFile(value), reported.insert(at).inserted { problem(at, missing) }

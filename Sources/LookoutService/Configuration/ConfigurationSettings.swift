@@ -34,6 +34,7 @@ public struct ConfigurationSettings: Sendable, Hashable {
     public var faceModel: String?
     public var faceVerifier: String?
     public var verifyNeighbors: Int?
+    public var faceProfile: String?
     public var faceConfirm: Int?
     public var scaleFactor: Double?
     public var minNeighbors: Int?
