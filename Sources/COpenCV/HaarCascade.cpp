@@ -47,6 +47,8 @@ struct lk_cascade {
     cv::Mat mirrored;
     cv::Mat scaled;
     std::vector<cv::Rect> found;
+    std::vector<cv::Rect> joined;
+    std::vector<cv::Rect> verified_joins;
 };
 
 static void write_error(char *err, size_t err_len, const char *message) {
@@ -195,12 +197,29 @@ extern "C" int lk_cascade_detect(lk_cascade *cascade, const unsigned char *gray,
         cascade->found.clear();
         cascade->classifier.detectMultiScale(*input, cascade->found, params->scale_factor, params->min_neighbors, 0,
                                              cv::Size(min_w, min_h), cv::Size(max_w, max_h));
+        cascade->verified_joins.clear();
+        if (params->verify_min_neighbors > 0 && !cascade->verifier.empty() && params->join_min_neighbors > 0) {
+            // The verifier's own search, joined: what the first cascade missed but agrees with
+            // when asked around it (the same test, the other way round).
+            cascade->joined.clear();
+            cascade->verifier.detectMultiScale(*input, cascade->joined, params->scale_factor, params->min_neighbors, 0,
+                                               cv::Size(min_w, min_h), cv::Size(max_w, max_h));
+            size_t first = cascade->found.size();
+            for (const cv::Rect &r : cascade->joined) {
+                bool known = false;
+                for (size_t i = 0; i < first && !known; i++) known = intersection_over_union(r, cascade->found[i]) > 0.3;
+                if (!known && second_opinion(cascade, cascade->classifier, *input, r, false) >= params->join_min_neighbors) {
+                    cascade->verified_joins.push_back(r);
+                }
+            }
+        }
         if (params->verify_min_neighbors > 0 && !cascade->verifier.empty()) {
             std::vector<cv::Rect> &found = cascade->found;
             found.erase(std::remove_if(found.begin(), found.end(), [&](const cv::Rect &r) {
                             return !is_trusted(params, r, scale) && !verified(cascade, *input, r, params);
                         }), found.end());
         }
+        cascade->found.insert(cascade->found.end(), cascade->verified_joins.begin(), cascade->verified_joins.end());
         int n = (int)cascade->found.size();
         for (int i = 0; i < n && i < capacity; i++) {
             const cv::Rect &r = cascade->found[i];

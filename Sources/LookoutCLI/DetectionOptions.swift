@@ -76,6 +76,10 @@ struct DetectionOptions: ParsableArguments {
         valueName: "path|none"))
     var faceProfile: String?
 
+    @Flag(name: .customLong("face-join"), inversion: .prefixedNo,
+          help: "Also search the whole frame with the verifier's cascade and keep the faces the first cascade confirms around them: faces either cascade misses alone, for a second full search. (default: on for scan, off for run)")
+    var faceJoin: Bool?
+
     static let faceConfirmRange = ValueRange.integer(1...10)
     @Option(name: .customLong("face-confirm"), parsing: .unconditional, help: ArgumentHelp(
         "Video: analyses a face must be found in (within a second of each other) before it is reported (\(DetectionOptions.faceConfirmRange.text); default 2). 1 reports a face on its first analysis; 2 drops faces that flicker on one frame, one analysis later (0.1 s at --face-rate 10).",
@@ -209,6 +213,7 @@ struct DetectionOptions: ParsableArguments {
         settings.faceVerifier = faceVerifier
         settings.verifyNeighbors = verifyNeighbors
         settings.faceProfile = faceProfile
+        settings.faceJoin = faceJoin
         settings.faceConfirm = faceConfirm
         settings.scaleFactor = scaleFactor
         settings.minNeighbors = minNeighbors

@@ -40,6 +40,21 @@ struct FaceTuningTests {
         #expect(confirmed.contains { $0.intersectionOverUnion(expected) > 0.4 })
     }
 
+    /// The verifier's joined whole-picture search adds no second box for a face both cascades
+    /// find, and no face on the coins; off, the sample face is still the one found.
+    @Test func theJoinedSearchAddsNoDuplicateNorFalseFace() throws {
+        let expected = try Fixtures.sampleExpectation().faceBox
+        for join in ["--face-join", "--no-face-join"] {
+            let objects = try jsonObjects(try lookout(["scan", "--types", "face", join, Fixtures.path("frame0.jpg")]))
+            #expect(objects.count == 1, "\(join)")
+            let box = try #require(objects.first?["pixel_bounds"] as? [String: Double])
+            #expect(Rect(x: box["x"] ?? 0, y: box["y"] ?? 0, width: box["width"] ?? 0, height: box["height"] ?? 0)
+                .intersectionOverUnion(expected) > 0.4)
+        }
+        let coins = try lookout(["scan", "--types", "face", "--face-join", Fixtures.path("noface-coins.png")])
+        #expect(coins.status == 0 && coins.lines.isEmpty)
+    }
+
     @Test func aMissingProfileModelIsNamed() throws {
         let result = try lookout(["scan", "--types", "face", "--face-profile", "/nonexistent/profile.xml", Fixtures.path("frame0.jpg")])
         #expect(result.status != 0 && result.stderr.contains("/nonexistent/profile.xml"))

@@ -22,6 +22,9 @@ typedef struct lk_cascade_params {
     int threads;           // OpenCV worker threads for the detection; 0 = OpenCV's default
     int verify_min_neighbors; // > 0: each candidate must pass the verifier with this many hits
     int profile_min_neighbors; // > 0: a candidate the verifier refused may pass the profile cascade instead
+    // > 0: the verifier also searches the whole image, and a face it finds where the first cascade
+    // found nothing is kept when the first cascade, searched around it, gives this many hits.
+    int join_min_neighbors;
     // Faces verified before (the last analysis's, in the caller's pixels): a candidate overlapping
     // one (IoU > 0.3) is that face again and skips the verifier. May be NULL.
     const lk_rect *trusted;

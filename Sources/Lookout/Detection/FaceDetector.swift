@@ -67,7 +67,8 @@ final class FaceDetector {
             throw refuse("an analysis width of \(configuration.analysisWidth) pixels is not between 0 and \(Self.maximumSide)")
         }
         guard (0...1000).contains(configuration.verificationMinNeighbors),
-              (0...1000).contains(configuration.profileVerificationMinNeighbors) else {
+              (0...1000).contains(configuration.profileVerificationMinNeighbors),
+              (0...1000).contains(configuration.joinMinNeighbors) else {
             throw refuse("\(configuration.verificationMinNeighbors) or \(configuration.profileVerificationMinNeighbors) verification neighbours is not between 0 and 1000")
         }
         guard configuration.maximumPyramidPixels >= 64 * 64 else {
@@ -122,6 +123,7 @@ final class FaceDetector {
             verify_min_neighbors: configuration.verificationCascadePath == nil ? 0 : Int32(max(1, configuration.verificationMinNeighbors)),
             profile_min_neighbors: configuration.profileVerificationCascadePath == nil ? 0
                 : Int32(max(1, configuration.profileVerificationMinNeighbors)),
+            join_min_neighbors: configuration.verificationCascadePath == nil ? 0 : Int32(configuration.joinMinNeighbors),
             trusted: nil, trusted_count: 0)
         // Frame pixels to the region's plane pixels, as the cascade sees the image passed in.
         let known = trusted.prefix(Self.maximumFaces).map {

@@ -16,6 +16,11 @@ public struct FaceDetectorConfiguration: Sendable, Equatable {
     public var profileVerificationCascadePath: String?
     /// Raw hits the profile cascade needs around a candidate the verifier refused.
     public var profileVerificationMinNeighbors: Int = 7
+    /// When above 0, the verifier also searches the whole image, and a face it finds where the
+    /// first cascade found nothing is kept when the first cascade, searched around it, gives this
+    /// many hits: faces either cascade alone misses. Costs a second full search (`scan` only by
+    /// default; docs/accuracy.md).
+    public var joinMinNeighbors = 0
     /// How much the search window grows between scales; smaller finds more, slower. > 1.
     public var scaleFactor: Double = 1.1
     /// How many overlapping raw detections a face needs; higher means fewer false faces.

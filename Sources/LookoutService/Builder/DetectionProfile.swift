@@ -24,6 +24,11 @@ public enum DetectionProfile: Sendable {
     /// The cascade's window growth: finer for stills, the peer's (facedetect) for video.
     public var scaleFactor: Double { self == .stills ? 1.1 : 1.25 }
 
+    /// The verifier's own whole-picture search joined to the first cascade's: faces either misses
+    /// alone (recall 0.833 -> 0.852 on real photographs, at the same precision), for a second
+    /// full search. Video sees a person again and again; a picture, once.
+    public var faceJoin: Bool { self == .stills }
+
     /// Analyses a face must be found in before it is reported: one picture has one.
     public var faceConfirmations: Int { self == .stills ? 1 : 2 }
 

@@ -24,6 +24,8 @@ public enum DetectionSetup {
                 // The profile cascade gives fewer hits on a face than alt2: 7 where alt2 needs 12.
                 configuration.profileVerificationMinNeighbors = max(1, (verifyNeighbors * 7 + 11) / 12)
             }
+            // The joined search's faces need a third more hits than the verifier's: 16 for 12.
+            if settings.faceJoin ?? profile.faceJoin { configuration.joinMinNeighbors = (verifyNeighbors * 4 + 2) / 3 }
         }
         configuration.trackRetention = settings.resolved(\.faceLeave).time
         configuration.maximumPyramidPixels = max(64 * 64, pixelBudget(settings).maximumPixels / 4)
@@ -98,6 +100,7 @@ extension DetectionSetup {
         filled.faceModel = settings.faceModel ?? FaceModelLocator.defaultCascadePath()
         filled.faceVerifier = settings.faceVerifier ?? FaceModelLocator.defaultVerifierPath()
         filled.faceProfile = settings.faceProfile ?? FaceModelLocator.defaultProfilePath()
+        filled.faceJoin = settings.faceJoin ?? profile.faceJoin
         return filled
     }
 }

@@ -56,6 +56,8 @@ extension ConfigurationKey {
               "Face verifier: raw hits it needs around a face."),
         .init("face-profile", .detection, .camera, \.faceProfile, .path, defaultText: "models/haarcascade_profileface.xml",
               "A profile-face Haar cascade that may confirm, either way round, a face the verifier refused (turned faces; none = off)."),
+        .init("face-join", .detection, .camera, \.faceJoin, .bool, defaultText: "false (true for scan)",
+              "Also search the whole frame with the verifier's cascade, keeping the faces the first cascade confirms around them."),
         .init("face-confirm", .detection, .camera, \.faceConfirm, .integer(1...10), default: 2,
               "Analyses a face must be found in (within a second of each other) before it is reported."),
         .init("scale-factor", .detection, .camera, \.scaleFactor, .number(1.01...4), defaultText: "1.25",

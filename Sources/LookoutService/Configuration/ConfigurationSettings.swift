@@ -35,6 +35,7 @@ public struct ConfigurationSettings: Sendable, Hashable {
     public var faceVerifier: String?
     public var verifyNeighbors: Int?
     public var faceProfile: String?
+    public var faceJoin: Bool?
     public var faceConfirm: Int?
     public var scaleFactor: Double?
     public var minNeighbors: Int?
