@@ -27,6 +27,23 @@ struct CodeSecondPassTests {
         #expect(objects.first?["decoder"] as? String == "zbar")
     }
 
+    /// A code of 1.3-pixel modules: no step reads it at its size; the enlarged copy does, with
+    /// corners back in the picture's pixels.
+    @Test func aCodeOfFewPixelsIsReadEnlarged() throws {
+        let image = try StillImage.load(path: Fixtures.path("qr-small.png"))
+        let region = (x: 0, y: 0, width: image.width, height: image.height)
+        let deadline = MonotonicClock.nanoseconds() + 30_000_000_000
+        let others = CodeSecondPass(types: [.qr], steps: CodeSecondPass.Step.allCases.filter { $0 != .enlarged })
+        #expect(others.scan(image, region: region, deadline: deadline).isEmpty)
+        let enlarged = CodeSecondPass(types: [.qr], steps: [.enlarged])
+        let codes = enlarged.scan(image, region: region, deadline: deadline)
+        #expect(codes.map { String(decoding: $0.payload, as: UTF8.self) } == ["https://example.org/lookout?enlarged=1"])
+        let corners = try #require(codes.first?.corners)
+        #expect(corners.count == 4 && corners.allSatisfy { (5...Double(image.width - 5)).contains($0.x) && (5...Double(image.height - 5)).contains($0.y) })
+        let scanned = try jsonObjects(try lookout(["scan", "--types", "qr", Fixtures.path("qr-small.png")]))
+        #expect(scanned.map { $0["value"] as? String } == ["https://example.org/lookout?enlarged=1"])
+    }
+
     /// The held-out photographs' wrong texts, as fixtures: half-width katakana in a byte segment,
     /// and 0x5C / 0x7E in Shift-JIS. raw_base64 keeps the bytes.
     @Test func shiftJISPayloadsReadExactly() throws {

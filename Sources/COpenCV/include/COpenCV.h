@@ -54,6 +54,10 @@ int lk_cascade_detect(lk_cascade *cascade, const unsigned char *gray, int width,
 // (tightly packed).
 void lk_half_scale(const unsigned char *gray, int width, int height, int stride, unsigned char *out);
 
+// Writes the (2*width) x (2*height) bicubic enlargement of an 8-bit gray image into `out` (tightly
+// packed). Returns 0, or -1 when OpenCV failed.
+int lk_double_scale(const unsigned char *gray, int width, int height, int stride, unsigned char *out);
+
 enum {
     LK_IMAGE_OK = 0,
     LK_IMAGE_DAMAGED = 1,      // no decoder took it, or the decoder failed

@@ -107,7 +107,7 @@ final class BarcodeScanner {
 
     /// Scans a tightly packed plane; corners are multiplied by `scale`.
     func scan(plane: UnsafeRawPointer, width: Int, height: Int,
-                      region: (x: Int, y: Int, width: Int, height: Int), scale: Int) -> [ScannedCode] {
+                      region: (x: Int, y: Int, width: Int, height: Int), scale: Double) -> [ScannedCode] {
         scansSinceRenewal += 1
         if scansSinceRenewal >= Self.renewalInterval {
             Self.destroy(scanner: scanner, image: image)
@@ -143,7 +143,7 @@ final class BarcodeScanner {
             var corners = [Point]()
             corners.reserveCapacity(Int(pointCount))
             // ZBar extrapolates corners past the edge when a code fills the frame; keep them in it.
-            let maxX = Double(width), maxY = Double(height), factor = Double(scale)
+            let maxX = Double(width), maxY = Double(height), factor = scale
             for i in 0..<pointCount {
                 corners.append(Point(x: min(max(0, Double(zbar_symbol_get_loc_x(current, i))), maxX) * factor,
                                      y: min(max(0, Double(zbar_symbol_get_loc_y(current, i))), maxY) * factor))
