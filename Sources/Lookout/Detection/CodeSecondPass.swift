@@ -16,11 +16,12 @@ final class CodeSecondPass {
         case stretched
         /// ZBar over a 2x2-averaged copy: fewer, cleaner pixels for codes photographed large.
         case half
-        /// ZBar and zxing over a copy enlarged twice (bicubic), for small pictures and codes of
-        /// one or two pixels a module; only regions of at most `enlargedArea` pixels.
-        case enlarged
         /// ZBar and zxing over the negative, for light codes on dark ground.
         case inverted
+        /// ZBar and zxing over a copy enlarged twice (bicubic), for small pictures and codes of
+        /// one or two pixels a module; only regions of at most `enlargedArea` pixels. Last: it
+        /// only adds to what the others read.
+        case enlarged
     }
 
     /// The largest region enlarged (its copy holds four times as many pixels): a megapixel.
