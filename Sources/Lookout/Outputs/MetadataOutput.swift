@@ -50,6 +50,10 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
         public var drops = DropCounts()
         /// Frames whose codes only the second pass read (`codeSecondPassBudget`).
         public var secondPassReads = 0
+        /// Images zxing-cpp read for PDF417, Aztec or DataMatrix (0 when none is asked for), and
+        /// those its reader process died on or overran (each skipped; the reader is restarted).
+        public var zxingLooks = 0
+        public var zxingFailures = 0
         /// Time ZBar (and the second pass) took per frame, and the face detector per analysis.
         public var codeTimes = TimingHistogram()
         public var faceTimes = TimingHistogram()
@@ -330,7 +334,7 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
         let frame = SampleBuffer(sequence: sequence, presentationTime: .zero, wallClockTime: wallClockTime,
                                  formatDescription: format, imageBuffer: image)
         let settings = configuration.withLock { $0 }
-        return processingQueue.sync { detectCodes(in: frame, settings: settings) }
+        return processingQueue.sync { detectCodes(in: frame, settings: settings, still: true) }
             + faceQueue.sync { detectFaces(in: frame, settings: settings) }
     }
 
@@ -413,14 +417,16 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
     }
 
     /// Code queue.
-    private func detectCodes(in frame: SampleBuffer, settings: Configuration) -> [MetadataObject] {
+    private func detectCodes(in frame: SampleBuffer, settings: Configuration, still: Bool = false) -> [MetadataObject] {
         let start = MonotonicClock.nanoseconds()
         guard var objects = codes.detect(in: frame, types: settings.types, generation: settings.generation,
-                                         rectOfInterest: settings.rectOfInterest, settings: settings.code) else { return [] }
-        let secondPassReads = codes.secondPassReads
+                                         rectOfInterest: settings.rectOfInterest, settings: settings.code, still: still) else { return [] }
+        let (secondPassReads, zxingLooks, zxingFailures) = (codes.secondPassReads, codes.zxingLooks, codes.zxingFailures)
         counters.withLock {
             $0.codeTimes.record(since: start)
             $0.secondPassReads = secondPassReads
+            $0.zxingLooks = zxingLooks
+            $0.zxingFailures = zxingFailures
         }
         apply(settings.regions, to: &objects)
         return objects

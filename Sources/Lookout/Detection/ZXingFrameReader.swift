@@ -1,0 +1,117 @@
+import CZXing
+
+/// zxing-cpp over analysed frames for the kinds ZBar cannot read (PDF417, Aztec, DataMatrix), and
+/// only those formats: ZBar still reads QR and EAN. zxing-cpp 1.4 finds Aztec and DataMatrix
+/// symbols only about the middle of what it is given, so it reads windows of the image:
+/// - a still (`lookout scan`): the whole image, then windows of 2/3, 1/2 and 1/3 of its shorter
+///   side at half-window steps, in one forked child (as the second pass does), within the budget;
+/// - video: per frame, a window around each code read on the last frame, then the next windows of
+///   a rotation (the frame at half size, then windows of 2/3 and 1/2 of its height) up to
+///   `framePixels`, in a long-lived worker process fed through shared memory (a fork per frame
+///   cost 2 to 4 times the CPU: docs/accuracy.md). A worker that dies on a frame costs that frame
+///   only, and is counted; the next frame starts a new one.
+/// Used on one queue only.
+final class ZXingFrameReader {
+    let types: Set<MetadataObjectType>
+    private let scanner: ZXingScanner
+    private var worker: OpaquePointer?
+    /// Where codes were read on the last frame (plane pixels): read first on the next.
+    private var lastBoxes: [Rect] = []
+    private var rotation: [lk_zx_region] = []
+    private var rotationSize = (width: 0, height: 0)
+    private var nextInRotation = 0
+
+    /// Pixels of rotation windows read per frame at most (a third of a 720p frame): with the window
+    /// around a code already read, about 6 ms of zxing-cpp on the development machine.
+    static let framePixels = 320_000
+    /// Milliseconds after which a worker still reading a frame is killed (and restarted).
+    static let frameTimeout = 1000
+
+    init(types: Set<MetadataObjectType>) {
+        self.types = types.filter(\.isReadByZXingOnly)
+        scanner = ZXingScanner(types: self.types)
+    }
+
+    deinit {
+        if let worker { lk_zx_worker_destroy(worker) }
+    }
+
+    /// Frames read so far, and images the reader died on or overran (each skipped).
+    private(set) var looks = 0
+    var failures: Int { scanner.failures }
+    /// Worker processes started (the first and one after each failure).
+    var workerStarts: Int { worker.map { Int(lk_zx_worker_starts($0)) } ?? 0 }
+    /// The running worker's process ID (tests end it to see it restarted).
+    var workerProcessID: Int32? { worker.map { lk_zx_worker_pid($0) }.flatMap { $0 > 0 ? $0 : nil } }
+
+    /// Codes in a frame's plane (plane pixels), reading the last codes' places and the next
+    /// windows of the rotation.
+    func readFrame(_ pixels: PixelBuffer) -> [ScannedCode] {
+        guard !types.isEmpty, pixels.width >= 16, pixels.height >= 16 else { return [] }
+        if worker == nil { worker = lk_zx_worker_create() }
+        guard let worker else { return [] }
+        if rotationSize != (pixels.width, pixels.height) {
+            rotation = Self.frameRotation(width: pixels.width, height: pixels.height)
+            rotationSize = (pixels.width, pixels.height)
+            nextInRotation = 0
+        }
+        var regions = lastBoxes.map { Self.window(around: $0, width: pixels.width, height: pixels.height) }
+        var pixelsTaken = 0
+        while pixelsTaken < Self.framePixels, regions.count < rotation.count + lastBoxes.count {
+            let region = rotation[nextInRotation]
+            nextInRotation = (nextInRotation + 1) % rotation.count
+            regions.append(region)
+            pixelsTaken += Int(region.width * region.height) / Int(region.shrink * region.shrink)
+        }
+        looks += 1
+        let codes = scanner.scan(plane: pixels.baseAddress, width: pixels.width, height: pixels.height,
+                                 bytesPerRow: pixels.bytesPerRow, regions: regions, budget: 0, timeout: Self.frameTimeout,
+                                 worker: worker)
+        lastBoxes = codes.map { Rect.enclosing($0.corners) }
+        return codes
+    }
+
+    /// Codes in a still image (plane pixels), within `budget` milliseconds.
+    func readStill(_ pixels: PixelBuffer, budget: Int) -> [ScannedCode] {
+        guard !types.isEmpty, pixels.width >= 16, pixels.height >= 16 else { return [] }
+        looks += 1
+        let width = pixels.width, height = pixels.height
+        var regions = [lk_zx_region(x: 0, y: 0, width: Int32(width), height: Int32(height), shrink: 1)]
+        for fraction in [2.0 / 3, 1.0 / 2, 1.0 / 3] {
+            regions += Self.windows(side: Int(Double(min(width, height)) * fraction), width: width, height: height, shrink: 1)
+        }
+        return scanner.scan(plane: pixels.baseAddress, width: width, height: height, bytesPerRow: pixels.bytesPerRow,
+                            regions: regions, budget: max(1, budget), timeout: budget + 1000, worker: nil)
+    }
+
+    /// The frame at half size, then square windows of 2/3 and 1/2 of its height.
+    static func frameRotation(width: Int, height: Int) -> [lk_zx_region] {
+        let whole = lk_zx_region(x: 0, y: 0, width: Int32(width), height: Int32(height), shrink: width >= 960 ? 2 : 1)
+        return [whole] + windows(side: height * 2 / 3, width: width, height: height, shrink: 1)
+            + windows(side: height / 2, width: width, height: height, shrink: 1)
+    }
+
+    /// Square windows of `side` at half-window steps covering the image, the last row and column
+    /// flush with its edges.
+    static func windows(side: Int, width: Int, height: Int, shrink: Int32) -> [lk_zx_region] {
+        guard side >= 64 else { return [] }
+        func starts(_ length: Int) -> [Int] {
+            guard length > side else { return [0] }
+            var positions = Array(stride(from: 0, to: length - side, by: side / 2))
+            positions.append(length - side)
+            return positions
+        }
+        let w = min(side, width), h = min(side, height)
+        return starts(height).flatMap { y in
+            starts(width).map { x in lk_zx_region(x: Int32(x), y: Int32(y), width: Int32(w), height: Int32(h), shrink: shrink) }
+        }
+    }
+
+    /// A window centred on a code's box, twice its width and height (at least 96 pixels), inside
+    /// the image.
+    static func window(around box: Rect, width: Int, height: Int) -> lk_zx_region {
+        let w = min(Double(width), max(96, 2 * box.width)), h = min(Double(height), max(96, 2 * box.height))
+        let x = max(0, min(Double(width) - w, box.midX - w / 2)), y = max(0, min(Double(height) - h, box.midY - h / 2))
+        return lk_zx_region(x: Int32(x), y: Int32(y), width: Int32(w), height: Int32(h), shrink: 1)
+    }
+}
