@@ -6,7 +6,7 @@ import CZXing
 /// - a still (`lookout scan`): the whole image, then windows of 2/3, 1/2 and 1/3 of its shorter
 ///   side at half-window steps, in one forked child (as the second pass does), within the budget;
 /// - video: per frame, a window around each code read on the last frame, then the next windows of
-///   a rotation (the frame at half size, then windows of 2/3 and 1/2 of its height) up to
+///   a rotation (the frame at half size, then windows of 2/3, 1/2 and 1/3 of its height) up to
 ///   `framePixels`, in a long-lived worker process fed through shared memory (a fork per frame
 ///   cost 2 to 4 times the CPU: docs/accuracy.md). A worker that dies on a frame costs that frame
 ///   only, and is counted; the next frame starts a new one.
@@ -21,9 +21,10 @@ final class ZXingFrameReader {
     private var rotationSize = (width: 0, height: 0)
     private var nextInRotation = 0
 
-    /// Pixels of rotation windows read per frame at most (a third of a 720p frame): with the window
-    /// around a code already read, about 6 ms of zxing-cpp on the development machine.
-    static let framePixels = 320_000
+    /// Pixels read per frame, windows around the last codes included (half a 720p frame), beyond
+    /// which no further window of the rotation is added (one always is). A 720p frame's rotation
+    /// then takes about 17 frames (0.6 s at 30 fps).
+    static let framePixels = 480_000
     /// Milliseconds after which a worker still reading a frame is killed (and restarted).
     static let frameTimeout = 1000
 
@@ -56,8 +57,9 @@ final class ZXingFrameReader {
             nextInRotation = 0
         }
         var regions = lastBoxes.map { Self.window(around: $0, width: pixels.width, height: pixels.height) }
-        var pixelsTaken = 0
-        while pixelsTaken < Self.framePixels, regions.count < rotation.count + lastBoxes.count {
+        var pixelsTaken = regions.reduce(0) { $0 + Int($1.width * $1.height) }
+        // At least one window of the rotation a frame, so a new code is found while others are read.
+        while pixelsTaken < Self.framePixels || regions.count == lastBoxes.count, regions.count < rotation.count + lastBoxes.count {
             let region = rotation[nextInRotation]
             nextInRotation = (nextInRotation + 1) % rotation.count
             regions.append(region)
@@ -77,18 +79,21 @@ final class ZXingFrameReader {
         looks += 1
         let width = pixels.width, height = pixels.height
         var regions = [lk_zx_region(x: 0, y: 0, width: Int32(width), height: Int32(height), shrink: 1)]
-        for fraction in [2.0 / 3, 1.0 / 2, 1.0 / 3] {
-            regions += Self.windows(side: Int(Double(min(width, height)) * fraction), width: width, height: height, shrink: 1)
+        let shorter = min(width, height)
+        for side in [shorter * 2 / 3, shorter / 2, shorter / 3] {
+            regions += Self.windows(side: side, width: width, height: height, shrink: 1)
         }
         return scanner.scan(plane: pixels.baseAddress, width: width, height: height, bytesPerRow: pixels.bytesPerRow,
                             regions: regions, budget: max(1, budget), timeout: budget + 1000, worker: nil)
     }
 
-    /// The frame at half size, then square windows of 2/3 and 1/2 of its height.
+    /// The frame at half size, then square windows of 2/3, 1/2 and 1/3 of its height: a symbol
+    /// is read in a window about twice its size whose middle lines cross it (the smallest
+    /// windows' middle lines lie 1/6 of the height apart).
     static func frameRotation(width: Int, height: Int) -> [lk_zx_region] {
         let whole = lk_zx_region(x: 0, y: 0, width: Int32(width), height: Int32(height), shrink: width >= 960 ? 2 : 1)
-        return [whole] + windows(side: height * 2 / 3, width: width, height: height, shrink: 1)
-            + windows(side: height / 2, width: width, height: height, shrink: 1)
+        let sides = [height * 2 / 3, height / 2, height / 3]
+        return [whole] + sides.flatMap { (side: Int) -> [lk_zx_region] in windows(side: side, width: width, height: height, shrink: 1) }
     }
 
     /// Square windows of `side` at half-window steps covering the image, the last row and column
@@ -107,10 +112,10 @@ final class ZXingFrameReader {
         }
     }
 
-    /// A window centred on a code's box, twice its width and height (at least 96 pixels), inside
-    /// the image.
+    /// A window centred on a code's box, half as large again in each direction (at least 96
+    /// pixels), inside the image: room for the code to move by a quarter of its size a frame.
     static func window(around box: Rect, width: Int, height: Int) -> lk_zx_region {
-        let w = min(Double(width), max(96, 2 * box.width)), h = min(Double(height), max(96, 2 * box.height))
+        let w = min(Double(width), max(96, 1.5 * box.width)), h = min(Double(height), max(96, 1.5 * box.height))
         let x = max(0, min(Double(width) - w, box.midX - w / 2)), y = max(0, min(Double(height) - h, box.midY - h / 2))
         return lk_zx_region(x: Int32(x), y: Int32(y), width: Int32(w), height: Int32(h), shrink: 1)
     }

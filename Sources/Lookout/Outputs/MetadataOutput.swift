@@ -272,7 +272,7 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
         configuration.withLock { settings in
             OutputRequirements(wantsPicture: settings.attachesFramePictures,
                                unchangedFrameTolerance: settings.unchangedFrameThreshold,
-                               halfPlaneMinimumWidth: halfPlaneMinimumWidth(wantsCodes: settings.types.contains(where: \.isMachineReadableCode)))
+                               halfPlaneMinimumWidth: halfPlaneMinimumWidth(types: settings.types))
         }
     }
 
@@ -296,13 +296,16 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
 
     /// The narrowest frame whose plane may come at half size when the frame is not one for
     /// faces: any when no codes are looked for, else as the code scanner reads (nil: whole).
-    private func halfPlaneMinimumWidth(wantsCodes: Bool) -> Int? {
-        wantsCodes ? codeScanResolution.halfSizeMinimumFrameWidth : 0
+    /// PDF417, Aztec and DataMatrix want whole planes: zxing-cpp 1.4 misses them at half size
+    /// from about 5 pixels a module down.
+    private func halfPlaneMinimumWidth(types: [MetadataObjectType]) -> Int? {
+        if types.contains(where: \.isReadByZXingOnly) { return nil }
+        return types.contains(where: \.isMachineReadableCode) ? codeScanResolution.halfSizeMinimumFrameWidth : 0
     }
 
     /// Whether frames not due for faces may come at half size (see `requirements`).
-    private func acceptsHalfSizePlanes(wantsCodes: Bool, frameWidth: Int) -> Bool {
-        halfPlaneMinimumWidth(wantsCodes: wantsCodes).map { frameWidth >= $0 } ?? false
+    private func acceptsHalfSizePlanes(types: [MetadataObjectType], frameWidth: Int) -> Bool {
+        halfPlaneMinimumWidth(types: types).map { frameWidth >= $0 } ?? false
     }
 
     override func cancelReservation() {
@@ -347,7 +350,7 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
         if settings.unchangedFrameThreshold > 0 {
             // Whole and half-size planes in turn (see requirements) compare only when whole
             // planes are sampled in full.
-            let mayMixPlaneSizes = acceptsHalfSizePlanes(wantsCodes: settings.types.contains(where: \.isMachineReadableCode),
+            let mayMixPlaneSizes = acceptsHalfSizePlanes(types: settings.types,
                                                          frameWidth: frame.formatDescription.width)
             if motionGate?.threshold != settings.unchangedFrameThreshold || motionGate?.samplesEveryPixel != mayMixPlaneSizes
                 || motionGateRegionsGeneration != settings.regionsGeneration {
