@@ -38,6 +38,23 @@ static ZXing::ImageView shrunk(const unsigned char *origin, int width, int heigh
     return ZXing::ImageView(half.data(), w, h, ZXing::ImageFormat::Lum, w);
 }
 
+// A region enlarged 2x by bilinear interpolation into `grown` (small, slightly blurred symbols:
+// zxing-cpp 1.4 reads an Aztec symbol of 3-4 px modules turned by a few degrees only so).
+static ZXing::ImageView grown(const unsigned char *origin, int width, int height, int stride, std::vector<unsigned char> &big) {
+    int w = width * 2, h = height * 2;
+    big.resize((size_t)w * h);
+    for (int y = 0; y < h; y++) {
+        int y0 = y / 2, y1 = std::min(height - 1, y0 + (y & 1));
+        const unsigned char *a = origin + (size_t)y0 * stride, *b = origin + (size_t)y1 * stride;
+        unsigned char *to = big.data() + (size_t)y * w;
+        for (int x = 0; x < w; x++) {
+            int x0 = x / 2, x1 = std::min(width - 1, x0 + (x & 1));
+            to[x] = (unsigned char)((a[x0] + a[x1] + b[x0] + b[x1] + 2) / 4);
+        }
+    }
+    return ZXing::ImageView(big.data(), w, h, ZXing::ImageFormat::Lum, w);
+}
+
 int read_codes(const unsigned char *gray, int width, int height, int stride, int formats,
                const lk_zx_region *regions, int region_count, long long deadline_ms,
                lk_zx_code *out, int capacity, unsigned char *bytes, int bytes_capacity) {
@@ -56,11 +73,13 @@ int read_codes(const unsigned char *gray, int width, int height, int stride, int
             region.y = std::max(0, std::min(region.y, height));
             region.width = std::min(region.width, width - region.x);
             region.height = std::min(region.height, height - region.y);
-            int scale = region.shrink == 2 ? 2 : 1;
-            if (region.width < 8 * scale || region.height < 8 * scale) continue;
+            // Image pixels per read pixel: 2 shrunk, 0.5 grown.
+            float scale = region.shrink == 2 ? 2.0f : region.shrink == -2 ? 0.5f : 1.0f;
+            if (region.width < 16 || region.height < 16) continue;
             const unsigned char *origin = gray + (size_t)region.y * stride + region.x;
-            ZXing::ImageView image = scale == 2 ? shrunk(origin, region.width, region.height, stride, half)
-                                                : ZXing::ImageView(origin, region.width, region.height, ZXing::ImageFormat::Lum, stride);
+            ZXing::ImageView image = region.shrink == 2 ? shrunk(origin, region.width, region.height, stride, half)
+                : region.shrink == -2 ? grown(origin, region.width, region.height, stride, half)
+                : ZXing::ImageView(origin, region.width, region.height, ZXing::ImageFormat::Lum, stride);
             for (const auto &result : ZXing::ReadBarcodes(image, hints)) {
                 if (!result.isValid() || count >= capacity) continue;
                 std::string text;
@@ -88,8 +107,8 @@ int read_codes(const unsigned char *gray, int width, int height, int stride, int
                 used += (int)length;
                 const auto &position = result.position();
                 for (int i = 0; i < 4; i++) {
-                    code.x[i] = region.x + position[i].x * scale;
-                    code.y[i] = region.y + position[i].y * scale;
+                    code.x[i] = region.x + (int)(position[i].x * scale);
+                    code.y[i] = region.y + (int)(position[i].y * scale);
                 }
             }
         }

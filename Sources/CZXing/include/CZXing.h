@@ -34,7 +34,7 @@ typedef struct lk_zx_code {
 } lk_zx_code;
 
 // A part of the image to read, shrunk by 2x2 averaging first when `shrink` is 2 (for large
-// symbols: a quarter of the work). zxing-cpp 1.4 finds Aztec and DataMatrix symbols only about
+// symbols: a quarter of the work), enlarged 2x (bilinear) when it is -2 (for small ones). zxing-cpp 1.4 finds Aztec and DataMatrix symbols only about
 // the middle of what it reads, so off-centre symbols are read in windows around them.
 typedef struct lk_zx_region {
     int x, y, width, height;
@@ -59,6 +59,13 @@ int lk_zxing_read_regions_isolated(const unsigned char *gray, int width, int hei
                                    const lk_zx_region *regions, int region_count, int budget_ms,
                                    lk_zx_code *out, int capacity, unsigned char *bytes, int bytes_capacity,
                                    int timeout_ms, char *err, size_t err_len);
+
+// Up to `capacity` places in an 8-bit gray image that look like a 2-D symbol, densest first:
+// blocks of `cell`-pixel cells with strong contrast and many transitions both across and down,
+// filling at least half of their box, with a margin. For zxing-cpp 1.4, which reads an Aztec or
+// DataMatrix symbol only about the middle of what it is given. Plain code, run in process.
+int lk_zx_locate(const unsigned char *gray, int width, int height, int stride, int cell,
+                 lk_zx_region *out, int capacity);
 
 // A long-lived reader process for every-frame use: forked once (not exec'd: it holds no
 // descriptor of the parent's but its socket), fed each image through a shared memfd mapping and a

@@ -3,8 +3,9 @@ import CZXing
 /// zxing-cpp over analysed frames for the kinds ZBar cannot read (PDF417, Aztec, DataMatrix), and
 /// only those formats: ZBar still reads QR and EAN. zxing-cpp 1.4 finds Aztec and DataMatrix
 /// symbols only about the middle of what it is given, so it reads windows of the image:
-/// - a still (`lookout scan`): the whole image, then windows of 2/3, 1/2 and 1/3 of its shorter
-///   side at half-window steps, in one forked child (as the second pass does), within the budget;
+/// - a still (`lookout scan`): the whole image, the places that look like a symbol (also at twice
+///   the size when small), then windows of 2/3, 1/2 and 1/3 of its shorter side at half-window
+///   steps, in one forked child (as the second pass does), within the budget;
 /// - video: per frame, a window around each code read on the last frame, then the next windows of
 ///   a rotation (the frame at half size, then windows of 2/3, 1/2 and 1/3 of its height) up to
 ///   `framePixels`, in a long-lived worker process fed through shared memory (a fork per frame
@@ -59,7 +60,8 @@ final class ZXingFrameReader {
         var regions = lastBoxes.map { Self.window(around: $0, width: pixels.width, height: pixels.height) }
         var pixelsTaken = regions.reduce(0) { $0 + Int($1.width * $1.height) }
         // At least one window of the rotation a frame, so a new code is found while others are read.
-        while pixelsTaken < Self.framePixels || regions.count == lastBoxes.count, regions.count < rotation.count + lastBoxes.count {
+        let fixed = regions.count
+        while pixelsTaken < Self.framePixels || regions.count == fixed, regions.count < rotation.count + fixed {
             let region = rotation[nextInRotation]
             nextInRotation = (nextInRotation + 1) % rotation.count
             regions.append(region)
@@ -80,11 +82,29 @@ final class ZXingFrameReader {
         let width = pixels.width, height = pixels.height
         var regions = [lk_zx_region(x: 0, y: 0, width: Int32(width), height: Int32(height), shrink: 1)]
         let shorter = min(width, height)
+        for cell in [max(6, shorter / 180), max(12, shorter / 90)] {
+            regions += locate(pixels, cell: cell, capacity: 24).flatMap { place in
+                // Small places again at twice the size: zxing-cpp 1.4 reads few symbols of 3-4 px
+                // modules once turned or blurred.
+                max(place.width, place.height) <= 400 ? [place, lk_zx_region(x: place.x, y: place.y, width: place.width,
+                                                                             height: place.height, shrink: -2)] : [place]
+            }
+        }
         for side in [shorter * 2 / 3, shorter / 2, shorter / 3] {
             regions += Self.windows(side: side, width: width, height: height, shrink: 1)
         }
         return scanner.scan(plane: pixels.baseAddress, width: width, height: height, bytesPerRow: pixels.bytesPerRow,
                             regions: regions, budget: max(1, budget), timeout: budget + 1000, worker: nil)
+    }
+
+    /// Places in the image that look like a symbol (`lk_zx_locate`), densest first.
+    private func locate(_ pixels: PixelBuffer, cell: Int, capacity: Int) -> [lk_zx_region] {
+        var found = [lk_zx_region](repeating: lk_zx_region(), count: capacity)
+        let count = found.withUnsafeMutableBufferPointer {
+            lk_zx_locate(pixels.baseAddress.assumingMemoryBound(to: UInt8.self), Int32(pixels.width), Int32(pixels.height),
+                         Int32(pixels.bytesPerRow), Int32(cell), $0.baseAddress, Int32(capacity))
+        }
+        return Array(found.prefix(Int(max(0, count))))
     }
 
     /// The frame at half size, then square windows of 2/3, 1/2 and 1/3 of its height: a symbol
