@@ -64,6 +64,21 @@ struct ZXingKindsScanTests {
         #expect(result.lines == ["PDF417:" + Self.boardingPass, "Aztec:" + Self.boardingPass, "DataMatrix:" + Self.gs1])
     }
 
+    /// zxing-cpp 1.4 finds a DataMatrix only about the middle of what it reads: over the whole
+    /// picture it misses this one in a corner of the coins; scan's places and windows read it.
+    @Test func aSymbolOffTheMiddleOfABusyPictureIsRead() throws {
+        let image = try StillImage.load(path: Fixtures.path("datamatrix-off-centre.png"))
+        let whole = ZXingScanner(types: [.dataMatrix]).scan(plane: image.baseAddress, width: image.width, height: image.height,
+                                                            bytesPerRow: image.bytesPerRow, timeout: 10_000)
+        #expect(whole.isEmpty)
+        let objects = try Self.scan(["datamatrix-off-centre.png"])
+        #expect(objects.map { $0["value"] as? String } == [Self.gs1])
+        let corners = try #require(objects.first?["pixel_corners"] as? [[String: Double]])
+        // Pasted at (260, 175) with a 16 px quiet zone: the symbol spans 276-364 and 191-279.
+        #expect(corners.compactMap { $0["x"] }.allSatisfy { (270...370).contains($0) })
+        #expect(corners.compactMap { $0["y"] }.allSatisfy { (185...285).contains($0) } && corners.count == 4)
+    }
+
     /// Only the kinds asked for are reported: the Aztec symbol is not read as a DataMatrix, and
     /// the defaults read none of the new kinds.
     @Test func onlyTheKindsAskedForAreRead() throws {
