@@ -6,7 +6,9 @@ import LookoutService
 struct DetectionOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp(
         "Comma-separated kinds to look for. (default: " + MetadataObjectType.defaultTypes.map(\.rawValue).joined(separator: ",") + ")",
-        discussion: "Kinds: face, " + MetadataObjectType.allCodeTypes.map(\.rawValue).joined(separator: ", ") + ".",
+        discussion: "Kinds: face, " + MetadataObjectType.allCodeTypes.filter { !$0.isReadByZXingOnly }.map(\.rawValue).joined(separator: ", ")
+            + " (read by ZBar); " + MetadataObjectType.zxingOnlyTypes.map(\.rawValue).joined(separator: ", ")
+            + " (read by zxing-cpp: boarding passes, tickets, GS1 labels; they cost nothing unless asked for).",
         valueName: "kinds"))
     var types: String?
 

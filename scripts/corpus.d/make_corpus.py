@@ -280,6 +280,82 @@ def make_faces(rng, entries):
             entries.append({"file": name, "set": "person_free", "faces": []})
 
 
+def zint_matrix(symbology, data, gs1=False):
+    """The symbol zint draws for `data` (bytes), one pixel per module, as a 0/1 matrix (dark = 1)."""
+    options = ["--gs1"] if gs1 else ["--binary"]
+    png = subprocess.run(["zint", "-b", symbology, "--scale=0.5", *options, "--notext", "--direct", "--filetype=PNG",
+                          "-i", "-"], input=data, capture_output=True, check=True).stdout
+    return (np.asarray(Image.open(io.BytesIO(png)).convert("L")) < 128).astype(np.uint8)
+
+
+def gtin(rng):
+    """A GTIN-14 with its check digit."""
+    digits = [rng.randrange(10) for _ in range(13)]
+    total = sum(d * (3 if i % 2 == 0 else 1) for i, d in enumerate(digits))
+    return "".join(map(str, digits)) + str((10 - total % 10) % 10)
+
+
+def kind_payloads(rng):
+    """(type, zint symbology, bytes given to zint, GS1 mode, bytes expected, payload kind) for the
+    kinds only zxing-cpp reads: IATA BCBP-like boarding passes (PDF417, Aztec), GS1 element strings
+    (DataMatrix, Aztec: FNC1 after a variable-length field read as GS, 0x1D), text and bytes."""
+    letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    jobs = []
+    for index in range(90):
+        kind = ("pdf417", "aztec", "datamatrix")[index % 3]
+        symbology = {"pdf417": "PDF417", "aztec": "AZTEC", "datamatrix": "DATAMATRIX"}[kind]
+        form = rng.choice({"pdf417": ["bcbp", "bcbp", "text", "binary"], "aztec": ["bcbp", "bcbp", "gs1", "text", "binary"],
+                           "datamatrix": ["gs1", "gs1", "text", "binary"]}[kind])
+        if form == "bcbp":
+            name = ("".join(rng.choice(letters) for _ in range(rng.randrange(4, 10))) + "/"
+                    + "".join(rng.choice(letters) for _ in range(rng.randrange(3, 8))))[:20].ljust(20)
+            data = ("M1" + name + "E" + "".join(rng.choice(letters + "0123456789") for _ in range(6)).ljust(7)
+                    + "".join(rng.choice(letters) for _ in range(6)) + rng.choice(["AC ", "LH ", "BA ", "AF "])
+                    + f"{rng.randrange(1, 9999):04d} " + f"{rng.randrange(1, 366):03d}" + rng.choice("YJFC")
+                    + f"{rng.randrange(1, 60):03d}{rng.choice('ABCDEF')}" + f"{rng.randrange(1, 400):04d} " + "100").encode()
+            jobs.append((kind, symbology, data, False, data, form))
+        elif form == "gs1":
+            item, date = gtin(rng), f"{rng.randrange(24, 32):02d}{rng.randrange(1, 13):02d}{rng.randrange(1, 29):02d}"
+            lot = "".join(rng.choice(letters + "0123456789") for _ in range(rng.randrange(3, 10)))
+            serial = "".join(rng.choice("0123456789") for _ in range(rng.randrange(4, 12)))
+            if rng.random() < 0.5:
+                given, expected = f"[01]{item}[17]{date}[10]{lot}[21]{serial}", f"01{item}17{date}10{lot}\x1d21{serial}"
+            else:
+                given, expected = f"[01]{item}[10]{lot}[17]{date}", f"01{item}10{lot}\x1d17{date}"
+            jobs.append((kind, symbology, given.encode(), True, expected.encode(), form))
+        elif form == "text":
+            words = ["ticket", "seat", "row", "gate", "entry", "order", "lookout", "pass", "event", "hall"]
+            data = (" ".join(rng.choice(words) for _ in range(rng.randrange(2, 8))) + f" #{rng.randrange(10**6)}").encode()
+            jobs.append((kind, symbology, data, False, data, form))
+        else:
+            data = bytes(rng.randrange(256) for _ in range(rng.randrange(8, 60)))
+            jobs.append((kind, symbology, data, False, data, form))
+    return jobs
+
+
+def make_kinds(entries):
+    """PDF417, Aztec and DataMatrix symbols drawn by zint, placed into the photographs as the QR
+    codes are (perspective, rotation, blur, glare, noise, JPEG), with their own seed so the rest
+    of the corpus stays as it was."""
+    rng = random.Random(30)
+    effects_pool = ["low_contrast", "dark", "glare", "blur", "motion", "noise", "jpeg"]
+    for index, (kind, symbology, given, gs1, expected, form) in enumerate(kind_payloads(rng)):
+        width = rng.choice([1024, 1600, 2400])
+        scene = background(rng.choice(BACKGROUNDS), width, rng)
+        effects = rng.sample(effects_pool, rng.choice([0, 1, 1, 2, 2, 3]))
+        matrix = zint_matrix(symbology, given, gs1)
+        module = max(1.5, rng.choice([2, 2.5, 3, 4, 5, 6]) * width / 1600)
+        symbol = render_symbol(matrix, module, 4)
+        angle = rng.choice([0, 0, rng.uniform(-25, 25), rng.uniform(-60, 60), 90, 180])
+        skew = rng.choice([0, 0.05, 0.12, 0.2])
+        picture, corners = place(scene, symbol, rng, angle, skew)
+        picture, quality = degrade(picture, rng, effects)
+        name = save(picture, f"kind-{index:03d}-{kind}.jpg", quality)
+        entries.append({"file": name, "set": "kinds", "codes": [{"type": kind, "form": form,
+                        "raw_base64": base64.b64encode(expected).decode()}],
+                        "effects": effects, "angle": round(angle, 1), "skew": skew, "module": round(module, 2), "width": width})
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     rng = random.Random(18)
@@ -287,6 +363,7 @@ def main():
     make_codes(rng, entries)
     make_code_free(rng, entries)
     make_faces(rng, entries)
+    make_kinds(entries)
     json.dump(entries, open(os.path.join(OUT, "truth.json"), "w"), ensure_ascii=False, indent=1)
     sets = {}
     for entry in entries:

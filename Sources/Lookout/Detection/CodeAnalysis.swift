@@ -24,11 +24,16 @@ final class CodeAnalysis {
 
     private var scanner: BarcodeScanner?
     private var secondPass: CodeSecondPass?
+    /// zxing-cpp for PDF417, Aztec and DataMatrix; nil unless one of them is wanted.
+    private var zxingReader: ZXingFrameReader?
     private var secondPassSchedule = AnalysisSchedule()
     private var appliedGeneration = -1
     private var lastCodes: [ScannedCode] = []
     private var recentlyConfirmed: [(type: MetadataObjectType, payload: [UInt8], time: MediaTime)] = []
     private(set) var secondPassReads = 0
+    /// Images zxing-cpp read for the kinds only it reads, and those it died on or overran.
+    var zxingLooks: Int { zxingReader?.looks ?? 0 }
+    var zxingFailures: Int { zxingReader?.failures ?? 0 }
 
     init(density: Int, resolution: CodeScanResolution) {
         self.density = density
@@ -37,21 +42,24 @@ final class CodeAnalysis {
 
     /// The codes in `frame` whose centre lies in `rectOfInterest`, in frame pixels. The scanners
     /// are rebuilt when the wanted types changed (`generation`). Returns nil when no code type is
-    /// wanted.
+    /// wanted. A `still` (`lookout scan`) gets zxing-cpp's whole sweep within the second pass's
+    /// budget; a frame, its share of it (`ZXingFrameReader`).
     func detect(in frame: SampleBuffer, types: [MetadataObjectType], generation: Int,
-                rectOfInterest: Rect, settings: Settings) -> [MetadataObject]? {
+                rectOfInterest: Rect, settings: Settings, still: Bool = false) -> [MetadataObject]? {
         if generation != appliedGeneration {
             let codeTypes = Set(types.filter(\.isMachineReadableCode))
-            scanner = codeTypes.isEmpty ? nil : BarcodeScanner(types: codeTypes, density: density, resolution: resolution)
-            secondPass = codeTypes.isEmpty ? nil : CodeSecondPass(types: codeTypes)
+            let zbarTypes = codeTypes.filter { !$0.isReadByZXingOnly }
+            scanner = zbarTypes.isEmpty ? nil : BarcodeScanner(types: zbarTypes, density: density, resolution: resolution)
+            secondPass = zbarTypes.isEmpty ? nil : CodeSecondPass(types: zbarTypes)
+            zxingReader = codeTypes.contains(where: \.isReadByZXingOnly) ? ZXingFrameReader(types: codeTypes) : nil
             appliedGeneration = generation
         }
         lastCodes.removeAll(keepingCapacity: true)
-        guard let scanner else { return nil }
+        guard scanner != nil || zxingReader != nil else { return nil }
         let start = MonotonicClock.nanoseconds()
         let image = frame.imageBuffer
         let region = SearchRegion(rectOfInterest, in: image)
-        var found = scanner.scan(image, region: region.pixels, planeIsHalfSize: frame.lumaReduction == 2)
+        var found = scanner?.scan(image, region: region.pixels, planeIsHalfSize: frame.lumaReduction == 2) ?? []
         if found.contains(where: \.needsConfirmation), let secondPass {
             // At least a short look, second pass or not: an unconfirmed weak read is not reported.
             // A code confirmed lately stays confirmed, so a far-away code read weakly on every
@@ -75,6 +83,9 @@ final class CodeAnalysis {
             secondPassSchedule.analysed(at: frame.presentationTime)
             found = secondPass.scan(image, region: region.pixels, deadline: start + Int64(settings.secondPassBudget * 1e6))
             if !found.isEmpty { secondPassReads += 1 }
+        }
+        if let zxingReader {
+            found += still ? zxingReader.readStill(image, budget: Int(settings.secondPassBudget)) : zxingReader.readFrame(image)
         }
         var objects = [MetadataObject]()
         let scale = frame.lumaScale

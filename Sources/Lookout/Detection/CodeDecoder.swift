@@ -2,6 +2,7 @@
 public enum CodeDecoder: String, Sendable, Equatable, CaseIterable {
     /// ZBar, on the frame or on a prepared copy of it (the first decoder, on every frame).
     case zbar
-    /// zxing-cpp, in the second pass over frames where ZBar found nothing.
+    /// zxing-cpp, in the second pass over frames where ZBar found nothing, and for the kinds only
+    /// it reads (PDF417, Aztec, DataMatrix).
     case zxing
 }

@@ -20,18 +20,29 @@ public struct MetadataObjectType: RawRepresentable, Hashable, Sendable, Comparab
     public static let code39 = MetadataObjectType(rawValue: "code39")
     public static let code93 = MetadataObjectType(rawValue: "code93")
     public static let code128 = MetadataObjectType(rawValue: "code128")
+    /// Stacked and matrix codes ZBar does not read: zxing-cpp reads them (boarding passes,
+    /// tickets, GS1 labels).
+    public static let pdf417 = MetadataObjectType(rawValue: "pdf417")
+    public static let aztec = MetadataObjectType(rawValue: "aztec")
+    public static let dataMatrix = MetadataObjectType(rawValue: "datamatrix")
     public static let face = MetadataObjectType(rawValue: "face")
 
-    /// Every machine-readable code type ZBar reads, in a stable order.
+    /// Every machine-readable code type Lookout reads, in a stable order.
     public static let allCodeTypes: [MetadataObjectType] = [
         .qr, .ean13, .ean8, .upcA, .upcE, .isbn10, .isbn13, .interleaved2of5, .dataBar, .dataBarExpanded,
         .codabar, .code39, .code93, .code128,
-    ]
+    ] + zxingOnlyTypes
+
+    /// The code types only zxing-cpp reads, on every analysed frame they are asked for.
+    public static let zxingOnlyTypes: [MetadataObjectType] = [.pdf417, .aztec, .dataMatrix]
 
     /// What Lookout looks for unless told otherwise.
     public static let defaultTypes: [MetadataObjectType] = [.qr, .ean13, .face]
 
-    public var isMachineReadableCode: Bool { zbarSymbolType != nil }
+    public var isMachineReadableCode: Bool { zbarSymbolType != nil || isReadByZXingOnly }
+
+    /// PDF417, Aztec or DataMatrix: read by zxing-cpp, not ZBar.
+    public var isReadByZXingOnly: Bool { Self.zxingOnlyTypes.contains(self) }
 
     var zbarSymbolType: zbar_symbol_type_t? {
         switch self {
@@ -58,8 +69,15 @@ public struct MetadataObjectType: RawRepresentable, Hashable, Sendable, Comparab
         self = match
     }
 
-    /// The name zbarcam prints before the colon ("QR-Code", "EAN-13", ...); "Face" for faces.
+    /// The name zbarcam prints before the colon ("QR-Code", "EAN-13", ...); for the kinds ZBar
+    /// does not read, zxing-cpp's name ("PDF417", "Aztec", "DataMatrix"); "Face" for faces.
     public var zbarName: String {
+        switch self {
+        case .pdf417: return "PDF417"
+        case .aztec: return "Aztec"
+        case .dataMatrix: return "DataMatrix"
+        default: break
+        }
         guard let symbol = zbarSymbolType else { return "Face" }
         return String(cString: zbar_get_symbol_name(symbol))
     }

@@ -29,6 +29,9 @@ final class ZXingScanner {
         case .code39: Int32(LK_ZX_CODE39)
         case .code93: Int32(LK_ZX_CODE93)
         case .code128: Int32(LK_ZX_CODE128)
+        case .pdf417: Int32(LK_ZX_PDF417)
+        case .aztec: Int32(LK_ZX_AZTEC)
+        case .dataMatrix: Int32(LK_ZX_DATAMATRIX)
         default: nil
         }
     }
@@ -42,12 +45,33 @@ final class ZXingScanner {
     /// in a forked child (see lk_zxing_read_isolated), killed after `timeout` milliseconds.
     func scan(plane: UnsafeRawPointer, width: Int, height: Int, bytesPerRow: Int, scale: Double = 1,
               timeout: Int) -> [ScannedCode] {
-        guard formats != 0, width > 0, height > 0, timeout > 0 else { return [] }
+        scan(plane: plane, width: width, height: height, bytesPerRow: bytesPerRow, scale: scale,
+             regions: [lk_zx_region(x: 0, y: 0, width: Int32(width), height: Int32(height), shrink: 1)], budget: 0,
+             timeout: timeout, worker: nil)
+    }
+
+    /// Codes in `regions` of a plane, read in turn until `budget` milliseconds have passed (0: no
+    /// limit), in `worker` when given, else in a forked child; the reader is killed after
+    /// `timeout` milliseconds.
+    func scan(plane: UnsafeRawPointer, width: Int, height: Int, bytesPerRow: Int, scale: Double = 1,
+              regions: [lk_zx_region], budget: Int, timeout: Int, worker: OpaquePointer?) -> [ScannedCode] {
+        guard formats != 0, width > 0, height > 0, timeout > 0, !regions.isEmpty else { return [] }
+        let gray = plane.assumingMemoryBound(to: UInt8.self)
         let count = found.withUnsafeMutableBufferPointer { found in
             bytes.withUnsafeMutableBufferPointer { bytes in
-                lk_zxing_read_isolated(plane.assumingMemoryBound(to: UInt8.self), Int32(width), Int32(height), Int32(bytesPerRow),
-                                       formats, found.baseAddress, Int32(found.count), bytes.baseAddress, Int32(bytes.count),
-                                       Int32(min(timeout, 60_000)), &message, message.count)
+                regions.withUnsafeBufferPointer { regions in
+                    let timeout = Int32(min(timeout, 60_000)), budget = Int32(min(budget, 60_000))
+                    if let worker {
+                        return lk_zx_worker_read(worker, gray, Int32(width), Int32(height), Int32(bytesPerRow), formats,
+                                                 regions.baseAddress, Int32(regions.count), budget, found.baseAddress,
+                                                 Int32(found.count), bytes.baseAddress, Int32(bytes.count), timeout, &message,
+                                                 message.count)
+                    }
+                    return lk_zxing_read_regions_isolated(gray, Int32(width), Int32(height), Int32(bytesPerRow), formats,
+                                                          regions.baseAddress, Int32(regions.count), budget, found.baseAddress,
+                                                          Int32(found.count), bytes.baseAddress, Int32(bytes.count), timeout,
+                                                          &message, message.count)
+                }
             }
         }
         if count < 0 { failures += 1 }

@@ -50,6 +50,10 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
         public var drops = DropCounts()
         /// Frames whose codes only the second pass read (`codeSecondPassBudget`).
         public var secondPassReads = 0
+        /// Images zxing-cpp read for PDF417, Aztec or DataMatrix (0 when none is asked for), and
+        /// those its reader process died on or overran (each skipped; the reader is restarted).
+        public var zxingLooks = 0
+        public var zxingFailures = 0
         /// Time ZBar (and the second pass) took per frame, and the face detector per analysis.
         public var codeTimes = TimingHistogram()
         public var faceTimes = TimingHistogram()
@@ -268,7 +272,7 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
         configuration.withLock { settings in
             OutputRequirements(wantsPicture: settings.attachesFramePictures,
                                unchangedFrameTolerance: settings.unchangedFrameThreshold,
-                               halfPlaneMinimumWidth: halfPlaneMinimumWidth(wantsCodes: settings.types.contains(where: \.isMachineReadableCode)))
+                               halfPlaneMinimumWidth: halfPlaneMinimumWidth(types: settings.types))
         }
     }
 
@@ -292,13 +296,16 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
 
     /// The narrowest frame whose plane may come at half size when the frame is not one for
     /// faces: any when no codes are looked for, else as the code scanner reads (nil: whole).
-    private func halfPlaneMinimumWidth(wantsCodes: Bool) -> Int? {
-        wantsCodes ? codeScanResolution.halfSizeMinimumFrameWidth : 0
+    /// PDF417, Aztec and DataMatrix want whole planes: zxing-cpp 1.4 misses them at half size
+    /// from about 5 pixels a module down.
+    private func halfPlaneMinimumWidth(types: [MetadataObjectType]) -> Int? {
+        if types.contains(where: \.isReadByZXingOnly) { return nil }
+        return types.contains(where: \.isMachineReadableCode) ? codeScanResolution.halfSizeMinimumFrameWidth : 0
     }
 
     /// Whether frames not due for faces may come at half size (see `requirements`).
-    private func acceptsHalfSizePlanes(wantsCodes: Bool, frameWidth: Int) -> Bool {
-        halfPlaneMinimumWidth(wantsCodes: wantsCodes).map { frameWidth >= $0 } ?? false
+    private func acceptsHalfSizePlanes(types: [MetadataObjectType], frameWidth: Int) -> Bool {
+        halfPlaneMinimumWidth(types: types).map { frameWidth >= $0 } ?? false
     }
 
     override func cancelReservation() {
@@ -330,7 +337,7 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
         let frame = SampleBuffer(sequence: sequence, presentationTime: .zero, wallClockTime: wallClockTime,
                                  formatDescription: format, imageBuffer: image)
         let settings = configuration.withLock { $0 }
-        return processingQueue.sync { detectCodes(in: frame, settings: settings) }
+        return processingQueue.sync { detectCodes(in: frame, settings: settings, still: true) }
             + faceQueue.sync { detectFaces(in: frame, settings: settings) }
     }
 
@@ -343,7 +350,7 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
         if settings.unchangedFrameThreshold > 0 {
             // Whole and half-size planes in turn (see requirements) compare only when whole
             // planes are sampled in full.
-            let mayMixPlaneSizes = acceptsHalfSizePlanes(wantsCodes: settings.types.contains(where: \.isMachineReadableCode),
+            let mayMixPlaneSizes = acceptsHalfSizePlanes(types: settings.types,
                                                          frameWidth: frame.formatDescription.width)
             if motionGate?.threshold != settings.unchangedFrameThreshold || motionGate?.samplesEveryPixel != mayMixPlaneSizes
                 || motionGateRegionsGeneration != settings.regionsGeneration {
@@ -413,14 +420,16 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
     }
 
     /// Code queue.
-    private func detectCodes(in frame: SampleBuffer, settings: Configuration) -> [MetadataObject] {
+    private func detectCodes(in frame: SampleBuffer, settings: Configuration, still: Bool = false) -> [MetadataObject] {
         let start = MonotonicClock.nanoseconds()
         guard var objects = codes.detect(in: frame, types: settings.types, generation: settings.generation,
-                                         rectOfInterest: settings.rectOfInterest, settings: settings.code) else { return [] }
-        let secondPassReads = codes.secondPassReads
+                                         rectOfInterest: settings.rectOfInterest, settings: settings.code, still: still) else { return [] }
+        let (secondPassReads, zxingLooks, zxingFailures) = (codes.secondPassReads, codes.zxingLooks, codes.zxingFailures)
         counters.withLock {
             $0.codeTimes.record(since: start)
             $0.secondPassReads = secondPassReads
+            $0.zxingLooks = zxingLooks
+            $0.zxingFailures = zxingFailures
         }
         apply(settings.regions, to: &objects)
         return objects

@@ -183,6 +183,8 @@ public final class DetectionPipeline: MetadataOutputObjectsDelegate, @unchecked 
         snapshot.faceAnalyses = analysis.faceAnalyses
         snapshot.faceFramesLate = analysis.faceFramesLate
         snapshot.framesUnchanged = analysis.framesUnchanged
+        snapshot.zxingLooks = analysis.zxingLooks
+        snapshot.zxingFailures = analysis.zxingFailures
         let (reporters, sinks, latency): ([any StatisticsReporting], [any EventSink], TimingHistogram) = state.withLock { state in
             snapshot.input = state.input
             snapshot.format = state.format

@@ -25,6 +25,10 @@ public struct StatisticsSnapshot: Sendable {
     public var faceAnalyses = 0
     public var faceFramesLate = 0
     public var framesUnchanged = 0
+    /// Images zxing-cpp read for PDF417, Aztec or DataMatrix, and those its reader died on or
+    /// overran (each skipped; the reader is restarted).
+    public var zxingLooks = 0
+    public var zxingFailures = 0
     public var framesNotDecoded = 0
     public var framesDecodedAtHalfSize = 0
     /// Frames whose picture an output wanted while every picture buffer was held.
@@ -110,6 +114,8 @@ public struct StatisticsSnapshot: Sendable {
         writer.key("face_analyses"); writer.integer(faceAnalyses)
         writer.key("face_frames_late"); writer.integer(faceFramesLate)
         writer.key("frames_unchanged"); writer.integer(framesUnchanged)
+        writer.key("zxing_looks"); writer.integer(zxingLooks)
+        writer.key("zxing_failures"); writer.integer(zxingFailures)
         writer.key("frames_not_decoded"); writer.integer(framesNotDecoded)
         writer.key("frames_decoded_half"); writer.integer(framesDecodedAtHalfSize)
         writer.key("pictures_unavailable"); writer.integer(picturesUnavailable)

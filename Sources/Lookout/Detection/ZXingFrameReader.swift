@@ -1,0 +1,142 @@
+import CZXing
+
+/// zxing-cpp over analysed frames for the kinds ZBar cannot read (PDF417, Aztec, DataMatrix), and
+/// only those formats: ZBar still reads QR and EAN. zxing-cpp 1.4 finds Aztec and DataMatrix
+/// symbols only about the middle of what it is given, so it reads windows of the image:
+/// - a still (`lookout scan`): the whole image, the places that look like a symbol (also at twice
+///   the size when small), then windows of 2/3, 1/2 and 1/3 of its shorter side at half-window
+///   steps, in one forked child (as the second pass does), within the budget;
+/// - video: per frame, a window around each code read on the last frame, then the next windows of
+///   a rotation (the frame at half size, then windows of 2/3, 1/2 and 1/3 of its height) up to
+///   `framePixels`, in a long-lived worker process fed through shared memory (a fork per frame
+///   cost 2 to 4 times the CPU: docs/accuracy.md). A worker that dies on a frame costs that frame
+///   only, and is counted; the next frame starts a new one.
+/// Used on one queue only.
+final class ZXingFrameReader {
+    let types: Set<MetadataObjectType>
+    private let scanner: ZXingScanner
+    private var worker: OpaquePointer?
+    /// Where codes were read on the last frame (plane pixels): read first on the next.
+    private var lastBoxes: [Rect] = []
+    private var rotation: [lk_zx_region] = []
+    private var rotationSize = (width: 0, height: 0)
+    private var nextInRotation = 0
+
+    /// Pixels read per frame, windows around the last codes included (half a 720p frame), beyond
+    /// which no further window of the rotation is added (one always is). A 720p frame's rotation
+    /// then takes about 17 frames (0.6 s at 30 fps).
+    static let framePixels = 480_000
+    /// Milliseconds after which a worker still reading a frame is killed (and restarted).
+    static let frameTimeout = 1000
+
+    init(types: Set<MetadataObjectType>) {
+        self.types = types.filter(\.isReadByZXingOnly)
+        scanner = ZXingScanner(types: self.types)
+    }
+
+    deinit {
+        if let worker { lk_zx_worker_destroy(worker) }
+    }
+
+    /// Frames read so far, and images the reader died on or overran (each skipped).
+    private(set) var looks = 0
+    var failures: Int { scanner.failures }
+    /// Worker processes started (the first and one after each failure).
+    var workerStarts: Int { worker.map { Int(lk_zx_worker_starts($0)) } ?? 0 }
+    /// The running worker's process ID (tests end it to see it restarted).
+    var workerProcessID: Int32? { worker.map { lk_zx_worker_pid($0) }.flatMap { $0 > 0 ? $0 : nil } }
+
+    /// Codes in a frame's plane (plane pixels), reading the last codes' places and the next
+    /// windows of the rotation.
+    func readFrame(_ pixels: PixelBuffer) -> [ScannedCode] {
+        guard !types.isEmpty, pixels.width >= 16, pixels.height >= 16 else { return [] }
+        if worker == nil { worker = lk_zx_worker_create() }
+        guard let worker else { return [] }
+        if rotationSize != (pixels.width, pixels.height) {
+            rotation = Self.frameRotation(width: pixels.width, height: pixels.height)
+            rotationSize = (pixels.width, pixels.height)
+            nextInRotation = 0
+        }
+        var regions = lastBoxes.map { Self.window(around: $0, width: pixels.width, height: pixels.height) }
+        var pixelsTaken = regions.reduce(0) { $0 + Int($1.width * $1.height) }
+        // At least one window of the rotation a frame, so a new code is found while others are read.
+        let fixed = regions.count
+        while pixelsTaken < Self.framePixels || regions.count == fixed, regions.count < rotation.count + fixed {
+            let region = rotation[nextInRotation]
+            nextInRotation = (nextInRotation + 1) % rotation.count
+            regions.append(region)
+            pixelsTaken += Int(region.width * region.height) / Int(region.shrink * region.shrink)
+        }
+        looks += 1
+        let codes = scanner.scan(plane: pixels.baseAddress, width: pixels.width, height: pixels.height,
+                                 bytesPerRow: pixels.bytesPerRow, regions: regions, budget: 0, timeout: Self.frameTimeout,
+                                 worker: worker)
+        lastBoxes = codes.map { Rect.enclosing($0.corners) }
+        return codes
+    }
+
+    /// Codes in a still image (plane pixels), within `budget` milliseconds.
+    func readStill(_ pixels: PixelBuffer, budget: Int) -> [ScannedCode] {
+        guard !types.isEmpty, pixels.width >= 16, pixels.height >= 16 else { return [] }
+        looks += 1
+        let width = pixels.width, height = pixels.height
+        var regions = [lk_zx_region(x: 0, y: 0, width: Int32(width), height: Int32(height), shrink: 1)]
+        let shorter = min(width, height)
+        for cell in [max(6, shorter / 180), max(12, shorter / 90)] {
+            regions += locate(pixels, cell: cell, capacity: 24).flatMap { place in
+                // Small places again at twice the size: zxing-cpp 1.4 reads few symbols of 3-4 px
+                // modules once turned or blurred.
+                max(place.width, place.height) <= 400 ? [place, lk_zx_region(x: place.x, y: place.y, width: place.width,
+                                                                             height: place.height, shrink: -2)] : [place]
+            }
+        }
+        for side in [shorter * 2 / 3, shorter / 2, shorter / 3] {
+            regions += Self.windows(side: side, width: width, height: height, shrink: 1)
+        }
+        return scanner.scan(plane: pixels.baseAddress, width: width, height: height, bytesPerRow: pixels.bytesPerRow,
+                            regions: regions, budget: max(1, budget), timeout: budget + 1000, worker: nil)
+    }
+
+    /// Places in the image that look like a symbol (`lk_zx_locate`), densest first.
+    private func locate(_ pixels: PixelBuffer, cell: Int, capacity: Int) -> [lk_zx_region] {
+        var found = [lk_zx_region](repeating: lk_zx_region(), count: capacity)
+        let count = found.withUnsafeMutableBufferPointer {
+            lk_zx_locate(pixels.baseAddress.assumingMemoryBound(to: UInt8.self), Int32(pixels.width), Int32(pixels.height),
+                         Int32(pixels.bytesPerRow), Int32(cell), $0.baseAddress, Int32(capacity))
+        }
+        return Array(found.prefix(Int(max(0, count))))
+    }
+
+    /// The frame at half size, then square windows of 2/3, 1/2 and 1/3 of its height: a symbol
+    /// is read in a window about twice its size whose middle lines cross it (the smallest
+    /// windows' middle lines lie 1/6 of the height apart).
+    static func frameRotation(width: Int, height: Int) -> [lk_zx_region] {
+        let whole = lk_zx_region(x: 0, y: 0, width: Int32(width), height: Int32(height), shrink: width >= 960 ? 2 : 1)
+        let sides = [height * 2 / 3, height / 2, height / 3]
+        return [whole] + sides.flatMap { (side: Int) -> [lk_zx_region] in windows(side: side, width: width, height: height, shrink: 1) }
+    }
+
+    /// Square windows of `side` at half-window steps covering the image, the last row and column
+    /// flush with its edges.
+    static func windows(side: Int, width: Int, height: Int, shrink: Int32) -> [lk_zx_region] {
+        guard side >= 64 else { return [] }
+        func starts(_ length: Int) -> [Int] {
+            guard length > side else { return [0] }
+            var positions = Array(stride(from: 0, to: length - side, by: side / 2))
+            positions.append(length - side)
+            return positions
+        }
+        let w = min(side, width), h = min(side, height)
+        return starts(height).flatMap { y in
+            starts(width).map { x in lk_zx_region(x: Int32(x), y: Int32(y), width: Int32(w), height: Int32(h), shrink: shrink) }
+        }
+    }
+
+    /// A window centred on a code's box, half as large again in each direction (at least 96
+    /// pixels), inside the image: room for the code to move by a quarter of its size a frame.
+    static func window(around box: Rect, width: Int, height: Int) -> lk_zx_region {
+        let w = min(Double(width), max(96, 1.5 * box.width)), h = min(Double(height), max(96, 1.5 * box.height))
+        let x = max(0, min(Double(width) - w, box.midX - w / 2)), y = max(0, min(Double(height) - h, box.midY - h / 2))
+        return lk_zx_region(x: Int32(x), y: Int32(y), width: Int32(w), height: Int32(h), shrink: 1)
+    }
+}
