@@ -14,7 +14,7 @@ struct JSONLineTests {
 
     @Test func everyControlCharacterAndSeparatorIsEscaped() throws {
         var all = ""
-        for scalar in 0..<0x80 { all.unicodeScalars.append(Unicode.Scalar(UInt8(scalar))) }
+        for scalar in 0..<0xA0 { all.unicodeScalars.append(Unicode.Scalar(UInt8(scalar))) }
         all += "\u{2028}\u{2029}é✓😀"
         var writer = JSONWriter()
         writer.beginObject()
@@ -23,6 +23,11 @@ struct JSONLineTests {
         let parsed = try parse(writer.bytes + [0x0A])
         #expect(parsed["value"] as? String == all)
         #expect(!writer.bytes.contains(0x00))
+        // Nothing a Unicode-aware line splitter ends a line at: C1 controls (U+0085 among them),
+        // U+2028, U+2029.
+        let text = String(decoding: writer.bytes, as: UTF8.self)
+        #expect(!text.unicodeScalars.contains { (0x80...0x9F).contains($0.value) || $0.value == 0x2028 || $0.value == 0x2029 })
+        #expect(text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).count == 1)
     }
 
     @Test func base64MatchesFoundation() {

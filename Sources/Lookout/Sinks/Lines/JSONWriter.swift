@@ -3,7 +3,8 @@
 /// Hand-written rather than JSONEncoder: field order is fixed (readable, diff-able lines), nothing
 /// is allocated per value, and escaping is explicit. Swift strings are always valid Unicode, so
 /// escaping quotes, backslashes and control characters is enough for every line to be valid JSON,
-/// whatever bytes a code held; U+2028 and U+2029 are escaped too, for JavaScript consumers.
+/// whatever bytes a code held; C1 controls, U+2028 and U+2029 are escaped too, for consumers that
+/// split lines on them (Python's splitlines, JavaScript).
 public struct JSONWriter {
     public private(set) var bytes: [UInt8]
     private var needsComma = [false]
@@ -112,6 +113,15 @@ public struct JSONWriter {
             case 0x09: bytes.append(contentsOf: [0x5C, UInt8(ascii: "t")])
             case 0x00..<0x20, 0x7F:
                 appendUnicodeEscape(UInt16(byte))
+            case 0xC2:
+                // C1 controls (U+0080-U+009F, C2 80-9F in UTF-8): U+0085 ends a line for Python's
+                // splitlines and other Unicode-aware readers of JSON lines.
+                guard let second = utf8.next() else { bytes.append(byte); break }
+                if (0x80...0x9F).contains(second) {
+                    appendUnicodeEscape(UInt16(second))
+                } else {
+                    bytes.append(contentsOf: [byte, second])
+                }
             case 0xE2:
                 // U+2028 and U+2029 are E2 80 A8 / E2 80 A9 in UTF-8.
                 guard let second = utf8.next() else { bytes.append(byte); break }
