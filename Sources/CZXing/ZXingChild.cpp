@@ -12,6 +12,7 @@
 #include <ctime>
 #include <exception>
 #include <fcntl.h>
+#include <iconv.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -19,6 +20,34 @@
 #include <vector>
 
 namespace lookout_zxing {
+
+// `input` converted from charset `from` to `to` with iconv; false when it does not convert.
+static bool converted(const std::string &input, const char *from, const char *to, std::string &output) {
+    iconv_t cd = iconv_open(to, from);
+    if (cd == (iconv_t)-1) return false;
+    output.assign(input.size() * 4 + 16, '\0');
+    char *in = const_cast<char *>(input.data()), *out = &output[0];
+    size_t in_left = input.size(), out_left = output.size();
+    bool ok = iconv(cd, &in, &in_left, &out, &out_left) != (size_t)-1 && in_left == 0;
+    iconv_close(cd);
+    output.resize(output.size() - out_left);
+    return ok;
+}
+
+// The symbol's own bytes for a QR code whose text zxing-cpp 1.4 did not make from bytes() in one
+// charset (UTF-8, ISO-8859-1 or Shift-JIS): it keeps a Kanji-mode segment's characters there in
+// another form (JIS X 0208 as EUC, "阿" as B0 A2), which read as Shift-JIS gives other characters
+// (half-width katakana). A Kanji segment's bytes are Shift-JIS, so its text in Shift-JIS (code page
+// 932) is what the symbol holds. False when bytes() are the text's own.
+static bool kanji_segment_bytes(const ZXing::Result &result, std::string &bytes) {
+    const std::string text = result.text();
+    const std::string raw(result.bytes().begin(), result.bytes().end());
+    std::string read;
+    if (raw == text) return false;
+    if (converted(raw, "ISO-8859-1", "UTF-8", read) && read == text) return false;
+    if (converted(raw, "CP932", "UTF-8", read) && read == text) return false;
+    return !text.empty() && converted(text, "UTF-8", "CP932", bytes);
+}
 
 long long now_ms() {
     struct timespec now;
@@ -87,6 +116,12 @@ int read_codes(const unsigned char *gray, int width, int height, int stride, int
                 size_t length;
                 if (result.hasECI()) { // ZBar applies the designator too: the text, in UTF-8
                     text = result.text();
+                    // zxing-cpp 1.4 gives no text for ECIs it cannot join (mixed ECIs): nothing
+                    // rather than a wrong text.
+                    if (text.empty() && !result.bytes().empty()) continue;
+                    payload = reinterpret_cast<const unsigned char *>(text.data());
+                    length = text.size();
+                } else if (result.format() == ZXing::BarcodeFormat::QRCode && kanji_segment_bytes(result, text)) {
                     payload = reinterpret_cast<const unsigned char *>(text.data());
                     length = text.size();
                 } else {

@@ -59,6 +59,16 @@ struct CodeSecondPassTests {
         #expect(unknown.status == 64 && unknown.stderr.contains("--charset"))
     }
 
+    /// zxing-cpp 1.4 keeps a Kanji-mode segment's characters in another form than the symbol's
+    /// Shift-JIS bytes; the reader gives the symbol's bytes, so the text is the code's own.
+    @Test func zxingReadsAKanjiSegmentAsItsShiftJISBytes() throws {
+        let image = try StillImage.load(path: Fixtures.path("qr-kanji.png"))
+        let codes = ZXingScanner(types: [.qr]).scan(plane: image.baseAddress, width: image.width, height: image.height,
+                                                   bytesPerRow: image.bytesPerRow, timeout: 10_000)
+        #expect(codes.map(\.payload) == [[0x8A, 0xBF, 0x8E, 0x9A, 0x83, 0x65, 0x83, 0x58, 0x83, 0x67]])
+        #expect(codes.map { CodePayloadDecoder.decode($0.payload).text } == ["漢字テスト"])
+    }
+
     /// Debian's zxing-cpp 1.4 aborts (a failed assertion) on a plain EAN-13 drawn large; the
     /// reader runs in a child, so the process lives on and the failure is counted.
     @Test func zxingAbortingDoesNotEndTheProcess() throws {
