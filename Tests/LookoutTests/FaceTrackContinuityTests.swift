@@ -42,6 +42,14 @@ struct FaceTrackContinuityTests {
             }
             return tracked.map { $0.isConfirmed ? $0.id : 0 }
         }
+
+        /// The code queue's report of the frame at `seconds` (nothing found).
+        func codes(at seconds: Double) {
+            sequence += 1
+            let frame = AnalysedFrame(sequence: sequence, presentationTime: MediaTime(seconds: seconds), wallClockTime: .now(),
+                                      width: 1280, height: 720, analysedCodes: true, analysedFaces: false)
+            #expect(events.process([], in: frame).isEmpty)
+        }
     }
 
     static func face(x: Double, y: Double = 200, size: Double = 80) -> Rect {
@@ -120,5 +128,20 @@ struct FaceTrackContinuityTests {
         #expect(tracker.assignIDs(to: [Self.face(x: 300)], at: MediaTime(seconds: 2.9)) == first)
         _ = tracker.assignIDs(to: [], at: MediaTime(seconds: 3))
         #expect(tracker.assignIDs(to: [Self.face(x: 300)], at: MediaTime(seconds: 6.1)) != first)
+    }
+
+    /// Under load the face queue reports a frame after the code queue has reported later ones
+    /// (here 0.5 s later, every frame): the face's times and its leave stay on the stream's clock.
+    @Test func faceReportsComingAfterLaterCodeReportsKeepTheStreamsTime() throws {
+        let scene = try Scene()
+        for n in 0...60 {
+            let t = Double(n) * 0.1
+            scene.codes(at: t + 0.5)
+            scene.analyse(t <= 2 ? [Self.face(x: 300)] : [], at: t)
+        }
+        let leave = try #require(scene.leaves.first, "no face_leave")
+        #expect(scene.leaves.count == 1)
+        #expect(abs(leave.lastSeen - 2) < 1e-6, "last seen at \(leave.lastSeen)")
+        #expect(abs(leave.at - 3.1) < 1e-6, "left at \(leave.at)")
     }
 }
