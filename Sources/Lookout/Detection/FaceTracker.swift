@@ -90,16 +90,6 @@ final class FaceTracker {
         return ids
     }
 
-    /// The faces being tracked that have been confirmed, where each is predicted to be at `time`
-    /// (frame pixels).
-    func confirmedBoxes(at time: MediaTime) -> [Rect] {
-        tracks.filter { $0.hits >= confirmations }.map { track in
-            let centre = track.predicted(at: time)
-            return Rect(x: centre.x - track.box.width / 2, y: centre.y - track.box.height / 2,
-                        width: track.box.width, height: track.box.height)
-        }
-    }
-
     private func update(_ boxes: [Rect], at time: MediaTime) {
         endTracks(at: time)
         ids.removeAll(keepingCapacity: true)
