@@ -36,7 +36,7 @@ struct EventOptions: ParsableArguments {
     var presenceOff: DurationArgument?
 
     @Option(name: .customLong("face-leave"), parsing: .unconditional, help: ArgumentHelp(
-        "A face missed for up to this long keeps its ID; longer, and it has left (face_leave; \(EventOptions.timeRange.text)). (default: 1s)", valueName: "time"),
+        "A face missed for up to this long keeps its ID; longer, and by 3 analyses in a row (or 3 times this long, however few analyses frames dropped left), it has left (face_leave; \(EventOptions.timeRange.text)). (default: 1s)", valueName: "time"),
             transform: { try EventOptions.timeRange.parse($0) })
     var faceLeave: DurationArgument?
 

@@ -125,8 +125,8 @@ struct FaceTrackerTests {
         _ = tracker.assignIDs(to: [], at: Self.at(0.1))
         _ = tracker.assignIDs(to: [], at: Self.at(0.5))
         #expect(tracker.assignIDs(to: [a], at: Self.at(0.9)) == first)
-        _ = tracker.assignIDs(to: [], at: Self.at(1.0))
-        // Gone for longer than the retention: a new face.
+        for t in [1.0, 1.4, 1.8] { _ = tracker.assignIDs(to: [], at: Self.at(t)) }
+        // Gone for longer than the retention, missed by three analyses: a new face.
         let later = tracker.assignIDs(to: [a], at: Self.at(2.0))
         #expect(later != first)
         // A restarted clock ends every track.

@@ -8,7 +8,7 @@ final class FaceAnalysis {
 
     init(configuration: FaceDetectorConfiguration) throws(CaptureError) {
         detector = try FaceDetector(configuration: configuration)
-        tracker = FaceTracker(retention: configuration.trackRetention, confirmations: configuration.confirmations)
+        tracker = FaceTracker(leaveRule: FaceLeaveRule(delay: configuration.trackRetention), confirmations: configuration.confirmations)
     }
 
     /// The faces in `frame` whose region lies in `rectOfInterest`, in frame pixels, with IDs.

@@ -6,7 +6,9 @@
 /// Feed it every analysed frame, with or without objects (MetadataOutputObjectsDelegate's
 /// `didFinishAnalysing`), in order. Time is the frames' presentation time, so a file analysed
 /// faster than real time gives the same events as a camera; a clock that jumps backwards counts
-/// as no time passing.
+/// as no time passing. Codes and faces keep a clock each: their queues report in order, but a
+/// face analysis of an earlier frame may come after the codes of later ones (always, under load),
+/// and one clock going back and forth between them would run fast.
 public struct EventGenerator {
     public let settings: EventSettings
     private var codes: CodeDeduplicator
@@ -14,8 +16,8 @@ public struct EventGenerator {
     private var presence: PresenceHysteresis
     /// Presence per zone, in the order the zones first held a face.
     private var zones: [(name: String, presence: PresenceHysteresis)] = []
-    private var clock = MediaTime.zero
-    private var lastPresentationTime: MediaTime?
+    private var codeClock = EventClock()
+    private var faceClock = EventClock()
     private var lastFrame: AnalysedFrame?
 
     public init(settings: EventSettings = EventSettings()) {
@@ -39,15 +41,16 @@ public struct EventGenerator {
     /// The events one analysed frame gives, in this order: new codes, faces that left, faces that
     /// entered, a presence change of the whole view, then those of zones.
     public mutating func process(_ objects: [MetadataObject], in frame: AnalysedFrame) -> [DetectionEvent] {
-        let now = advanceClock(to: frame.presentationTime)
         lastFrame = frame
         var events: [DetectionEvent] = []
         // Codes and faces are analysed on queues of their own: each report moves only its own state.
         if frame.analysedCodes {
+            let now = codeClock.advance(to: frame.presentationTime)
             let codeObjects = objects.compactMap { $0 as? MachineReadableCodeObject }
             for code in codes.newCodes(in: codeObjects, at: now) { events.append(.code(code)) }
         }
         if frame.analysedFaces {
+            let now = faceClock.advance(to: frame.presentationTime)
             let faceObjects = objects.compactMap { $0 as? FaceObject }
             let (entered, left) = faces.update(faces: faceObjects, at: now)
             for visit in left { events.append(.faceLeave(leave(visit, reason: .timeout, frame: frame))) }
@@ -103,19 +106,9 @@ public struct EventGenerator {
         return events
     }
 
-    /// Moves the event clock by the frame's presentation-time step, never backwards.
-    private mutating func advanceClock(to time: MediaTime) -> MediaTime {
-        if let last = lastPresentationTime, time > last {
-            clock.nanoseconds += time.nanoseconds - last.nanoseconds
-        }
-        lastPresentationTime = time
-        return clock
-    }
-
-    /// Converts a time on the event clock back to the stream's presentation time.
+    /// Converts a time on the face clock back to the stream's presentation time.
     private func presentationTime(of time: MediaTime) -> MediaTime {
-        guard let last = lastPresentationTime else { return time }
-        return MediaTime(nanoseconds: last.nanoseconds - (clock.nanoseconds - time.nanoseconds))
+        faceClock.presentationTime(of: time)
     }
 
     private func leave(_ visit: FaceVisitTracker.Visit, reason: EndReason, frame: AnalysedFrame) -> FaceLeave {

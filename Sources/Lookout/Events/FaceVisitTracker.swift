@@ -1,6 +1,7 @@
 /// Turns face IDs seen per analysis into enter and leave events. An ID seen for the first time has
-/// entered; an ID not seen for `leaveDelay` has left. IDs come from the face tracker, which gives
-/// a returning face a new ID, so every visit is one enter and one leave.
+/// entered; an ID `leaveRule` says has left (missed long enough, in enough analyses) has left. IDs
+/// come from the face tracker, which ends a face's ID by the same rule over the same analyses and
+/// gives a returning face a new ID, so every visit is one enter and one leave.
 struct FaceVisitTracker {
     struct Visit {
         var faceID: Int
@@ -9,20 +10,28 @@ struct FaceVisitTracker {
         var lastPixelBounds: Rect
         var lastBounds: Rect
         var lastZone: String?
+        /// Analyses in a row that missed this face.
+        var missed = 0
     }
 
-    let leaveDelay: MediaTime
+    let leaveRule: FaceLeaveRule
     private(set) var visits: [Visit] = []
 
+    init(leaveRule: FaceLeaveRule) {
+        self.leaveRule = leaveRule
+    }
+
     init(leaveDelay: MediaTime) {
-        self.leaveDelay = leaveDelay
+        self.init(leaveRule: FaceLeaveRule(delay: leaveDelay))
     }
 
     /// Feeds one analysis's faces; returns the faces that entered and the visits that ended.
     mutating func update(faces: [FaceObject], at time: MediaTime) -> (entered: [FaceObject], left: [Visit]) {
         var entered: [FaceObject] = []
+        for index in visits.indices { visits[index].missed += 1 }
         for face in faces {
             if let index = visits.firstIndex(where: { $0.faceID == face.faceID }) {
+                visits[index].missed = 0
                 visits[index].lastSeen = time
                 visits[index].lastPixelBounds = face.pixelBounds
                 visits[index].lastBounds = face.bounds
@@ -35,7 +44,7 @@ struct FaceVisitTracker {
         }
         var left: [Visit] = []
         visits.removeAll { visit in
-            let gone = time.nanoseconds - visit.lastSeen.nanoseconds > leaveDelay.nanoseconds
+            let gone = leaveRule.hasLeft(absentFor: time.nanoseconds - visit.lastSeen.nanoseconds, missed: visit.missed)
             if gone { left.append(visit) }
             return gone
         }

@@ -105,6 +105,9 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
     private var motionGate: MotionGate?
     private var motionGateRegionsGeneration = 0
     private var faceSchedule = AnalysisSchedule() // code queue, or capture thread while the code queue is idle
+    /// A frame the code queue took since the last face analysis had changed (code queue): the
+    /// next face analysis must then look, even at a frame unchanged since the code queue's last.
+    private var changedSinceFaceAnalysis = false
     // Face-queue state.
     private var faces: FaceAnalysis?
     private var faceModelError: CaptureError?
@@ -368,12 +371,18 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
             // Due, but the face queue is still on an earlier frame: the next free one takes over.
             counters.withLock { $0.faceFramesLate += 1 }
         }
+        // Under load the face queue skips frames the code queue takes: faces are restamped only
+        // onto a frame unchanged since the face queue's own last one, or a face that walked out
+        // between the two would stay in view for as long as the scene stays still.
+        let changedForFaces = changed || changedSinceFaceAnalysis
+        changedSinceFaceAnalysis = changedForFaces
         if withFaces {
             if facesDue {
                 faceSchedule.analysed(at: frame.presentationTime)
-                faceQueue.async { [self, changed] in
+                changedSinceFaceAnalysis = false
+                faceQueue.async { [self, changedForFaces] in
                     defer { facesIdle.signal() }
-                    let faces = changed ? detectFaces(in: frame, settings: settings) : restampFaces(onto: frame, settings: settings)
+                    let faces = changedForFaces ? detectFaces(in: frame, settings: settings) : restampFaces(onto: frame, settings: settings)
                     report(faces, of: frame, codes: false, hadObjects: &previousHadFaces, settings: settings,
                            from: connection)
                 }

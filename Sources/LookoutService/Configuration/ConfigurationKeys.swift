@@ -87,7 +87,7 @@ extension ConfigurationKey {
         .init("presence-off", .events, .camera, \.presenceOff, .duration(timeRange), default: DurationValue(time: eventDefaults.presenceOffDelay),
               "Presence turns off only after this long without a face."),
         .init("face-leave", .events, .camera, \.faceLeave, .duration(timeRange), default: DurationValue(time: eventDefaults.faceLeaveDelay),
-              "A face missed for up to this long keeps its ID; longer, and it has left."),
+              "A face missed for up to this long keeps its ID; longer, and by 3 analyses in a row (or 3 times this long, however few analyses frames dropped left), it has left."),
     ]
 
     private static let snapshots: [ConfigurationKey] = [
