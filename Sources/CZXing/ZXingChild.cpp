@@ -13,6 +13,7 @@
 #include <exception>
 #include <fcntl.h>
 #include <iconv.h>
+#include <mutex>
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -21,15 +22,26 @@
 
 namespace lookout_zxing {
 
-// `input` converted from charset `from` to `to` with iconv; false when it does not convert.
-static bool converted(const std::string &input, const char *from, const char *to, std::string &output) {
-    iconv_t cd = iconv_open(to, from);
+// Opened in the parent (prepare_converters), used in children.
+static iconv_t latin1_to_utf8 = (iconv_t)-1, cp932_to_utf8 = (iconv_t)-1, utf8_to_cp932 = (iconv_t)-1;
+
+void prepare_converters() {
+    static std::once_flag once;
+    std::call_once(once, [] {
+        latin1_to_utf8 = iconv_open("UTF-8", "ISO-8859-1");
+        cp932_to_utf8 = iconv_open("UTF-8", "CP932");
+        utf8_to_cp932 = iconv_open("CP932", "UTF-8");
+    });
+}
+
+// `input` converted with `cd` (opened before the fork); false when it does not convert.
+static bool converted(const std::string &input, iconv_t cd, std::string &output) {
     if (cd == (iconv_t)-1) return false;
+    iconv(cd, nullptr, nullptr, nullptr, nullptr); // back to the initial state
     output.assign(input.size() * 4 + 16, '\0');
     char *in = const_cast<char *>(input.data()), *out = &output[0];
     size_t in_left = input.size(), out_left = output.size();
     bool ok = iconv(cd, &in, &in_left, &out, &out_left) != (size_t)-1 && in_left == 0;
-    iconv_close(cd);
     output.resize(output.size() - out_left);
     return ok;
 }
@@ -44,9 +56,9 @@ static bool kanji_segment_bytes(const ZXing::Result &result, std::string &bytes)
     const std::string raw(result.bytes().begin(), result.bytes().end());
     std::string read;
     if (raw == text) return false;
-    if (converted(raw, "ISO-8859-1", "UTF-8", read) && read == text) return false;
-    if (converted(raw, "CP932", "UTF-8", read) && read == text) return false;
-    return !text.empty() && converted(text, "UTF-8", "CP932", bytes);
+    if (converted(raw, latin1_to_utf8, read) && read == text) return false;
+    if (converted(raw, cp932_to_utf8, read) && read == text) return false;
+    return !text.empty() && converted(text, utf8_to_cp932, bytes);
 }
 
 long long now_ms() {

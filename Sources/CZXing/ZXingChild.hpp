@@ -20,6 +20,11 @@ int read_codes(const unsigned char *gray, int width, int height, int stride, int
                const lk_zx_region *regions, int region_count, long long deadline_ms,
                lk_zx_code *out, int capacity, unsigned char *bytes, int bytes_capacity);
 
+// In the parent, before every fork: opens the charset converters read_codes uses, once. A child of
+// a multithreaded process must not call iconv_open (it takes glibc's converter lock, which another
+// thread, ZBar's among them, may hold at the fork); using an open converter is safe.
+void prepare_converters();
+
 // In a fresh child: default dispositions for the crash signals (no crash handler of the parent's
 // runtime) and standard error to /dev/null, so a failed assertion ends it quietly.
 void quiet_child();

@@ -24,6 +24,7 @@ extern "C" int lk_zxing_read_regions_isolated(const unsigned char *gray, int wid
     }
     long long start = now_ms();
     long long deadline = start + timeout_ms;
+    lookout_zxing::prepare_converters();
     pid_t child = fork();
     if (child < 0) {
         if (err && err_len > 0) std::snprintf(err, err_len, "fork: %s", std::strerror(errno));

@@ -116,6 +116,7 @@ static bool start(lk_zx_worker *worker, char *err, size_t err_len) {
         if (err && err_len > 0) std::snprintf(err, err_len, "socketpair: %s", std::strerror(errno));
         return false;
     }
+    prepare_converters();
     pid_t child = fork();
     if (child < 0) {
         if (err && err_len > 0) std::snprintf(err, err_len, "fork: %s", std::strerror(errno));

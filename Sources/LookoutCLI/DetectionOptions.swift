@@ -25,7 +25,7 @@ struct DetectionOptions: ParsableArguments {
 
     static let codeBudgetRange = ValueRange.number(0...60_000, unit: " ms")
     @Option(name: .customLong("code-budget"), parsing: .unconditional, help: ArgumentHelp(
-        "Milliseconds a frame or image ZBar read no code in may spend on a second look: ZBar on prepared copies (contrast stretched, halved, inverted) and zxing-cpp (\(DetectionOptions.codeBudgetRange.text); 0 = off; default 3000 for scan, 15 for run).",
+        "Milliseconds a frame or image ZBar read no code in may spend on a second look: ZBar on prepared copies (contrast stretched, halved, inverted, and enlarged twice for pictures up to a megapixel) and zxing-cpp; in scan, PDF417, Aztec and DataMatrix get as long again (\(DetectionOptions.codeBudgetRange.text); 0 = off; default 3000 for scan, 15 for run).",
         valueName: "ms"), transform: { try DetectionOptions.codeBudgetRange.parse($0) })
     var codeBudget: Double?
 
@@ -74,12 +74,12 @@ struct DetectionOptions: ParsableArguments {
     var verifyNeighbors: Int?
 
     @Option(name: .customLong("face-profile"), help: ArgumentHelp(
-        "A profile-face Haar cascade that may confirm, either way round, a face the verifier refused: faces turned too far for it, or half hidden by a hand (default: models/haarcascade_profileface.xml; none = off).",
+        "A profile-face Haar cascade that may confirm, either way round, a face the verifier refused: faces turned too far for it, or half hidden by a hand (default: models/haarcascade_profileface.xml; none = off; no effect with --face-verifier none).",
         valueName: "path|none"))
     var faceProfile: String?
 
     @Flag(name: .customLong("face-join"), inversion: .prefixedNo,
-          help: "Also search the whole frame with the verifier's cascade and keep the faces the first cascade confirms around them: faces either cascade misses alone, for a second full search. (default: on for scan, off for run)")
+          help: "Also search the whole frame with the verifier's cascade and keep the faces the first cascade confirms around them: faces either cascade misses alone, for a second full search; no effect with --face-verifier none. (default: on for scan, off for run)")
     var faceJoin: Bool?
 
     static let faceConfirmRange = ValueRange.integer(1...10)

@@ -9,8 +9,12 @@ import CZXing
 struct ZXingWorkerTests {
     static func frame(_ name: String) throws -> PixelBuffer { try StillImage.load(path: Fixtures.path(name)) }
 
-    static func descriptorCount() throws -> Int {
-        try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count
+    /// The readers' shared images mapped in this process (memfd "lookout-zxing"): a count of this
+    /// kind only, which suites running beside this one change only with readers of their own.
+    static func sharedImageMappings() throws -> Int {
+        // Read to the end: procfs reports a size of 0.
+        let maps = try #require(FileHandle(forReadingAtPath: "/proc/self/maps")).readDataToEndOfFile()
+        return String(decoding: maps, as: UTF8.self).split(separator: "\n").filter { $0.contains("/memfd:lookout-zxing") }.count
     }
 
     static func processExists(_ pid: Int32) -> Bool {
@@ -55,18 +59,19 @@ struct ZXingWorkerTests {
     /// and no descriptor behind; ending twice is harmless.
     @Test func teardownLeavesNothingBehind() throws {
         let image = try Self.frame("datamatrix-gs1.png")
-        let before = try Self.descriptorCount()
+        let before = try Self.sharedImageMappings()
         var pid: Int32 = 0
         do {
             let reader = ZXingFrameReader(types: [.dataMatrix])
             #expect(reader.readFrame(image).map(\.type) == [.dataMatrix])
+            #expect(try Self.sharedImageMappings() > before)
             pid = try #require(reader.workerProcessID)
             let held = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").compactMap { Int($0) }.sorted()
             #expect(held.count == 4 && held.prefix(3) == [0, 1, 2], "the worker holds \(held)")
         }
         #expect(!Self.processExists(pid))
-        // Other suites open and close descriptors meanwhile: wait for the count to come back.
-        #expect(eventually { (try? Self.descriptorCount()).map { $0 <= before } ?? false })
+        // Other suites' readers may come and go meanwhile: wait for the count to come back.
+        #expect(eventually { (try? Self.sharedImageMappings()).map { $0 <= before } ?? false })
         let worker = try #require(lk_zx_worker_create())
         lk_zx_worker_destroy(worker)
         lk_zx_worker_destroy(nil)

@@ -31,9 +31,11 @@ final class CodeAnalysis {
     private var lastCodes: [ScannedCode] = []
     private var recentlyConfirmed: [(type: MetadataObjectType, payload: [UInt8], time: MediaTime)] = []
     private(set) var secondPassReads = 0
-    /// Images zxing-cpp read for the kinds only it reads, and those it died on or overran.
-    var zxingLooks: Int { zxingReader?.looks ?? 0 }
-    var zxingFailures: Int { zxingReader?.failures ?? 0 }
+    /// Images zxing-cpp read for the kinds only it reads, and those it died on or overran, over
+    /// every reader this analysis had (a change of types makes a new one).
+    var zxingLooks: Int { retiredZXingLooks + (zxingReader?.looks ?? 0) }
+    var zxingFailures: Int { retiredZXingFailures + (zxingReader?.failures ?? 0) }
+    private var retiredZXingLooks = 0, retiredZXingFailures = 0
 
     init(density: Int, resolution: CodeScanResolution) {
         self.density = density
@@ -51,6 +53,7 @@ final class CodeAnalysis {
             let zbarTypes = codeTypes.filter { !$0.isReadByZXingOnly }
             scanner = zbarTypes.isEmpty ? nil : BarcodeScanner(types: zbarTypes, density: density, resolution: resolution)
             secondPass = zbarTypes.isEmpty ? nil : CodeSecondPass(types: zbarTypes)
+            (retiredZXingLooks, retiredZXingFailures) = (zxingLooks, zxingFailures)
             zxingReader = codeTypes.contains(where: \.isReadByZXingOnly) ? ZXingFrameReader(types: codeTypes) : nil
             appliedGeneration = generation
         }

@@ -90,6 +90,10 @@ final class V4L2Stream {
             guard let address = device.driver.mmap(length: Int(buffer.length), fd: device.fd, offset: Int(buffer.m.offset)) else {
                 throw .ioctlFailed(path: device.path, request: "mmap", .current)
             }
+            // Not into children: a zxing-cpp reader forked while streaming would otherwise hold the
+            // mapping, and with it the device's buffers, after a loss closes them here, and the
+            // reopen's VIDIOC_REQBUFS would find them busy. Frames reach detectors as copies.
+            _ = madvise(address, Int(buffer.length), MADV_DONTFORK)
             buffers.append(Mapping(address: address, length: Int(buffer.length)))
         }
     }
