@@ -456,11 +456,12 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
         guard settings.types.contains(.face), let faces else { return [] }
         let start = MonotonicClock.nanoseconds()
         do {
-            var objects = try faces.detect(in: frame, rectOfInterest: settings.rectOfInterest,
-                                           singleThreaded: settings.faceAnalysisRate > 0)
+            var (objects, masked) = try faces.detect(in: frame, rectOfInterest: settings.rectOfInterest,
+                                                     singleThreaded: settings.faceAnalysisRate > 0, regions: settings.regions)
             counters.withLock {
                 $0.faceTimes.record(since: start)
                 $0.faceAnalyses += 1
+                $0.objectsMasked += masked
             }
             apply(settings.regions, to: &objects)
             return objects
@@ -472,8 +473,11 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
 
     /// Face queue: the last analysis's faces on an unchanged frame.
     private func restampFaces(onto frame: SampleBuffer, settings: Configuration) -> [MetadataObject] {
-        counters.withLock { $0.faceAnalyses += 1 }
-        var objects = faces?.restamp(onto: frame) ?? []
+        var (objects, masked) = faces?.restamp(onto: frame, regions: settings.regions) ?? ([], 0)
+        counters.withLock {
+            $0.faceAnalyses += 1
+            $0.objectsMasked += masked
+        }
         apply(settings.regions, to: &objects)
         return objects
     }
