@@ -25,7 +25,7 @@ struct DetectionOptions: ParsableArguments {
 
     static let codeBudgetRange = ValueRange.number(0...60_000, unit: " ms")
     @Option(name: .customLong("code-budget"), parsing: .unconditional, help: ArgumentHelp(
-        "Milliseconds a frame or image ZBar read no code in may spend on a second look: ZBar on prepared copies (contrast stretched, halved, inverted, and enlarged twice for pictures up to a megapixel) and zxing-cpp; in scan, PDF417, Aztec and DataMatrix get as long again (\(DetectionOptions.codeBudgetRange.text); 0 = off; default 3000 for scan, 15 for run).",
+        "Milliseconds a frame or image ZBar read no code in may spend on a second look: ZBar on prepared copies (contrast stretched, halved, inverted, sharpened, and enlarged twice for pictures up to a megapixel) and zxing-cpp; in scan, PDF417, Aztec and DataMatrix get as long again (\(DetectionOptions.codeBudgetRange.text); 0 = off; default 3000 for scan, 15 for run).",
         valueName: "ms"), transform: { try DetectionOptions.codeBudgetRange.parse($0) })
     var codeBudget: Double?
 

@@ -27,21 +27,31 @@ struct CodeSecondPassTests {
         #expect(objects.first?["decoder"] as? String == "zbar")
     }
 
+    /// What `step` alone reads in a fixture, after checking every other step reads nothing there.
+    static func readOnlyBy(_ step: CodeSecondPass.Step, in fixture: String) throws -> (codes: [ScannedCode], image: PixelBuffer) {
+        let image = try StillImage.load(path: Fixtures.path(fixture))
+        let region = (x: 0, y: 0, width: image.width, height: image.height)
+        let deadline = MonotonicClock.nanoseconds() + 30_000_000_000
+        let others = CodeSecondPass(types: [.qr], steps: CodeSecondPass.Step.allCases.filter { $0 != step })
+        #expect(others.scan(image, region: region, deadline: deadline).isEmpty, "\(fixture)")
+        return (CodeSecondPass(types: [.qr], steps: [step]).scan(image, region: region, deadline: deadline), image)
+    }
+
     /// A code of 1.3-pixel modules: no step reads it at its size; the enlarged copy does, with
     /// corners back in the picture's pixels.
     @Test func aCodeOfFewPixelsIsReadEnlarged() throws {
-        let image = try StillImage.load(path: Fixtures.path("qr-small.png"))
-        let region = (x: 0, y: 0, width: image.width, height: image.height)
-        let deadline = MonotonicClock.nanoseconds() + 30_000_000_000
-        let others = CodeSecondPass(types: [.qr], steps: CodeSecondPass.Step.allCases.filter { $0 != .enlarged })
-        #expect(others.scan(image, region: region, deadline: deadline).isEmpty)
-        let enlarged = CodeSecondPass(types: [.qr], steps: [.enlarged])
-        let codes = enlarged.scan(image, region: region, deadline: deadline)
+        let (codes, image) = try Self.readOnlyBy(.enlarged, in: "qr-small.png")
         #expect(codes.map { String(decoding: $0.payload, as: UTF8.self) } == ["https://example.org/lookout?enlarged=1"])
         let corners = try #require(codes.first?.corners)
         #expect(corners.count == 4 && corners.allSatisfy { (5...Double(image.width - 5)).contains($0.x) && (5...Double(image.height - 5)).contains($0.y) })
         let scanned = try jsonObjects(try lookout(["scan", "--types", "qr", Fixtures.path("qr-small.png")]))
         #expect(scanned.map { $0["value"] as? String } == ["https://example.org/lookout?enlarged=1"])
+    }
+
+    /// A blurred, faint code: no other step reads it; ZBar on the sharpened copy does.
+    @Test func aBlurredCodeIsReadSharpened() throws {
+        let codes = try Self.readOnlyBy(.sharpened, in: "qr-blurred.png").codes
+        #expect(codes.map { String(decoding: $0.payload, as: UTF8.self) } == ["https://example.org/lookout?sharpened=1"])
     }
 
     /// The held-out photographs' wrong texts, as fixtures: half-width katakana in a byte segment,

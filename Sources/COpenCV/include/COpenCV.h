@@ -58,6 +58,10 @@ void lk_half_scale(const unsigned char *gray, int width, int height, int stride,
 // packed). Returns 0, or -1 when OpenCV failed.
 int lk_double_scale(const unsigned char *gray, int width, int height, int stride, unsigned char *out);
 
+// Writes an unsharp-masked copy of an 8-bit gray image into `out` (tightly packed): the image plus
+// twice its difference from a Gaussian blur of sigma 2. Returns 0, or -1 when OpenCV failed.
+int lk_sharpen(const unsigned char *gray, int width, int height, int stride, unsigned char *out);
+
 enum {
     LK_IMAGE_OK = 0,
     LK_IMAGE_DAMAGED = 1,      // no decoder took it, or the decoder failed

@@ -4,7 +4,7 @@ import Glibc
 #endif
 
 /// The second look at an image ZBar read no code in: within a time budget, ZBar again on prepared
-/// copies (contrast stretched, shrunk, inverted) and zxing-cpp as a second decoder, in the order
+/// copies (contrast stretched, shrunk, inverted, sharpened, enlarged) and zxing-cpp as a second decoder, in the order
 /// that read the most per millisecond on the development corpus (docs/accuracy.md). Stops at the
 /// first preparation that reads something, or when the budget is spent; a step that has begun
 /// runs to its end. Used on one queue only; its copies are reused from call to call.
@@ -18,6 +18,10 @@ final class CodeSecondPass {
         case half
         /// ZBar and zxing over the negative, for light codes on dark ground.
         case inverted
+        /// ZBar over an unsharp-masked copy, for bars and modules a camera blurred together. Its
+        /// linear reads count as weak whatever their scan lines (sharpening can make bars a
+        /// misread agrees with): another decoder or copy must read the same digits.
+        case sharpened
         /// ZBar and zxing over a copy enlarged twice (bicubic), for small pictures and codes of
         /// one or two pixels a module; only regions of at most `enlargedArea` pixels. Last: it
         /// only adds to what the others read.
@@ -73,6 +77,15 @@ final class CodeSecondPass {
                 }
                 codes = half.withUnsafeBytes { zbar.scan(plane: $0.baseAddress!, width: width, height: height,
                                                          region: (0, 0, width, height), scale: 2) }
+            case .sharpened:
+                let count = region.width * region.height
+                if copy.count < count { copy = Array(repeating: 0, count: count) }
+                let made = copy.withUnsafeMutableBufferPointer {
+                    lk_sharpen(origin.assumingMemoryBound(to: UInt8.self), Int32(region.width), Int32(region.height),
+                               Int32(pixels.bytesPerRow), $0.baseAddress!)
+                }
+                codes = made == 0 ? scanCopy(width: region.width, height: region.height) : []
+                for index in codes.indices where codes[index].type != .qr { codes[index].scanLines = 0 }
             case .enlarged:
                 codes = scanEnlarged(origin, region: region, stride: pixels.bytesPerRow, deadline: deadline)
             case .inverted:
@@ -134,7 +147,7 @@ final class CodeSecondPass {
         let margin = max(box.width, box.height) * 0.75 + 16
         let x = max(0, Int(box.x - margin)), y = max(0, Int(box.y - margin))
         let area = (x: x, y: y, width: min(pixels.width, Int(box.maxX + margin)) - x, height: min(pixels.height, Int(box.maxY + margin)) - y)
-        let confirming = CodeSecondPass.Step.allCases.filter { $0 != .inverted }
+        let confirming = CodeSecondPass.Step.allCases.filter { $0 != .inverted && $0 != .sharpened }
         for step in confirming {
             let read = scan(pixels, region: area, deadline: deadline, steps: [step])
             if read.contains(where: { $0.type == code.type && $0.payload == code.payload && !$0.needsConfirmation }) { return true }
