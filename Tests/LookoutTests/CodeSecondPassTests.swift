@@ -27,6 +27,20 @@ struct CodeSecondPassTests {
         #expect(objects.first?["decoder"] as? String == "zbar")
     }
 
+    /// zxing-cpp's looks at `image` until one reads something, at most three. A look can fail on
+    /// its own: a child forked from this busy, multithreaded test process may inherit a lock
+    /// another thread held, and is killed at the timeout; it is counted and skipped, as a frame's
+    /// would be. Returns the codes and the looks taken.
+    static func zxingLooks(_ scanner: ZXingScanner, at image: PixelBuffer) -> (codes: [ScannedCode], looks: Int) {
+        var codes: [ScannedCode] = [], looks = 0
+        while codes.isEmpty, looks < 3 {
+            codes = scanner.scan(plane: image.baseAddress, width: image.width, height: image.height,
+                                 bytesPerRow: image.bytesPerRow, timeout: 10_000)
+            looks += 1
+        }
+        return (codes, looks)
+    }
+
     /// What `step` alone reads in a fixture, after checking every other step reads nothing there.
     static func readOnlyBy(_ step: CodeSecondPass.Step, in fixture: String) throws -> (codes: [ScannedCode], image: PixelBuffer) {
         let image = try StillImage.load(path: Fixtures.path(fixture))
@@ -73,8 +87,7 @@ struct CodeSecondPassTests {
     /// Shift-JIS bytes; the reader gives the symbol's bytes, so the text is the code's own.
     @Test func zxingReadsAKanjiSegmentAsItsShiftJISBytes() throws {
         let image = try StillImage.load(path: Fixtures.path("qr-kanji.png"))
-        let codes = ZXingScanner(types: [.qr]).scan(plane: image.baseAddress, width: image.width, height: image.height,
-                                                   bytesPerRow: image.bytesPerRow, timeout: 10_000)
+        let (codes, _) = Self.zxingLooks(ZXingScanner(types: [.qr]), at: image)
         #expect(codes.map(\.payload) == [[0x8A, 0xBF, 0x8E, 0x9A, 0x83, 0x65, 0x83, 0x58, 0x83, 0x67]])
         #expect(codes.map { CodePayloadDecoder.decode($0.payload).text } == ["漢字テスト"])
     }
@@ -88,11 +101,12 @@ struct CodeSecondPassTests {
                                  bytesPerRow: image.bytesPerRow, timeout: 10_000)
         #expect(codes.isEmpty)
         #expect(scanner.failures == 1)
-        // The same reader reads a QR code after that.
+        // The process reads a QR code after that (a look failing on its own is counted).
         let qr = try StillImage.load(path: Fixtures.path("qr-second-pass.png"))
         let reader = ZXingScanner(types: [.qr])
-        let read = reader.scan(plane: qr.baseAddress, width: qr.width, height: qr.height, bytesPerRow: qr.bytesPerRow, timeout: 10_000)
-        #expect(read.map(\.decoder) == [.zxing] && reader.failures == 0)
+        let (read, looks) = Self.zxingLooks(reader, at: qr)
+        #expect(read.map(\.decoder) == [.zxing])
+        #expect(reader.failures == looks - 1)
     }
 
     /// A budget spent stops the pass: with 1 ms, zxing-cpp's child is killed before it reads.
