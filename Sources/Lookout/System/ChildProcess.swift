@@ -17,6 +17,24 @@ enum ChildProcess {
     }
 
     /// A pipe whose both ends are close-on-exec; call inside `withSpawnLock`.
+    /// Runs `body` (writes to a pipe whose reader may be gone) with SIGPIPE blocked on this thread,
+    /// and takes a SIGPIPE it raised before unblocking: the write fails with EPIPE instead, and
+    /// the process's disposition of the signal is left as it was. A pipe's SIGPIPE goes to the
+    /// thread that wrote.
+    static func withoutSIGPIPE(_ body: () -> Void) {
+        var pipeSignal = sigset_t(), previous = sigset_t()
+        sigemptyset(&pipeSignal)
+        sigaddset(&pipeSignal, SIGPIPE)
+        pthread_sigmask(SIG_BLOCK, &pipeSignal, &previous)
+        body()
+        var pending = sigset_t()
+        if sigpending(&pending) == 0, sigismember(&pending, SIGPIPE) == 1, sigismember(&previous, SIGPIPE) == 0 {
+            var now = timespec()
+            _ = sigtimedwait(&pipeSignal, nil, &now)
+        }
+        pthread_sigmask(SIG_SETMASK, &previous, nil)
+    }
+
     static func makePipe() throws(Errno) -> (read: Int32, write: Int32) {
         var ends: [Int32] = [0, 0]
         guard pipe(&ends) == 0 else { throw .current }

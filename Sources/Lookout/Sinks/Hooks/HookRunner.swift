@@ -209,10 +209,15 @@ public final class HookRunner: @unchecked Sendable {
         // The payload is small (a few KB at most) and fits the pipe; a hook that never reads its
         // input must not block this thread, so the write is non-blocking and gives up on EAGAIN.
         _ = fcntl(writeEnd, F_SETFL, fcntl(writeEnd, F_GETFL) | O_NONBLOCK)
-        var offset = 0
-        while offset < job.input.count {
-            let n = job.input.withUnsafeBytes { write(writeEnd, $0.baseAddress! + offset, $0.count - offset) }
-            if n > 0 { offset += n } else if n < 0 && errno == EINTR { continue } else { break }
+        // A hook that exits without reading its input leaves the pipe without a reader: the write
+        // fails with EPIPE, and the SIGPIPE it raises must not end a process that did not ignore
+        // the signal (the command line does; a program using the library may not).
+        ChildProcess.withoutSIGPIPE {
+            var offset = 0
+            while offset < job.input.count {
+                let n = job.input.withUnsafeBytes { write(writeEnd, $0.baseAddress! + offset, $0.count - offset) }
+                if n > 0 { offset += n } else if n < 0 && errno == EINTR { continue } else { break }
+            }
         }
         return pid
     }
