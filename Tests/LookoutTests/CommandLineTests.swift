@@ -22,6 +22,7 @@ struct ProcessResult {
 /// Runs `lookout` with `arguments`, feeding `input` on standard input.
 func lookout(_ arguments: [String], input: Data? = nil, environment: [String: String] = [:],
              timeout: Double = 120) throws -> ProcessResult {
+    _ = brokenPipesIgnored
     try #require(FileManager.default.isExecutableFile(atPath: lookoutBinary), "build lookout first: \(lookoutBinary)")
     let process = Process()
     process.executableURL = URL(fileURLWithPath: lookoutBinary)

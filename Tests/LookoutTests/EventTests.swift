@@ -152,6 +152,7 @@ func schemaCheck(_ lines: [String]) throws -> (status: Int32, message: String) {
     process.standardInput = input
     process.standardError = errors
     process.standardOutput = FileHandle.nullDevice
+    _ = brokenPipesIgnored
     try process.run()
     try input.fileHandleForWriting.write(contentsOf: Data((lines.joined(separator: "\n") + "\n").utf8))
     try input.fileHandleForWriting.close()

@@ -21,6 +21,7 @@ import Testing
         /// Opens the FIFO for writing and writes `count` frames, on a thread of its own: the open
         /// waits for the camera to open it, which then waits for the stream's first bytes.
         func open(writing count: Int) {
+            _ = brokenPipesIgnored // the camera may close the FIFO first (a reload, a stop)
             DispatchQueue.global().async { [self] in
                 guard let fileHandle = FileHandle(forWritingAtPath: path) else { return }
                 for _ in 0..<count { try? fileHandle.write(contentsOf: jpeg) }

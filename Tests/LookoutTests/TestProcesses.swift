@@ -62,6 +62,10 @@ final class LineCollector: @unchecked Sendable {
 ///
 /// Started with posix_spawn and an empty signal mask: test-runner threads block most signals,
 /// and Foundation's Process passes that mask on, so SIGTERM would never reach the child.
+/// Writes to a child that has exited must fail with EPIPE, not end the test process: every helper
+/// that writes to a child's input touches this first (suites run in any order, in parallel).
+let brokenPipesIgnored: Void = { _ = Glibc.signal(SIGPIPE, SIG_IGN) }()
+
 final class BackgroundProcess {
     let pid: pid_t
     let executable: String
@@ -75,7 +79,7 @@ final class BackgroundProcess {
     init(_ executable: String, _ arguments: [String], environment: [String: String] = [:], withInput: Bool = false) throws {
         self.executable = executable
         // A child that dies while being written to must not kill the test process.
-        Glibc.signal(SIGPIPE, SIG_IGN)
+        _ = brokenPipesIgnored
         let out = outputPipe, err = errorPipe
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)

@@ -10,6 +10,7 @@ func supportScript(_ name: String, _ arguments: [String], input: Data = Data()) 
     let stdin = Pipe(), out = Pipe()
     process.standardInput = stdin
     process.standardOutput = out
+    _ = brokenPipesIgnored
     try process.run()
     try stdin.fileHandleForWriting.write(contentsOf: input)
     try stdin.fileHandleForWriting.close()

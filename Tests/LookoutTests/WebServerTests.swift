@@ -133,6 +133,7 @@ struct WebServerTests {
         check.standardInput = input
         check.standardOutput = output
         check.standardError = output
+        _ = brokenPipesIgnored
         try check.run()
         try input.fileHandleForWriting.write(contentsOf: metrics.body)
         try input.fileHandleForWriting.close()
