@@ -53,6 +53,7 @@ let package = Package(
         // zxing-cpp, the second code decoder, is C++ too: one extern "C" call.
         .target(
             name: "CZXing",
+            dependencies: ["COpenCV"],
             path: "Sources/CZXing",
             cxxSettings: [.unsafeFlags(["-O2"])],
             linkerSettings: [.linkedLibrary("ZXing"), .linkedLibrary("stdc++")]

@@ -11,7 +11,7 @@ extern "C" int lk_sharpen(const unsigned char *gray, int width, int height, int 
     try {
         cv::Mat source(height, width, CV_8UC1, const_cast<unsigned char *>(gray), (size_t)stride);
         cv::Mat target(height, width, CV_8UC1, out, (size_t)width);
-        cv::Mat blurred;
+        thread_local cv::Mat blurred; // kept from call to call on each code queue
         cv::GaussianBlur(source, blurred, cv::Size(0, 0), 2.0);
         cv::addWeighted(source, 3.0, blurred, -2.0, 0, target);
         return target.data == out ? 0 : -1;

@@ -1,5 +1,6 @@
 // The read and the result protocol shared by the forked reader and the worker (ZXingChild.hpp).
 #include "ZXingChild.hpp"
+#include "COpenCV.h"
 
 // text() in UTF-8 (zxing-cpp 1.4 otherwise gives a std::wstring).
 #define ZX_USE_UTF8 1
@@ -67,15 +68,12 @@ long long now_ms() {
     return now.tv_sec * 1000LL + now.tv_nsec / 1000000;
 }
 
-// A region shrunk by 2x2 averaging into `half` (for large symbols: a quarter of the work).
+// A region shrunk by 2x2 averaging into `half` (for large symbols: a quarter of the work), with
+// the frames' own halving (plain code: safe in a forked child, unlike OpenCV's thread pool).
 static ZXing::ImageView shrunk(const unsigned char *origin, int width, int height, int stride, std::vector<unsigned char> &half) {
     int w = width / 2, h = height / 2;
     half.resize((size_t)w * h);
-    for (int y = 0; y < h; y++) {
-        const unsigned char *a = origin + (size_t)(2 * y) * stride, *b = a + stride;
-        unsigned char *to = half.data() + (size_t)y * w;
-        for (int x = 0; x < w; x++) to[x] = (unsigned char)((a[2 * x] + a[2 * x + 1] + b[2 * x] + b[2 * x + 1] + 2) / 4);
-    }
+    lk_half_scale(origin, width, height, stride, half.data());
     return ZXing::ImageView(half.data(), w, h, ZXing::ImageFormat::Lum, w);
 }
 
@@ -105,7 +103,8 @@ int read_codes(const unsigned char *gray, int width, int height, int stride, int
         hints.setTryHarder(true);
         hints.setTryRotate(true);
         hints.setTryDownscale(true);
-        std::vector<unsigned char> half;
+        // Kept from read to read: the worker reads every frame, and it has one thread.
+        static std::vector<unsigned char> half;
         int count = 0, used = 0;
         for (int r = 0; r < region_count && count < capacity; r++) {
             if (r > 0 && deadline_ms > 0 && now_ms() >= deadline_ms) break;
