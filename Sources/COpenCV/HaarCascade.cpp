@@ -1,6 +1,7 @@
 // Haar cascade detection behind a C API. The handle owns its scratch image so that
 // per-frame detection does not allocate once the frame size is stable.
 #include "COpenCV.h"
+#include "CascadeLoading.hpp"
 
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
@@ -21,7 +22,9 @@
 // parallelism, and cameras do not fight over one pool.
 static std::shared_mutex threads_lock;
 static int threads_set = 0; // guarded by threads_lock; 0: OpenCV's default
-static std::atomic<int> open_cascades{0};
+static std::atomic<int> open_cascades{0}; // detectors: lk_cascade_open's handles and cascade sets
+
+void lk_cascade_count_detectors(int change) { open_cascades.fetch_add(change); }
 
 static void use_threads(int wanted) {
     {
@@ -58,6 +61,12 @@ static void write_error(char *err, size_t err_len, const char *message) {
 }
 
 extern "C" lk_cascade *lk_cascade_open(const char *path, char *err, size_t err_len) {
+    lk_cascade *cascade = lk_cascade_load(path, err, err_len);
+    if (cascade) open_cascades.fetch_add(1);
+    return cascade;
+}
+
+lk_cascade *lk_cascade_load(const char *path, char *err, size_t err_len) {
     // OpenCV's own words (its exception) are the detail; the caller says what is wrong in one
     // sentence. A cascade OpenCV cannot parse prints nothing itself.
     std::string detail;
@@ -78,7 +87,6 @@ extern "C" lk_cascade *lk_cascade_open(const char *path, char *err, size_t err_l
         detail = e.what();
     }
     if (!cascade) write_error(err, err_len, detail.c_str());
-    else open_cascades.fetch_add(1);
     return cascade;
 }
 
@@ -174,9 +182,15 @@ extern "C" void lk_cascade_close(lk_cascade *cascade) {
     delete cascade;
 }
 
+void lk_cascade_free(lk_cascade *cascade) { delete cascade; }
+
 extern "C" int lk_cascade_detect(lk_cascade *cascade, const unsigned char *gray, int width, int height,
                                  int stride, const lk_cascade_params *params, lk_rect *out, int capacity,
                                  char *err, size_t err_len) {
+    if (!cascade) { // a cascade set's copy this thread could not load (lk_cascade_set_cascade)
+        write_error(err, err_len, lk_cascade_set_load_error());
+        return -1;
+    }
     try {
         // Wraps the caller's plane: no copy.
         use_threads(open_cascades.load() > 1 ? 1 : params->threads);

@@ -43,6 +43,27 @@ int lk_cascade_set_verifier(lk_cascade *cascade, const char *path, char *err, si
 // refused (lk_cascade_params.profile_min_neighbors). Returns 0, or -1 with a message in err.
 int lk_cascade_set_profile_verifier(lk_cascade *cascade, const char *path, char *err, size_t err_len);
 
+// A face detector's cascades (frontal, and the verifier and profile cascades when not NULL), loaded
+// once for every detector with the same files: the set holds the files open, and each thread that
+// detects with it gets its own parsed copy (OpenCV's detection is not safe on one classifier from
+// two threads), made at the thread's first use and shared by every set of those files. 64 cameras
+// on a pool of 2 detector threads hold 2 copies, not 64.
+typedef struct lk_cascade_set lk_cascade_set;
+
+// Opens the files and loads the calling thread's copy (unless another set of the same files is
+// open). On failure returns NULL, sets *failed to the file at fault (0 frontal, 1 verifier,
+// 2 profile) and writes OpenCV's words (possibly empty) into err.
+lk_cascade_set *lk_cascade_set_open(const char *frontal, const char *verifier, const char *profile, int *failed,
+                                    char *err, size_t err_len);
+void lk_cascade_set_close(lk_cascade_set *set);
+
+// The calling thread's copy of the set's cascades, for lk_cascade_detect; NULL when it could not be
+// loaded (lk_cascade_detect then fails with the reason).
+lk_cascade *lk_cascade_set_cascade(lk_cascade_set *set);
+
+// Parsed copies of the set's files held by threads (one per thread that detected with any set of them).
+int lk_cascade_set_copies(lk_cascade_set *set);
+
 // Detects objects in an 8-bit gray image (stride in bytes). Writes at most `capacity` rects
 // in the image's own pixel coordinates; returns how many were found (may exceed capacity),
 // or -1 on error (message in err).

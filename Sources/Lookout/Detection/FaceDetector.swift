@@ -5,7 +5,13 @@ import Glibc
 
 /// OpenCV's Haar-cascade detector over a luma plane, through the C API in COpenCV.
 final class FaceDetector {
-    private let cascade: OpaquePointer
+    /// The cascades, loaded once for every detector of the same files (`lk_cascade_set`).
+    private let cascades: OpaquePointer
+    /// The calling thread's parsed copy of `cascades`: detection on one copy is not safe from
+    /// two threads, and a copy per detector thread, not per camera, bounds the memory.
+    private var cascade: OpaquePointer? { lk_cascade_set_cascade(cascades) }
+    /// Parsed copies of this detector's model files, across threads and detectors.
+    var cascadeCopies: Int { Int(lk_cascade_set_copies(cascades)) }
     let configuration: FaceDetectorConfiguration
     private var found: [lk_rect]
     private var message = [CChar](repeating: 0, count: 512)
@@ -15,30 +21,32 @@ final class FaceDetector {
     init(configuration: FaceDetectorConfiguration) throws(CaptureError) {
         var message = [CChar](repeating: 0, count: 512)
         try Self.check(configuration)
-        let path = configuration.cascadePath
-        try Self.checkModelFile(path)
-        guard let cascade = path.withPlatformPath({ lk_cascade_open($0, &message, message.count) }) else {
-            throw .faceModelUnavailable(path: path, reason: "it is not a Haar cascade", detail: String(nulTerminated: message))
-        }
-        let seconds = [(configuration.verificationCascadePath, lk_cascade_set_verifier),
-                       (configuration.profileVerificationCascadePath, lk_cascade_set_profile_verifier)]
-        for case let (path?, load) in seconds {
-            do throws(CaptureError) {
-                try Self.checkModelFile(path)
-                guard path.withPlatformPath({ load(cascade, $0, &message, message.count) }) == 0 else {
-                    throw .faceModelUnavailable(path: path, reason: "it is not a Haar cascade", detail: String(nulTerminated: message))
+        let paths = [configuration.cascadePath, configuration.verificationCascadePath,
+                     configuration.profileVerificationCascadePath]
+        for case let path? in paths { try Self.checkModelFile(path) }
+        var failed: Int32 = 0
+        let opened = paths[0]!.withPlatformPath { frontal in
+            Self.withOptionalPath(paths[1]) { verifier in
+                Self.withOptionalPath(paths[2]) { profile in
+                    lk_cascade_set_open(frontal, verifier, profile, &failed, &message, message.count)
                 }
-            } catch {
-                lk_cascade_close(cascade)
-                throw error
             }
         }
-        self.cascade = cascade
+        guard let opened else {
+            throw .faceModelUnavailable(path: paths[Int(failed)] ?? paths[0]!, reason: "it is not a Haar cascade",
+                                        detail: String(nulTerminated: message))
+        }
+        self.cascades = opened
         self.configuration = configuration
         self.found = Array(repeating: lk_rect(), count: Self.maximumFaces)
     }
 
-    deinit { lk_cascade_close(cascade) }
+    deinit { lk_cascade_set_close(cascades) }
+
+    private static func withOptionalPath<Result>(_ path: String?, _ body: (UnsafePointer<CChar>?) -> Result) -> Result {
+        guard let path else { return body(nil) }
+        return path.withPlatformPath { body($0) }
+    }
 
     /// Checked before OpenCV reads the file, so the message names the cause in a few words;
     /// OpenCV's own text about a file it cannot parse is kept as the detail.

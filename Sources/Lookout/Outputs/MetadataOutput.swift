@@ -25,9 +25,9 @@ extension MetadataOutputObjectsDelegate {
 ///
 /// `availableMetadataObjectTypes` is known once the output is in a session; `metadataObjectTypes`
 /// must be a subset of it. Objects centred in one of the `regions`' masks are never reported; the
-/// rest carry their zone. Detection works on the luma plane, within `rectOfInterest`, on two
-/// serial queues of the output's own: codes on every frame it takes, faces on one frame in
-/// `faceAnalysisRate` per second (every frame by default). For real-time inputs each queue takes
+/// rest carry their zone. Detection works on the luma plane, within `rectOfInterest`, in two
+/// serial queues of jobs on threads shared with other outputs (`detectorPool`): codes on every
+/// frame it takes, faces on one frame in `faceAnalysisRate` per second (every frame by default). For real-time inputs each queue takes
 /// the newest frame: while the code queue is busy, new frames are dropped as late (counted in
 /// `statistics`); while the face queue is busy, frames go to the code queue only
 /// (`faceFramesLate`). Detection never holds up capture. Results for codes and for faces of the
@@ -79,8 +79,9 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
 
     private let configuration = Locked(Configuration())
     private let counters = Locked(Statistics())
-    private let processingQueue = DispatchQueue(label: "lookout.metadata-output.codes", qos: .userInitiated)
-    private let faceQueue = DispatchQueue(label: "lookout.metadata-output.faces", qos: .userInitiated)
+    /// The output's code and face work, serial each, on `detectorPool`'s threads.
+    private let processingQueue: DetectorPool.Lane
+    private let faceQueue: DetectorPool.Lane
     private let codesIdle = DispatchSemaphore(value: 1)
     private let facesIdle = DispatchSemaphore(value: 1)
     /// Bounds the results waiting for a slow delegate; past it detection waits, and frames drop
@@ -98,6 +99,9 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
     public let codeScanDensity: Int
     /// The image codes are read from (full, or half size for a quarter of the work).
     public let codeScanResolution: CodeScanResolution
+    /// The threads detection runs on, shared with other outputs (cameras): `DetectorPool.shared`
+    /// unless given.
+    public let detectorPool: DetectorPool
 
     // Code-queue state.
     private let codes: CodeAnalysis
@@ -114,7 +118,10 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
     private var previousHadFaces = false
 
     public init(faceDetector: FaceDetectorConfiguration? = nil, codeScanDensity: Int = 1,
-                codeScanResolution: CodeScanResolution = .full) {
+                codeScanResolution: CodeScanResolution = .full, detectorPool: DetectorPool = .shared) {
+        self.detectorPool = detectorPool
+        self.processingQueue = detectorPool.lane(.codes)
+        self.faceQueue = detectorPool.lane(.faces)
         self.codeScanResolution = codeScanResolution
         self.faceDetectorConfiguration = faceDetector
         self.codeScanDensity = codeScanDensity
@@ -402,6 +409,8 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
         let hasObjects = !objects.isEmpty
         let deliversObjects = hasObjects || hadObjects || settings.deliversEmptyResults
         hadObjects = hasObjects
+        // A camera with a face in view goes before quiet ones for its next face analysis.
+        if !codes { faceQueue.priority = hasObjects ? .trackedFaces : .faces }
         var frameReport = AnalysedFrame(frame, analysedCodes: codes, analysedFaces: !codes)
         if !settings.attachesFramePictures { frameReport.picture = nil }
         let analysed = frameReport

@@ -1,0 +1,163 @@
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A fixed number of detector threads shared by metadata outputs (cameras), instead of two
+/// threads of their own each: 64 cameras then make 64 x 2 queues of work for a few threads, not
+/// 128 threads fighting blindly for the cores.
+///
+/// Each output's work comes in lanes (`Lane`): serial queues whose jobs run one at a time and in
+/// order, on whichever pool thread is free. The pool takes ready lanes by priority (codes first,
+/// then faces of cameras tracking one, then the rest), and within a priority in the order they
+/// became ready; a lane with more jobs goes to the back of its priority once one has run, so a
+/// busy camera cannot starve another.
+public final class DetectorPool: @unchecked Sendable {
+    /// What a lane's jobs are, in the order the pool takes them.
+    enum Priority: Int, CaseIterable, Sendable {
+        /// Code reading: a code must be read within 100 ms, and a late code job drops frames.
+        case codes
+        /// Faces of a camera with a face in view: its track must not be lost.
+        case trackedFaces
+        /// Faces of a quiet camera.
+        case faces
+    }
+
+    /// The pool every metadata output uses unless given its own.
+    public static let shared = DetectorPool()
+
+    /// The processors online, at least 1: the default number of threads.
+    public static var onlineProcessorCount: Int { max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))) }
+
+    /// Threads running jobs.
+    public let threadCount: Int
+
+    private let scheduler: Scheduler
+
+    /// Starts `threads` threads (at least 1), which end when the pool is released and its queued jobs have run.
+    public init(threads: Int = DetectorPool.onlineProcessorCount) {
+        threadCount = max(1, threads)
+        scheduler = Scheduler()
+        for index in 0..<threadCount {
+            // A serial queue each takes a thread of its own for as long as its loop runs.
+            DispatchQueue(label: "lookout.detector-pool.\(index)", qos: .userInitiated).async { [scheduler] in
+                scheduler.work()
+            }
+        }
+    }
+
+    deinit { scheduler.close(threads: threadCount) }
+
+    /// A new serial queue of jobs run on this pool.
+    func lane(_ priority: Priority) -> Lane { Lane(scheduler: scheduler, priority: priority) }
+
+    /// Jobs run so far, by the priority their lane had when it was taken (for tests and statistics).
+    var jobsRun: [Priority: Int] { scheduler.state.withLock { $0.jobsRun } }
+
+    /// A serial queue of jobs on a pool: one runs at a time, in the order given.
+    final class Lane: @unchecked Sendable {
+        fileprivate let scheduler: Scheduler
+        // Guarded by the scheduler's lock.
+        fileprivate var jobs: [@Sendable () -> Void] = []
+        fileprivate var queuedOrRunning = false
+        fileprivate var currentPriority: Priority
+
+        fileprivate init(scheduler: Scheduler, priority: Priority) {
+            self.scheduler = scheduler
+            self.currentPriority = priority
+        }
+
+        /// The priority the lane takes the next time it becomes ready (a face lane moves between
+        /// `trackedFaces` and `faces`); a lane already waiting keeps its place.
+        var priority: Priority {
+            get { scheduler.state.withLock { _ in currentPriority } }
+            set { scheduler.state.withLock { _ in currentPriority = newValue } }
+        }
+
+        /// Queues `job` after the lane's others.
+        func async(_ job: @escaping @Sendable () -> Void) {
+            scheduler.submit(job, to: self)
+        }
+
+        /// Runs `job` on the pool after the lane's queued jobs, and waits for it. Never call it
+        /// from a job of the same pool: with every thread waiting, nothing would run it.
+        func sync<Result>(execute job: () -> Result) -> Result {
+            withoutActuallyEscaping(job) { job in
+                // The pool's job holds the box, not `job`: the box lets go of it before this
+                // returns, as withoutActuallyEscaping checks.
+                let box = SyncJob(), done = DispatchSemaphore(value: 0)
+                var result: Result?
+                box.run = { result = job() }
+                async {
+                    box.run?()
+                    box.run = nil
+                    done.signal()
+                }
+                done.wait()
+                return result!
+            }
+        }
+    }
+
+    /// A `Lane.sync` job, let go of once run.
+    private final class SyncJob: @unchecked Sendable {
+        var run: (() -> Void)?
+    }
+
+    /// The ready lanes and the threads' loop.
+    fileprivate final class Scheduler: @unchecked Sendable {
+        struct State {
+            /// Lanes with a job to run and none running, by priority, oldest first.
+            var ready: [[Lane]] = Array(repeating: [], count: Priority.allCases.count)
+            var closing = false
+            var jobsRun: [Priority: Int] = [:]
+        }
+
+        let state = Locked(State())
+        /// Signalled once per lane made ready (and once per thread at close): a thread that takes
+        /// a signal finds a ready lane, or the pool closing.
+        private let readyLanes = DispatchSemaphore(value: 0)
+
+        func submit(_ job: @escaping @Sendable () -> Void, to lane: Lane) {
+            let madeReady = state.withLock { state in
+                lane.jobs.append(job)
+                guard !lane.queuedOrRunning else { return false }
+                lane.queuedOrRunning = true
+                state.ready[lane.currentPriority.rawValue].append(lane)
+                return true
+            }
+            if madeReady { readyLanes.signal() }
+        }
+
+        func close(threads: Int) {
+            state.withLock { $0.closing = true }
+            for _ in 0..<threads { readyLanes.signal() }
+        }
+
+        /// A thread's loop: runs the first job of the first ready lane of the highest priority,
+        /// then puts the lane back at the end of its priority if it has more.
+        func work() {
+            while true {
+                readyLanes.wait()
+                let taken: (lane: Lane, job: @Sendable () -> Void)? = state.withLock { state in
+                    guard let level = state.ready.firstIndex(where: { !$0.isEmpty }) else { return nil }
+                    let lane = state.ready[level].removeFirst()
+                    state.jobsRun[Priority(rawValue: level)!, default: 0] += 1
+                    return (lane, lane.jobs.removeFirst())
+                }
+                // No lane for a signal: the pool is closing (ready lanes always come first).
+                guard let (lane, job) = taken else { return }
+                job()
+                let again = state.withLock { state in
+                    if lane.jobs.isEmpty {
+                        lane.queuedOrRunning = false
+                        return false
+                    }
+                    state.ready[lane.currentPriority.rawValue].append(lane)
+                    return true
+                }
+                if again { readyLanes.signal() }
+            }
+        }
+    }
+}
