@@ -53,7 +53,7 @@ struct DetectionOptions: ParsableArguments {
 
     static let motionThresholdRange = ValueRange.integer(0...255)
     @Option(name: .customLong("motion-threshold"), parsing: .unconditional, help: ArgumentHelp(
-        "Skip the detectors on frames where no 16x16 block changed by more than this many grey levels since the last analysed frame; they get that frame's results (\(DetectionOptions.motionThresholdRange.text); 0 = analyse every frame; default 4 for cameras and --realtime, 0 for files read as fast as possible). After a second without change, every other frame is looked at.",
+        "Skip the detectors on frames where no 16x16 block changed by more than this many grey levels since the last analysed frame; they get that frame's results (\(DetectionOptions.motionThresholdRange.text); 0 = analyse every frame; default 4 for cameras and --realtime, 0 for files read as fast as possible). After a second without change, one frame in three is looked at.",
         valueName: "levels"), transform: { try DetectionOptions.motionThresholdRange.parse($0) })
     var motionThreshold: Int?
 

@@ -22,8 +22,8 @@ final class LumaConverter {
 
     /// True when a JPEG frame differs from the last one checked by at most `threshold` grey levels
     /// in every 16x16 block (compared at 1/8 scale, without a full decode). A changed frame
-    /// becomes the reference. In a scene that has been still for a second, every other frame is
-    /// taken as unchanged without a look (see `JPEGChangeDetector`).
+    /// becomes the reference. In a scene that has been still for a second, two frames in three
+    /// are taken as unchanged without a look (see `JPEGChangeDetector`).
     func jpegIsUnchanged(_ bytes: UnsafeRawBufferPointer, threshold: Int) throws(MediaError) -> Bool {
         if changes.skipsLook() { return true }
         let size = try size(of: bytes)

@@ -67,6 +67,9 @@ public final class DetectionPipeline: MetadataOutputObjectsDelegate, @unchecked 
 
     private let state = Locked(State())
     private let stopped = DispatchSemaphore(value: 0)
+    /// Signalled once: at the first analysis (see `waitForFirstAnalysis`), or when the run ends.
+    private let firstAnalysis = DispatchSemaphore(value: 0)
+    private var firstAnalysisSignalled = false // pipeline queue
 
     // Pipeline-queue state.
     private var generator: EventGenerator
@@ -127,7 +130,7 @@ public final class DetectionPipeline: MetadataOutputObjectsDelegate, @unchecked 
             DispatchQueue.global().async { [session] in session.stopRunning() }
         }
         stopped.wait()
-        queue.sync {}
+        queue.sync { signalFirstAnalysis() }
         if case .device(.lost(_, let reason))? = state.withLock({ $0.failure }) {
             // The camera went for good: say so, and end faces and presence, as for an interruption.
             queue.sync { emitInterruption(lostReason: reason) }
@@ -145,6 +148,23 @@ public final class DetectionPipeline: MetadataOutputObjectsDelegate, @unchecked 
             state.input = .stopped
             return .stopped
         }
+    }
+
+    /// Waits until the pipeline has analysed its first frame (for faces, when it looks for them:
+    /// the costliest analysis), or its run has ended, or `timeout` has passed; false then. How a
+    /// group starts many cameras one after another rather than all analysing their first frame at once.
+    @discardableResult
+    public func waitForFirstAnalysis(timeout: DispatchTime) -> Bool {
+        guard firstAnalysis.wait(timeout: timeout) == .success else { return false }
+        firstAnalysis.signal() // for any other waiter
+        return true
+    }
+
+    /// Pipeline queue.
+    private func signalFirstAnalysis() {
+        guard !firstAnalysisSignalled else { return }
+        firstAnalysisSignalled = true
+        firstAnalysis.signal()
     }
 
     /// Stops the run from any thread, without waiting; `run()` then returns `.stopped`.
@@ -297,6 +317,9 @@ public final class DetectionPipeline: MetadataOutputObjectsDelegate, @unchecked 
             state.withLock { Self.sampleRate(&$0, now: now, framesRead: framesRead) }
         }
         deliver(result)
+        if !firstAnalysisSignalled, frame.analysedFaces || !metadataOutput.metadataObjectTypes.contains(.face) {
+            signalFirstAnalysis()
+        }
         if frame.analysedCodes, objects.contains(where: { $0.type.isMachineReadableCode }) {
             state.withLock { $0.codeLatency.record(since: frame.hostTime) }
         }

@@ -6,6 +6,10 @@ import Dispatch
 ///
 /// Pipelines can be added and removed while the group runs (a reload): an added one starts at
 /// once, a removed one is stopped and its sinks finished, and the others go on untouched.
+///
+/// `run()` starts its pipelines one after another, each once the one before has analysed its first
+/// frame (or ended, or after `startInterval`): 64 cameras do not all analyse their first frame, the
+/// costliest, at once, and their face analyses fall at different moments from then on.
 public final class PipelineGroup: @unchecked Sendable {
     private struct Member {
         var pipeline: DetectionPipeline
@@ -26,7 +30,12 @@ public final class PipelineGroup: @unchecked Sendable {
     private let state = Locked(State())
     private let allReturned = DispatchSemaphore(value: 0)
 
-    public init() {}
+    /// The longest `run()` waits for a pipeline's first analysis before starting the next.
+    public let startInterval: Double
+
+    public init(startInterval: Double = 2) {
+        self.startInterval = startInterval
+    }
 
     /// Adds a pipeline; while the group runs it starts at once (stopped at once after `stop()`).
     public func add(_ pipeline: DetectionPipeline) {
@@ -53,7 +62,11 @@ public final class PipelineGroup: @unchecked Sendable {
             state.active += waiting.count + 1
             return waiting
         }
-        for pipeline in pipelines { start(pipeline) }
+        for (index, pipeline) in pipelines.enumerated() {
+            start(pipeline)
+            guard index < pipelines.count - 1, !state.withLock({ $0.stopped }) else { continue }
+            pipeline.waitForFirstAnalysis(timeout: .now() + startInterval)
+        }
         release()
         allReturned.wait()
         return state.withLock { state in
