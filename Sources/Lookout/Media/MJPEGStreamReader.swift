@@ -1,7 +1,9 @@
 /// Reads an MJPEG elementary stream (concatenated JPEG images) frame by frame.
 ///
-/// Two buffers alternate: a returned frame stays valid in one while the bytes that followed it are
-/// moved to the other, so each frame is read once and only the few bytes past its end are copied.
+/// Frames are returned where they were read, and the bytes past them stay in place for the next
+/// call: only when the buffer is full is the unread rest (part of a frame) moved to the other of
+/// two buffers, so each frame is read once and seldom copied (the whole rest of each 256 KiB read
+/// was moved after every frame: a fifth of what reading a static camera's file cost).
 final class MJPEGStreamReader {
     enum Event {
         /// A complete JPEG image, valid until the next call.
@@ -40,27 +42,31 @@ final class MJPEGStreamReader {
 
     /// The next frame or damaged frame; nil at end of stream or on cancel.
     func next() throws(MediaError) -> Event? {
-        discardConsumed()
+        scanner.reset()
         while true {
-            let outcome = scanner.scan(UnsafeRawBufferPointer(start: current, count: filled))
+            // The scanner sees the unread bytes; its ranges count from `consumed`.
+            let base = consumed
+            let outcome = scanner.scan(UnsafeRawBufferPointer(start: current + base, count: filled - base))
             switch outcome {
             case .frame(let range):
-                consumed = range.upperBound
-                return .jpeg(UnsafeRawBufferPointer(start: current + range.lowerBound, count: range.count))
+                consumed = base + range.upperBound
+                return .jpeg(UnsafeRawBufferPointer(start: current + base + range.lowerBound, count: range.count))
             case .corrupt(let range, let reason):
-                consumed = max(range.upperBound, 1)
+                consumed = base + max(range.upperBound, 1)
                 return .corrupt(reason: reason)
             case .junk(let count):
-                consumed = count
-                discardConsumed()
+                consumed = base + count
+                scanner.reset()
             case .needMoreData:
                 if atEndOfFile {
-                    let truncated = scanner.isInsideFrame && filled - scanner.frameStart > 0
+                    let truncated = scanner.isInsideFrame && filled - base - scanner.frameStart > 0
                     consumed = filled
                     discardConsumed()
                     return truncated ? .corrupt(reason: "stream ended inside a frame") : nil
                 }
-                if filled == capacity { growCurrent() }
+                if filled == capacity {
+                    if consumed > 0 { discardConsumed() } else { growCurrent() }
+                }
                 switch try reader.read(into: current + filled, count: min(capacity - filled, Self.readChunk)) {
                 case .bytes(let n): filled += n
                 case .endOfFile: atEndOfFile = true
@@ -70,7 +76,7 @@ final class MJPEGStreamReader {
         }
     }
 
-    /// Moves the bytes after the last returned frame to the spare buffer and swaps buffers.
+    /// Moves the unread bytes to the spare buffer and swaps buffers (the scanner starts over on them).
     private func discardConsumed() {
         guard consumed > 0 else { return }
         let tail = filled - consumed
