@@ -77,18 +77,27 @@ struct JPEGChangeDetector {
                 let a = a.baseAddress!, b = b.baseAddress!
                 var row = 0
                 while row < rows {
-                    let rowCount = min(2, rows - row)
+                    let secondRow = row + 1 < rows
                     var column = 0
                     while column < columns {
-                        let columnCount = min(2, columns - column)
-                        var difference = 0
-                        for y in row..<(row + rowCount) {
-                            let offset = y * columns + column
-                            for x in 0..<columnCount {
-                                difference += Int(a[offset + x]) - Int(b[offset + x])
+                        // The block's 1, 2 or 4 thumbnail pixels (the last row and column may be half).
+                        let secondColumn = column + 1 < columns
+                        let offset = row * columns + column
+                        var difference = Int(a[offset]) - Int(b[offset]), pixels = 1
+                        if secondColumn {
+                            difference += Int(a[offset + 1]) - Int(b[offset + 1])
+                            pixels += 1
+                        }
+                        if secondRow {
+                            let below = offset + columns
+                            difference += Int(a[below]) - Int(b[below])
+                            pixels += 1
+                            if secondColumn {
+                                difference += Int(a[below + 1]) - Int(b[below + 1])
+                                pixels += 1
                             }
                         }
-                        if abs(difference) > threshold * rowCount * columnCount { return true }
+                        if abs(difference) > threshold * pixels { return true }
                         column += 2
                     }
                     row += 2

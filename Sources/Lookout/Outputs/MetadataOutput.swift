@@ -84,8 +84,10 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
     private let faceQueue: DetectorPool.Lane
     private let codesIdle = DispatchSemaphore(value: 1)
     private let facesIdle = DispatchSemaphore(value: 1)
-    /// Bounds the results waiting for a slow delegate; past it detection waits, and frames drop
-    /// upstream instead of results piling up.
+    /// Bounds the frames whose code results wait for a slow delegate; past it frames drop upstream
+    /// as late (or real-time input waits) instead of results piling up. Taken by the capture
+    /// thread at reservation, never by a detector thread: a slow delegate must not hold up a pool
+    /// thread other cameras' work needs.
     private let pendingResults = DispatchSemaphore(value: 16)
     private var faceReserved = false // capture thread only
     private var faceBusy = false // capture thread only
@@ -292,6 +294,10 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
     /// face schedule is read here.
     override func reserveFrame(at time: MediaTime, wait: Bool) -> FrameReservation {
         guard codesIdle.wait(timeout: wait ? .distantFuture : .now()) == .success else { return .declined }
+        guard pendingResults.wait(timeout: wait ? .distantFuture : .now()) == .success else {
+            codesIdle.signal()
+            return .declined
+        }
         let (wantsFaces, faceRate) = configuration.withLock { ($0.types.contains(.face), $0.faceAnalysisRate) }
         faceReserved = false
         if wantsFaces {
@@ -319,6 +325,7 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
     }
 
     override func cancelReservation() {
+        pendingResults.signal()
         codesIdle.signal()
         if faceReserved { facesIdle.signal() }
     }
@@ -415,12 +422,15 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
         if !settings.attachesFramePictures { frameReport.picture = nil }
         let analysed = frameReport
         for observer in reportObservers.withLock({ $0 }) { observer.observe(analysed, objects) }
-        guard let queue = settings.queue, let delegate = settings.delegate else { return }
-        pendingResults.wait()
+        // A code report frees the frame's place among the pending results once delivered.
+        guard let queue = settings.queue, let delegate = settings.delegate else {
+            if codes { pendingResults.signal() }
+            return
+        }
         queue.async { [self] in
             if deliversObjects { delegate.metadataOutput(self, didOutput: objects, from: connection) }
             delegate.metadataOutput(self, didFinishAnalysing: analysed, from: connection)
-            pendingResults.signal()
+            if codes { pendingResults.signal() }
         }
     }
 
