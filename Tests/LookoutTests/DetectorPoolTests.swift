@@ -26,9 +26,14 @@ private final class GatedPool: @unchecked Sendable {
     }
 
     func add(_ name: String, to lane: DetectorPool.Lane) {
+        add(to: lane) { record in record(name) }
+    }
+
+    /// A job that records what `body` tells it.
+    func add(to lane: DetectorPool.Lane, _ body: @escaping @Sendable (_ record: (String) -> Void) -> Void) {
         done.enter()
         lane.async { [self] in
-            order.withLock { $0.append(name) }
+            body { name in order.withLock { $0.append(name) } }
             done.leave()
         }
     }
@@ -79,6 +84,27 @@ struct DetectorPoolTests {
             for (camera, lane) in zip(["A", "B", "C"], lanes) { gated.add("\(camera)\(job)", to: lane) }
         }
         #expect(gated.release() == ["A1", "B1", "C1", "A2", "B2", "C2", "A3", "B3", "C3", "A4", "B4", "C4"])
+    }
+
+    /// Face jobs leave a thread for codes: with two threads, a second face job waits for the first
+    /// while a code job queued after it runs at once.
+    @Test func faceJobsLeaveAThreadForCodes() {
+        let gated = GatedPool(threads: 2)
+        #expect(gated.pool.faceThreadCount == 1)
+        let first = gated.pool.lane(.faces), second = gated.pool.lane(.faces), codes = gated.pool.lane(.codes)
+        let codeRan = DispatchSemaphore(value: 0)
+        gated.add(to: first) { record in
+            record("first face starts")
+            // Queued after the second face job, yet run before it.
+            gated.add(to: codes) { record in
+                record("codes")
+                codeRan.signal()
+            }
+            _ = codeRan.wait(timeout: .now() + 60)
+            record("first face ends")
+        }
+        gated.add("second face", to: second)
+        #expect(gated.release() == ["first face starts", "codes", "first face ends", "second face"])
     }
 
     /// A lane's priority changed while it waits applies from its next turn: it keeps its place.

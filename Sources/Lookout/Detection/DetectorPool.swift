@@ -11,7 +11,9 @@ import Glibc
 /// order, on whichever pool thread is free. The pool takes ready lanes by priority (codes first,
 /// then faces of cameras tracking one, then the rest), and within a priority in the order they
 /// became ready; a lane with more jobs goes to the back of its priority once one has run, so a
-/// busy camera cannot starve another.
+/// busy camera cannot starve another. Face jobs (tens of milliseconds for a full search) run on
+/// at most `faceThreadCount` threads at once, one fewer than all by default: a code job, due
+/// within a frame or its camera drops the next frame as late, always finds a thread soon.
 public final class DetectorPool: @unchecked Sendable {
     /// What a lane's jobs are, in the order the pool takes them.
     enum Priority: Int, CaseIterable, Sendable {
@@ -31,13 +33,18 @@ public final class DetectorPool: @unchecked Sendable {
 
     /// Threads running jobs.
     public let threadCount: Int
+    /// Threads that may run face jobs at once.
+    public let faceThreadCount: Int
 
     private let scheduler: Scheduler
 
-    /// Starts `threads` threads (at least 1), which end when the pool is released and its queued jobs have run.
-    public init(threads: Int = DetectorPool.onlineProcessorCount) {
+    /// Starts `threads` threads (at least 1), which end when the pool is released and its queued
+    /// jobs have run; face jobs run on `faceThreads` of them at once at most (by default all but
+    /// one, at least 1).
+    public init(threads: Int = DetectorPool.onlineProcessorCount, faceThreads: Int? = nil) {
         threadCount = max(1, threads)
-        scheduler = Scheduler()
+        faceThreadCount = min(threadCount, max(1, faceThreads ?? threadCount - 1))
+        scheduler = Scheduler(faceThreads: faceThreadCount)
         for index in 0..<threadCount {
             // A serial queue each takes a thread of its own for as long as its loop runs.
             DispatchQueue(label: "lookout.detector-pool.\(index)", qos: .userInitiated).async { [scheduler] in
@@ -109,11 +116,19 @@ public final class DetectorPool: @unchecked Sendable {
         struct State {
             /// Lanes with a job to run and none running, by priority, oldest first.
             var ready: [[Lane]] = Array(repeating: [], count: Priority.allCases.count)
-            var closing = false
             var jobsRun: [Priority: Int] = [:]
+            var runningFaces = 0
+            /// Signals taken by threads that found only face lanes ready with `faceThreads`
+            /// running: given again as a face job ends.
+            var deferred = 0
         }
 
         let state = Locked(State())
+        private let faceThreads: Int
+
+        init(faceThreads: Int) {
+            self.faceThreads = faceThreads
+        }
         /// Signalled once per lane made ready (and once per thread at close): a thread that takes
         /// a signal finds a ready lane, or the pool closing.
         private let readyLanes = DispatchSemaphore(value: 0)
@@ -130,8 +145,13 @@ public final class DetectorPool: @unchecked Sendable {
         }
 
         func close(threads: Int) {
-            state.withLock { $0.closing = true }
             for _ in 0..<threads { readyLanes.signal() }
+        }
+
+        private enum Pick {
+            case run(Lane, @Sendable () -> Void, isFace: Bool)
+            case deferred
+            case closing
         }
 
         /// A thread's loop: runs the first job of the first ready lane of the highest priority,
@@ -139,24 +159,47 @@ public final class DetectorPool: @unchecked Sendable {
         func work() {
             while true {
                 readyLanes.wait()
-                let taken: (lane: Lane, job: @Sendable () -> Void)? = state.withLock { state in
-                    guard let level = state.ready.firstIndex(where: { !$0.isEmpty }) else { return nil }
+                let pick: Pick = state.withLock { state in
+                    let facesAllowed = state.runningFaces < faceThreads
+                    guard let level = state.ready.indices.first(where: {
+                        !state.ready[$0].isEmpty && ($0 == Priority.codes.rawValue || facesAllowed)
+                    }) else {
+                        guard state.ready.allSatisfy(\.isEmpty) else {
+                            state.deferred += 1
+                            return .deferred
+                        }
+                        // No lane for a signal: the pool is closing (ready lanes always come first).
+                        return .closing
+                    }
                     let lane = state.ready[level].removeFirst()
                     state.jobsRun[Priority(rawValue: level)!, default: 0] += 1
-                    return (lane, lane.jobs.removeFirst())
+                    let isFace = level != Priority.codes.rawValue
+                    if isFace { state.runningFaces += 1 }
+                    return .run(lane, lane.jobs.removeFirst(), isFace: isFace)
                 }
-                // No lane for a signal: the pool is closing (ready lanes always come first).
-                guard let (lane, job) = taken else { return }
+                guard case .run(let lane, let job, let isFace) = pick else {
+                    if case .closing = pick { return }
+                    continue
+                }
                 job()
-                let again = state.withLock { state in
+                let signals = state.withLock { state in
+                    var signals = 0
+                    if isFace {
+                        state.runningFaces -= 1
+                        if state.deferred > 0 {
+                            state.deferred -= 1
+                            signals += 1
+                        }
+                    }
                     if lane.jobs.isEmpty {
                         lane.queuedOrRunning = false
-                        return false
+                    } else {
+                        state.ready[lane.currentPriority.rawValue].append(lane)
+                        signals += 1
                     }
-                    state.ready[lane.currentPriority.rawValue].append(lane)
-                    return true
+                    return signals
                 }
-                if again { readyLanes.signal() }
+                for _ in 0..<signals { readyLanes.signal() }
             }
         }
     }
