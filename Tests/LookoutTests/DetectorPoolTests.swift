@@ -75,6 +75,21 @@ struct DetectorPoolTests {
         #expect(gated.pool.jobsRun == [.codes: 3, .trackedFaces: 1, .faces: 1])
     }
 
+    /// Cameras tracking a face go first, but a quiet one still gets one face turn in three: a
+    /// camera whose face was missed once is not left unanalysed while others track theirs.
+    @Test func aQuietCameraGetsOneFaceTurnInThree() {
+        let gated = GatedPool(threads: 1)
+        let first = gated.pool.lane(.faces), second = gated.pool.lane(.faces), quiet = gated.pool.lane(.faces)
+        first.priority = .trackedFaces
+        second.priority = .trackedFaces
+        for job in 1...3 {
+            gated.add("first \(job)", to: first)
+            gated.add("second \(job)", to: second)
+        }
+        gated.add("quiet", to: quiet)
+        #expect(gated.release() == ["first 1", "second 1", "quiet", "first 2", "second 2", "first 3", "second 3"])
+    }
+
     /// Three cameras with several jobs queued each take turns, one job each, in the order they
     /// became ready; each camera's own jobs keep their order.
     @Test func camerasOfOnePriorityTakeTurns() {

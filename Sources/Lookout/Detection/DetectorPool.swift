@@ -9,7 +9,8 @@ import Glibc
 ///
 /// Each output's work comes in lanes (`Lane`): serial queues whose jobs run one at a time and in
 /// order, on whichever pool thread is free. The pool takes ready lanes by priority (codes first,
-/// then faces of cameras tracking one, then the rest), and within a priority in the order they
+/// then faces of cameras tracking one, then the rest, which get one turn in three among faces so
+/// that a camera that lost its face is still looked at), and within a priority in the order they
 /// became ready; a lane with more jobs goes to the back of its priority once one has run, so a
 /// busy camera cannot starve another. Face jobs (tens of milliseconds for a full search) run on
 /// at most `faceThreadCount` threads at once, one fewer than all by default: a code job, due
@@ -21,7 +22,7 @@ public final class DetectorPool: @unchecked Sendable {
         case codes
         /// Faces of a camera with a face in view: its track must not be lost.
         case trackedFaces
-        /// Faces of a quiet camera.
+        /// Faces of a quiet camera (one turn in three when tracked ones wait too).
         case faces
     }
 
@@ -118,6 +119,8 @@ public final class DetectorPool: @unchecked Sendable {
             var ready: [[Lane]] = Array(repeating: [], count: Priority.allCases.count)
             var jobsRun: [Priority: Int] = [:]
             var runningFaces = 0
+            /// Face jobs of tracked lanes taken in a row while quiet ones waited.
+            var trackedInARow = 0
             /// Signals taken by threads that found only face lanes ready with `faceThreads`
             /// running: given again as a face job ends.
             var deferred = 0
@@ -125,6 +128,9 @@ public final class DetectorPool: @unchecked Sendable {
 
         let state = Locked(State())
         private let faceThreads: Int
+
+        /// Turns of cameras with a face in view for one of a quiet camera, when both wait.
+        static let trackedTurnsPerQuiet = 2
 
         init(faceThreads: Int) {
             self.faceThreads = faceThreads
@@ -161,7 +167,7 @@ public final class DetectorPool: @unchecked Sendable {
                 readyLanes.wait()
                 let pick: Pick = state.withLock { state in
                     let facesAllowed = state.runningFaces < faceThreads
-                    guard let level = state.ready.indices.first(where: {
+                    guard var level = state.ready.indices.first(where: {
                         !state.ready[$0].isEmpty && ($0 == Priority.codes.rawValue || facesAllowed)
                     }) else {
                         guard state.ready.allSatisfy(\.isEmpty) else {
@@ -170,6 +176,16 @@ public final class DetectorPool: @unchecked Sendable {
                         }
                         // No lane for a signal: the pool is closing (ready lanes always come first).
                         return .closing
+                    }
+                    if level == Priority.trackedFaces.rawValue {
+                        if !state.ready[Priority.faces.rawValue].isEmpty, state.trackedInARow >= Self.trackedTurnsPerQuiet {
+                            level = Priority.faces.rawValue
+                            state.trackedInARow = 0
+                        } else {
+                            state.trackedInARow += state.ready[Priority.faces.rawValue].isEmpty ? 0 : 1
+                        }
+                    } else if level == Priority.faces.rawValue {
+                        state.trackedInARow = 0
                     }
                     let lane = state.ready[level].removeFirst()
                     state.jobsRun[Priority(rawValue: level)!, default: 0] += 1
