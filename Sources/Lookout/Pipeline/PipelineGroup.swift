@@ -9,7 +9,9 @@ import Dispatch
 ///
 /// `run()` starts its pipelines one after another, each once the one before has analysed its first
 /// frame (or ended, or after `startInterval`): 64 cameras do not all analyse their first frame, the
-/// costliest, at once, and their face analyses fall at different moments from then on.
+/// costliest, at once, and their face analyses fall at different moments from then on. A camera
+/// with no frame yet after `quietStartWait` (a network camera connecting, one unplugged) does not
+/// hold up the next: its first analysis comes whenever its frames do.
 public final class PipelineGroup: @unchecked Sendable {
     private struct Member {
         var pipeline: DetectionPipeline
@@ -32,6 +34,8 @@ public final class PipelineGroup: @unchecked Sendable {
 
     /// The longest `run()` waits for a pipeline's first analysis before starting the next.
     public let startInterval: Double
+    /// How long `run()` waits for a pipeline that has read no frame yet before starting the next.
+    public static let quietStartWait = 0.25
 
     public init(startInterval: Double = 2) {
         self.startInterval = startInterval
@@ -65,7 +69,11 @@ public final class PipelineGroup: @unchecked Sendable {
         for (index, pipeline) in pipelines.enumerated() {
             start(pipeline)
             guard index < pipelines.count - 1, !state.withLock({ $0.stopped }) else { continue }
-            pipeline.waitForFirstAnalysis(timeout: .now() + startInterval)
+            let started = DispatchTime.now()
+            if !pipeline.waitForFirstAnalysis(timeout: started + min(startInterval, Self.quietStartWait)),
+               pipeline.session.statistics.framesRead > 0 {
+                pipeline.waitForFirstAnalysis(timeout: started + startInterval)
+            }
         }
         release()
         allReturned.wait()
