@@ -19,6 +19,9 @@ struct MotionGate {
     /// The image the reference was made from: the session hands the same image again for a JPEG
     /// frame it found unchanged, and that needs no look at all.
     private var referenceIdentity: UInt64 = 0
+    /// The blocks the last look found moved against the reference (all of them for a first
+    /// frame or a new grid; none when the frame was unchanged).
+    private(set) var changedBlocks = ChangedBlocks.everywhere
 
     /// Every pixel of a whole plane counts, not every other one of every other row.
     let samplesEveryPixel: Bool
@@ -46,7 +49,10 @@ struct MotionGate {
     /// still covers 16x16 pixels of the frame. Whole and half-size planes compare with each other
     /// only with `samplesEveryPixel`.
     mutating func hasChanged(_ image: PixelBuffer, reduction: Int = 1) -> Bool {
-        if image.identity == referenceIdentity { return false }
+        if image.identity == referenceIdentity {
+            changedBlocks.clear()
+            return false
+        }
         let blockSize = Self.blockSize / reduction, step = samplesEveryPixel ? 1 : max(1, 2 / reduction)
         let columns = (image.width + blockSize - 1) / blockSize
         let rows = (image.height + blockSize - 1) / blockSize
@@ -87,13 +93,21 @@ struct MotionGate {
         guard referenceGrid == (columns, rows), reference.count == current.count else {
             swap(&reference, &current)
             referenceIdentity = image.identity
+            changedBlocks.reset(frameWidth: image.width * reduction, frameHeight: image.height * reduction)
+            changedBlocks.markEverywhere()
             return true
         }
-        var changed = false
-        for index in current.indices where abs(Int(current[index]) - Int(reference[index])) > threshold {
-            changed = true
-            break
+        // Every block is compared (not only up to the first that moved): detectors search
+        // where blocks moved.
+        changedBlocks.reset(frameWidth: image.width * reduction, frameHeight: image.height * reduction)
+        current.withUnsafeBufferPointer { now in
+            reference.withUnsafeBufferPointer { before in
+                for index in 0..<now.count where abs(Int(now[index]) - Int(before[index])) > threshold {
+                    changedBlocks.mark(column: index % columns, row: index / columns)
+                }
+            }
         }
+        let changed = changedBlocks.count > 0
         if changed {
             swap(&reference, &current)
             referenceIdentity = image.identity
