@@ -1,32 +1,102 @@
 /// The face job of a metadata output: the Haar cascade over the rect of interest, face IDs from
 /// the tracker, and the last result restamped onto frames found unchanged. Used on one queue only.
+///
+/// With a full-search interval, most analyses search only where faces can be: around each face
+/// being followed (where the tracker expects it, at the sizes it may have now) and the parts of
+/// the picture that moved, when those are small; the whole rect of interest is searched once per
+/// interval (and on the first analysis of a stream), so a face that appeared where nothing seemed
+/// to move is found within it.
 final class FaceAnalysis {
     let detector: FaceDetector
     private var tracker: FaceTracker
     private var lastFaces: [Rect] = []
     private var lastAnalysis: MediaTime?
+    private var lastFullSearch: MediaTime?
+    private var windows: [FaceDetector.Window] = []
+    private(set) var fullSearches = 0
+    private(set) var windowSearches = 0
+
+    /// Moved parts larger than this share of the rect of interest wait for the next full search
+    /// (a busy scene moves everywhere: searching it all at every analysis is what windows avoid).
+    static let largestMovedShare = 0.25
+    /// Moved blocks are searched this many frame pixels beyond their edges: a face is larger than
+    /// the blocks of it that moved.
+    static let movedMargin = 32
 
     init(configuration: FaceDetectorConfiguration) throws(CaptureError) {
         detector = try FaceDetector(configuration: configuration)
         tracker = FaceTracker(leaveRule: FaceLeaveRule(delay: configuration.trackRetention), confirmations: configuration.confirmations)
     }
 
+    /// Whether a face is being followed (found lately and not yet gone).
+    var isFollowingFaces: Bool { tracker.isFollowingFaces }
+
     /// The faces in `frame` whose region lies in `rectOfInterest`, in frame pixels, with IDs, and
     /// how many were dropped for a centre in one of `regions`' masks. Masked faces never reach the
     /// tracker: a face in a mask is not in view, so its visit ends there and one coming out of the
     /// mask enters once, with a new ID.
+    /// - Parameters:
+    ///   - moved: the blocks that moved since the last analysis (`.everywhere` when unknown).
+    ///   - fullSearchInterval: stream time between whole searches; zero makes every one whole.
     func detect(in frame: SampleBuffer, rectOfInterest: Rect, singleThreaded: Bool,
-                regions: DetectionRegions = .none) throws(CaptureError) -> (objects: [MetadataObject], masked: Int) {
+                regions: DetectionRegions = .none, moved: ChangedBlocks = .everywhere,
+                fullSearchInterval: MediaTime = .zero) throws(CaptureError) -> (objects: [MetadataObject], masked: Int) {
         let region = SearchRegion(rectOfInterest, in: frame.imageBuffer)
         // The last analysis's faces passed the verifier: found again where they were, moments
         // later in the same stream, they are not verified again. (Stills all have time 0.)
         let time = frame.presentationTime
         let isSameStream = lastAnalysis.map { time > $0 && time.nanoseconds - $0.nanoseconds <= detector.configuration.trackRetention.nanoseconds } ?? false
-        let boxes = try detector.detect(frame.imageBuffer, region: region.pixels, scale: frame.lumaScale,
-                                        singleThreaded: singleThreaded, trusted: isSameStream ? lastFaces : [])
+        let trusted = isSameStream ? lastFaces : []
+        let fullSearchDue = fullSearchInterval == .zero || !isSameStream
+            || lastFullSearch.map { time < $0 || Double(time.nanoseconds - $0.nanoseconds) >= Double(fullSearchInterval.nanoseconds) * 0.95 } ?? true
+        var boxes: [Rect]
+        if fullSearchDue {
+            boxes = try detector.detect(frame.imageBuffer, region: region.pixels, scale: frame.lumaScale,
+                                        singleThreaded: singleThreaded, trusted: trusted)
+            lastFullSearch = time
+            fullSearches += 1
+        } else {
+            planWindows(in: frame, region: region, moved: moved)
+            boxes = []
+            for window in windows {
+                let found = try detector.detect(frame.imageBuffer, region: region.pixels, scale: frame.lumaScale,
+                                                singleThreaded: singleThreaded, trusted: trusted, window: window)
+                // Windows may overlap: a face found in two is one face.
+                for box in found where !boxes.contains(where: { $0.intersectionOverUnion(box) > 0.3 }) { boxes.append(box) }
+            }
+            windowSearches += 1
+        }
         lastFaces = boxes
         lastAnalysis = time
         return objects(boxes, in: frame, regions: regions)
+    }
+
+    /// The windows of an analysis that is not a full search, in plane pixels inside `region`:
+    /// each followed face where it may be now, then the moved parts when they are small enough.
+    private func planWindows(in frame: SampleBuffer, region: SearchRegion, moved: ChangedBlocks) {
+        windows.removeAll(keepingCapacity: true)
+        let scale = frame.lumaScale
+        func window(_ area: Rect, faceSides: ClosedRange<Double>?) -> FaceDetector.Window? {
+            // Frame pixels to plane pixels, inside the region.
+            let plane = Rect(x: area.x / scale.x, y: area.y / scale.y, width: area.width / scale.x, height: area.height / scale.y)
+                .intersection(region.rect)
+            let x = Int(plane.x.rounded(.down)), y = Int(plane.y.rounded(.down))
+            let width = Int(plane.maxX.rounded(.up)) - x, height = Int(plane.maxY.rounded(.up)) - y
+            guard width >= 8, height >= 8 else { return nil }
+            return FaceDetector.Window(pixels: (x, y, width, height), faceSides: faceSides)
+        }
+        for (area, width) in tracker.expectedFaces(at: frame.presentationTime) {
+            let ratio = FaceTracker.maximumSizeRatio
+            if let found = window(area, faceSides: (width / ratio)...(width * ratio)) { windows.append(found) }
+        }
+        guard !moved.isEmpty, !moved.isEverywhere else { return }
+        let (frameWidth, frameHeight) = (frame.formatDescription.width, frame.formatDescription.height)
+        let parts = moved.regions(margin: Self.movedMargin, frameWidth: frameWidth, frameHeight: frameHeight)
+        let regionArea = region.rect.area * scale.x * scale.y
+        guard parts.reduce(0, { $0 + $1.area }) <= Self.largestMovedShare * regionArea else { return }
+        for part in parts {
+            if let found = window(part, faceSides: nil) { windows.append(found) }
+        }
     }
 
     /// The last analysis's faces on an unchanged frame. The tracker sees them again, so a face

@@ -71,6 +71,7 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
         var regionsGeneration = 0
         var deliversEmptyResults = false
         var faceAnalysisRate = 0.0
+        var faceFullSearchInterval = 0.0
         var unchangedFrameThreshold = 0
         var attachesFramePictures = false
         var code = CodeAnalysis.Settings()
@@ -108,6 +109,10 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
     /// A frame the code queue took since the last face analysis had changed (code queue): the
     /// next face analysis must then look, even at a frame unchanged since the code queue's last.
     private var changedSinceFaceAnalysis = false
+    /// The blocks that moved since the last face analysis (code queue), and those handed to the
+    /// face queue with its frame: two, swapped, so that gathering allocates nothing.
+    private var movedForFaces = ChangedBlocks.everywhere
+    private var movedForFaceAnalysis = ChangedBlocks.everywhere
     // Face-queue state.
     private var faces: FaceAnalysis?
     private var faceModelError: CaptureError?
@@ -198,6 +203,16 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
     public var faceAnalysisRate: Double {
         get { configuration.withLock { $0.faceAnalysisRate } }
         set { configuration.withLock { $0.faceAnalysisRate = max(0, newValue) } }
+    }
+
+    /// Seconds of stream time between searches of the whole rect of interest for faces; in
+    /// between, an analysis looks only around the faces being followed and in the parts of the
+    /// picture that moved (when they are small), for a fraction of the work. 0 (the default)
+    /// searches the whole rect of interest at every analysis. A face that appears where nothing
+    /// moved enough to see is found within this long.
+    public var faceFullSearchInterval: Double {
+        get { configuration.withLock { $0.faceFullSearchInterval } }
+        set { configuration.withLock { $0.faceFullSearchInterval = max(0, newValue) } }
     }
 
     /// Skips detector work on frames that differ from the last analysed one by at most this many
@@ -363,8 +378,10 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
             }
             changed = motionGate!.hasChanged(frame.imageBuffer, reduction: frame.lumaReduction)
             if !changed { counters.withLock { $0.framesUnchanged += 1 } }
+            if settings.types.contains(.face) { movedForFaces.formUnion(motionGate!.changedBlocks) }
         } else {
             motionGate = nil
+            movedForFaces.markEverywhere()
         }
         let facesDue = faceSchedule.isDue(at: frame.presentationTime, rate: settings.faceAnalysisRate)
         if faceQueueBusy && facesDue {
@@ -380,9 +397,14 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
             if facesDue {
                 faceSchedule.analysed(at: frame.presentationTime)
                 changedSinceFaceAnalysis = false
+                // The face queue is idle (this frame was reserved for it): the blocks it was last
+                // given are free to gather into again.
+                swap(&movedForFaces, &movedForFaceAnalysis)
+                movedForFaces.clear()
                 faceQueue.async { [self, changedForFaces] in
                     defer { facesIdle.signal() }
-                    let faces = changedForFaces ? detectFaces(in: frame, settings: settings) : restampFaces(onto: frame, settings: settings)
+                    let faces = changedForFaces ? detectFaces(in: frame, settings: settings, moved: movedForFaceAnalysis)
+                                                : restampFaces(onto: frame, settings: settings)
                     report(faces, of: frame, codes: false, hadObjects: &previousHadFaces, settings: settings,
                            from: connection)
                 }
@@ -452,12 +474,14 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
     }
 
     /// Face queue.
-    private func detectFaces(in frame: SampleBuffer, settings: Configuration) -> [MetadataObject] {
+    private func detectFaces(in frame: SampleBuffer, settings: Configuration, moved: ChangedBlocks = .everywhere) -> [MetadataObject] {
         guard settings.types.contains(.face), let faces else { return [] }
         let start = MonotonicClock.nanoseconds()
         do {
             var (objects, masked) = try faces.detect(in: frame, rectOfInterest: settings.rectOfInterest,
-                                                     singleThreaded: settings.faceAnalysisRate > 0, regions: settings.regions)
+                                                     singleThreaded: settings.faceAnalysisRate > 0, regions: settings.regions,
+                                                     moved: moved,
+                                                     fullSearchInterval: MediaTime(seconds: settings.faceFullSearchInterval))
             counters.withLock {
                 $0.faceTimes.record(since: start)
                 $0.faceAnalyses += 1

@@ -55,6 +55,8 @@ public enum DetectionSetup {
         output.rectOfInterest = settings.rectOfInterest ?? .unit
         output.faceAnalysisRate = profile == .stills ? 0 : settings.resolved(\.faceRate)
         output.unchangedFrameThreshold = settings.motionThreshold ?? (profile == .video && isRealTime ? 4 : 0)
+        output.faceFullSearchInterval = profile == .stills ? 0
+            : settings.faceFullSearch.map { $0.time.seconds } ?? (isRealTime ? 1 : 0)
         output.codeSecondPassBudget = settings.codeBudget ?? profile.codeBudget
         output.codeSecondPassRate = profile == .stills ? 0 : settings.resolved(\.codeBudgetRate)
         output.codeTextEncoding = textEncoding(settings)
@@ -97,6 +99,7 @@ extension DetectionSetup {
         filled.scaleFactor = settings.scaleFactor ?? profile.scaleFactor
         filled.faceWidth = settings.faceWidth ?? profile.faceWidth
         filled.motionThreshold = settings.motionThreshold ?? (isRealTime ? 4 : 0)
+        filled.faceFullSearch = settings.faceFullSearch ?? DurationValue(time: MediaTime(seconds: isRealTime ? 1 : 0))
         filled.faceModel = settings.faceModel ?? FaceModelLocator.defaultCascadePath()
         filled.faceVerifier = settings.faceVerifier ?? FaceModelLocator.defaultVerifierPath()
         filled.faceProfile = settings.faceProfile ?? FaceModelLocator.defaultProfilePath()
