@@ -109,10 +109,6 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
     /// A frame the code queue took since the last face analysis had changed (code queue): the
     /// next face analysis must then look, even at a frame unchanged since the code queue's last.
     private var changedSinceFaceAnalysis = false
-    /// The blocks that moved since the last face analysis (code queue), and those handed to the
-    /// face queue with its frame: two, swapped, so that gathering allocates nothing.
-    private var movedForFaces = ChangedBlocks.everywhere
-    private var movedForFaceAnalysis = ChangedBlocks.everywhere
     // Face-queue state.
     private var faces: FaceAnalysis?
     private var faceModelError: CaptureError?
@@ -378,10 +374,8 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
             }
             changed = motionGate!.hasChanged(frame.imageBuffer, reduction: frame.lumaReduction)
             if !changed { counters.withLock { $0.framesUnchanged += 1 } }
-            if settings.types.contains(.face) { movedForFaces.formUnion(motionGate!.changedBlocks) }
         } else {
             motionGate = nil
-            movedForFaces.markEverywhere()
         }
         let facesDue = faceSchedule.isDue(at: frame.presentationTime, rate: settings.faceAnalysisRate)
         if faceQueueBusy && facesDue {
@@ -397,13 +391,9 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
             if facesDue {
                 faceSchedule.analysed(at: frame.presentationTime)
                 changedSinceFaceAnalysis = false
-                // The face queue is idle (this frame was reserved for it): the blocks it was last
-                // given are free to gather into again.
-                swap(&movedForFaces, &movedForFaceAnalysis)
-                movedForFaces.clear()
                 faceQueue.async { [self, changedForFaces] in
                     defer { facesIdle.signal() }
-                    let faces = changedForFaces ? detectFaces(in: frame, settings: settings, moved: movedForFaceAnalysis)
+                    let faces = changedForFaces ? detectFaces(in: frame, settings: settings)
                                                 : restampFaces(onto: frame, settings: settings)
                     report(faces, of: frame, codes: false, hadObjects: &previousHadFaces, settings: settings,
                            from: connection)
@@ -474,13 +464,12 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
     }
 
     /// Face queue.
-    private func detectFaces(in frame: SampleBuffer, settings: Configuration, moved: ChangedBlocks = .everywhere) -> [MetadataObject] {
+    private func detectFaces(in frame: SampleBuffer, settings: Configuration) -> [MetadataObject] {
         guard settings.types.contains(.face), let faces else { return [] }
         let start = MonotonicClock.nanoseconds()
         do {
             var (objects, masked) = try faces.detect(in: frame, rectOfInterest: settings.rectOfInterest,
                                                      singleThreaded: settings.faceAnalysisRate > 0, regions: settings.regions,
-                                                     moved: moved,
                                                      fullSearchInterval: MediaTime(seconds: settings.faceFullSearchInterval))
             counters.withLock {
                 $0.faceTimes.record(since: start)

@@ -56,7 +56,7 @@ public enum DetectionSetup {
         output.faceAnalysisRate = profile == .stills ? 0 : settings.resolved(\.faceRate)
         output.unchangedFrameThreshold = settings.motionThreshold ?? (profile == .video && isRealTime ? 4 : 0)
         output.faceFullSearchInterval = profile == .stills ? 0
-            : settings.faceFullSearch.map { $0.time.seconds } ?? (isRealTime ? 1 : 0)
+            : settings.faceFullSearch.map { $0.time.seconds } ?? profile.faceFullSearch
         output.codeSecondPassBudget = settings.codeBudget ?? profile.codeBudget
         output.codeSecondPassRate = profile == .stills ? 0 : settings.resolved(\.codeBudgetRate)
         output.codeTextEncoding = textEncoding(settings)
@@ -99,7 +99,7 @@ extension DetectionSetup {
         filled.scaleFactor = settings.scaleFactor ?? profile.scaleFactor
         filled.faceWidth = settings.faceWidth ?? profile.faceWidth
         filled.motionThreshold = settings.motionThreshold ?? (isRealTime ? 4 : 0)
-        filled.faceFullSearch = settings.faceFullSearch ?? DurationValue(time: MediaTime(seconds: isRealTime ? 1 : 0))
+        filled.faceFullSearch = settings.faceFullSearch ?? DurationValue(time: MediaTime(seconds: profile.faceFullSearch))
         filled.faceModel = settings.faceModel ?? FaceModelLocator.defaultCascadePath()
         filled.faceVerifier = settings.faceVerifier ?? FaceModelLocator.defaultVerifierPath()
         filled.faceProfile = settings.faceProfile ?? FaceModelLocator.defaultProfilePath()

@@ -46,7 +46,7 @@ extension ConfigurationKey {
         .init("face-rate", .detection, .camera, \.faceRate, .number(0...1000), default: 10,
               "Face analyses per second of video at most (0 = every frame)."),
         .init("face-full-search", .detection, .camera, \.faceFullSearch, .duration(0...3600),
-              defaultText: "1s for cameras and real-time input, 0s for files read as fast as possible",
+              defaultText: "1s (0s for scan)",
               "Time between searches of the whole picture for faces; in between, faces are looked for around the faces being followed and where the picture moved (0 = search the whole picture at every analysis)."),
         .init("motion-threshold", .detection, .camera, \.motionThreshold, .integer(0...255),
               defaultText: "4 for cameras and real-time input, 0 for files read as fast as possible",
