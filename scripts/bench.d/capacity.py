@@ -198,6 +198,8 @@ set title 'One Lookout process, 720p30 MJPEG cameras, defaults, 2 cores'
 set xlabel 'cameras'
 set ylabel 'cores used (settled)'
 set key left top
+set fit quiet
+set fit logfile '{os.path.join(args.out, "capacity-fit.log")}'
 set grid
 busy(x) = a * x
 static(x) = b * x
