@@ -36,6 +36,8 @@ final class CodeAnalysis {
     private var lastCodes: [ScannedCode] = []
     private var recentlyConfirmed: [(type: MetadataObjectType, payload: [UInt8], time: MediaTime)] = []
     private(set) var secondPassReads = 0
+    /// Frames ZBar read whole, and frames it read in windows only (`Settings.wholeFrameRate`).
+    private(set) var wholeFrameScans = 0, windowScans = 0
     /// Images zxing-cpp read for the kinds only it reads, and those it died on or overran, over
     /// every reader this analysis had (a change of types makes a new one).
     var zxingLooks: Int { retiredZXingLooks + (zxingReader?.looks ?? 0) }
@@ -98,6 +100,9 @@ final class CodeAnalysis {
                 found = scanner.scan(image, region: region.pixels, planeIsHalfSize: frame.lumaReduction == 2)
             }
         }
+        if scanner != nil {
+            if plan == .wholeFrame { wholeFrameScans += 1 } else { windowScans += 1 }
+        }
         if found.contains(where: \.needsConfirmation), let secondPass {
             // At least a short look, second pass or not: an unconfirmed weak read is not reported.
             // A code confirmed lately stays confirmed, so a far-away code read weakly on every
@@ -137,6 +142,15 @@ final class CodeAnalysis {
         // Followed: what ZBar reads (zxing-cpp's kinds are read on every frame as before).
         if searchesWindows { windowSearch.found(lastCodes.filter { $0.decoder == .zbar }, at: frame.presentationTime) }
         return objects
+    }
+
+    /// Whether the frame at `time` will be read at all: false between whole-frame scans when the
+    /// last look read nothing (no window to search, nothing to restamp) and zxing-cpp's kinds are
+    /// not wanted; also false when no code is wanted. Asked while this analysis is idle.
+    func looksAtPixels(at time: MediaTime, settings: Settings) -> Bool {
+        guard settings.wholeFrameRate > 0, appliedGeneration >= 0 else { return true }
+        if scanner == nil && zxingReader == nil { return false }
+        return zxingReader != nil || !lastCodes.isEmpty || windowSearch.isWholeFrameDue(at: time, rate: settings.wholeFrameRate)
     }
 
     /// Adds the blocks the motion gate saw change in a frame about to be scanned (everywhere

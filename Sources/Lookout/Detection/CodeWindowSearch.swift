@@ -32,6 +32,11 @@ struct CodeWindowSearch {
         changes.formUnion(blocks)
     }
 
+    /// Whether the frame at `time` is one for a whole-frame scan.
+    func isWholeFrameDue(at time: MediaTime, rate: Double) -> Bool {
+        schedule.isDue(at: time, rate: rate)
+    }
+
     /// What to scan in the frame at `time`. `region` is the rect of interest in frame pixels.
     mutating func plan(at time: MediaTime, rate: Double, region: Rect, frameWidth: Int, frameHeight: Int) -> Plan {
         guard !schedule.isDue(at: time, rate: rate) else { return wholeFrame(at: time) }

@@ -309,7 +309,10 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
             faceReserved = facesIdle.wait(timeout: wait ? .distantFuture : .now()) == .success
         }
         faceBusy = wantsFaces && !faceReserved
-        return faceReserved && faceSchedule.isDue(at: time, rate: faceRate) ? .takenWhole : .taken
+        if faceReserved && faceSchedule.isDue(at: time, rate: faceRate) { return .takenWhole }
+        // Between whole-frame code scans, with no code to follow, the code queue would only give
+        // the frame the last (empty) result: the frame need not be decoded.
+        return codes.looksAtPixels(at: time, settings: configuration.withLock { $0.code }) ? .taken : .takenWithoutPixels
     }
 
     /// The narrowest frame whose plane may come at half size when the frame is not one for
