@@ -385,7 +385,8 @@ public final class CaptureSession: @unchecked Sendable {
                     let tolerance = needs.unchangedFrameTolerance
                     if tolerance > 0, let last = lastImage,
                        last.image.width >= last.width / reduction(width: last.width, height: last.height),
-                       try pixelsWanted ? converter.jpegIsUnchanged(bytes, threshold: tolerance) : true {
+                       try pixelsWanted ? converter.jpegIsUnchanged(bytes, threshold: tolerance)
+                                        : converter.jpegHasSize(bytes, width: last.width, height: last.height) {
                         result = .image(last.image, width: last.width, height: last.height)
                         counters.withLock { $0.framesNotDecoded += 1 }
                     } else {
