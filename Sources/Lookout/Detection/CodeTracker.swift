@@ -44,17 +44,17 @@ struct CodeTracker {
     }
 
     /// Where to look for each code at `time`, in frame pixels: its box and its box moved by its
-    /// motion since, together, grown by the margin and clipped to the frame.
-    func windows(at time: MediaTime, frameWidth: Int, frameHeight: Int) -> [Rect] {
+    /// motion since, together, grown by the margin (reaching past the frame when the code is near
+    /// its edge).
+    func windows(at time: MediaTime) -> [Rect] {
         tracks.map { track in
             let seconds = time > track.time ? (time - track.time).seconds : 0
             let dx = track.velocity.x * seconds, dy = track.velocity.y * seconds
             let box = track.box
             let margin = max(Self.minimumMargin, Self.relativeMargin * max(box.width, box.height))
-            let left = max(0, min(box.x, box.x + dx) - margin), top = max(0, min(box.y, box.y + dy) - margin)
-            let right = min(Double(frameWidth), max(box.maxX, box.maxX + dx) + margin)
-            let bottom = min(Double(frameHeight), max(box.maxY, box.maxY + dy) + margin)
-            return Rect(x: left, y: top, width: max(0, right - left), height: max(0, bottom - top))
+            let left = min(box.x, box.x + dx) - margin, top = min(box.y, box.y + dy) - margin
+            let right = max(box.maxX, box.maxX + dx) + margin, bottom = max(box.maxY, box.maxY + dy) + margin
+            return Rect(x: left, y: top, width: right - left, height: bottom - top)
         }
     }
 }

@@ -40,7 +40,12 @@ struct CodeWindowSearch {
     /// What to scan in the frame at `time`. `region` is the rect of interest in frame pixels.
     mutating func plan(at time: MediaTime, rate: Double, region: Rect, frameWidth: Int, frameHeight: Int) -> Plan {
         guard !schedule.isDue(at: time, rate: rate) else { return wholeFrame(at: time) }
-        let tracked = Self.clipped(tracker.windows(at: time, frameWidth: frameWidth, frameHeight: frameHeight), to: region)
+        let around = tracker.windows(at: time)
+        // A code near the region's edge may lack its quiet zone there, and ZBar then reads it
+        // only by joining halves of it read on different lines: what it joins depends on every
+        // line scanned before, so only the whole frame reads it as the whole frame does.
+        guard around.allSatisfy({ region.intersection($0) == $0 }) else { return wholeFrame(at: time) }
+        let tracked = Self.clipped(around, to: region)
         guard Self.area(tracked) <= Self.windowAreaLimit * region.area else { return wholeFrame(at: time) }
         if changes.columns > 0, !changes.isEverywhere, changes.fraction <= Self.changedAreaLimit {
             let changed = Self.clipped(changes.regions(margin: Self.changeMargin, frameWidth: frameWidth, frameHeight: frameHeight),
