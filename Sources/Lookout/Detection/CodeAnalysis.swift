@@ -146,9 +146,10 @@ final class CodeAnalysis {
 
     /// Whether the frame at `time` will be read at all: false between whole-frame scans when the
     /// last look read nothing (no window to search, nothing to restamp) and zxing-cpp's kinds are
-    /// not wanted; also false when no code is wanted. Asked while this analysis is idle.
-    func looksAtPixels(at time: MediaTime, settings: Settings) -> Bool {
-        guard settings.wholeFrameRate > 0, appliedGeneration >= 0 else { return true }
+    /// not wanted; also false when no code is wanted. True while the types of `generation` are
+    /// not yet applied. Asked while this analysis is idle.
+    func looksAtPixels(at time: MediaTime, generation: Int, settings: Settings) -> Bool {
+        guard settings.wholeFrameRate > 0, generation == appliedGeneration else { return true }
         if scanner == nil && zxingReader == nil { return false }
         return zxingReader != nil || !lastCodes.isEmpty || windowSearch.isWholeFrameDue(at: time, rate: settings.wholeFrameRate)
     }

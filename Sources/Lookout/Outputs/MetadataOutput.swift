@@ -296,11 +296,14 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
 
     /// A frame due for faces is taken whole (`takenWhole`): the cascade finds fewer faces in a
     /// plane decoded at half scale than in the full plane shrunk by area (91 against 95 of 100
-    /// analyses of the 720p bench clip). The code queue is idle once this has the frame, so the
-    /// face schedule is read here.
+    /// analyses of the 720p bench clip). A frame nothing will look at is taken without its pixels
+    /// (`takenWithoutPixels`). The code queue is idle once this has the frame, so the face
+    /// schedule and the code analysis are read here.
     override func reserveFrame(at time: MediaTime, wait: Bool) -> FrameReservation {
         guard codesIdle.wait(timeout: wait ? .distantFuture : .now()) == .success else { return .declined }
-        let (wantsFaces, faceRate) = configuration.withLock { ($0.types.contains(.face), $0.faceAnalysisRate) }
+        let (wantsFaces, faceRate, generation, code) = configuration.withLock {
+            ($0.types.contains(.face), $0.faceAnalysisRate, $0.generation, $0.code)
+        }
         faceReserved = false
         if wantsFaces {
             // Input that waits for its outputs waits for the face queue too (a frame not due for
@@ -312,7 +315,7 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
         if faceReserved && faceSchedule.isDue(at: time, rate: faceRate) { return .takenWhole }
         // Between whole-frame code scans, with no code to follow, the code queue would only give
         // the frame the last (empty) result: the frame need not be decoded.
-        return codes.looksAtPixels(at: time, settings: configuration.withLock { $0.code }) ? .taken : .takenWithoutPixels
+        return codes.looksAtPixels(at: time, generation: generation, settings: code) ? .taken : .takenWithoutPixels
     }
 
     /// The narrowest frame whose plane may come at half size when the frame is not one for
