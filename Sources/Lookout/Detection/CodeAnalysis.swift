@@ -139,8 +139,7 @@ final class CodeAnalysis {
             lastCodes.append(code)
             objects.append(object(code, in: frame, settings: settings))
         }
-        // Followed: what ZBar reads (zxing-cpp's kinds are read on every frame as before).
-        if searchesWindows { windowSearch.found(lastCodes.filter { $0.decoder == .zbar }, at: frame.presentationTime) }
+        if searchesWindows { windowSearch.found(lastCodes, at: frame.presentationTime) }
         return objects
     }
 

@@ -20,17 +20,24 @@ struct CodeTracker {
     static let relativeMargin = 0.1
 
     private(set) var tracks: [Track] = []
+    /// The last look's tracks while the next are made (kept, so updates allocate nothing new).
+    private var previous: [Track] = []
 
-    /// Replaces the tracks with the codes read at `time` (corners in frame pixels); a code read
-    /// in the last look too keeps moving as it moved between the two.
+    /// Replaces the tracks with the codes ZBar read at `time` (corners in frame pixels; codes
+    /// zxing-cpp read are left out: its kinds are read on every frame); a code read in the last
+    /// look too keeps moving as it moved between the two.
     mutating func update(with codes: [ScannedCode], at time: MediaTime) {
-        let previous = tracks
+        swap(&tracks, &previous)
         tracks.removeAll(keepingCapacity: true)
-        for code in codes {
+        for code in codes where code.decoder == .zbar {
             let box = Rect.enclosing(code.corners)
             var velocity = Point(x: 0, y: 0)
-            let earlier = previous.filter { $0.type == code.type && $0.payload == code.payload }
-                .min { $0.box.squaredCentreDistance(to: box) < $1.box.squaredCentreDistance(to: box) }
+            var earlier: Track?
+            for track in previous where track.type == code.type && track.payload == code.payload {
+                if earlier.map({ track.box.squaredCentreDistance(to: box) < $0.box.squaredCentreDistance(to: box) }) ?? true {
+                    earlier = track
+                }
+            }
             if let earlier, time > earlier.time {
                 let seconds = (time - earlier.time).seconds
                 velocity = Point(x: (box.midX - earlier.box.midX) / seconds, y: (box.midY - earlier.box.midY) / seconds)
