@@ -57,6 +57,9 @@ public enum DetectionSetup {
         output.unchangedFrameThreshold = settings.motionThreshold ?? (profile == .video && isRealTime ? 4 : 0)
         output.faceFullSearchInterval = profile == .stills ? 0
             : settings.faceFullSearch.map { $0.time.seconds } ?? profile.faceFullSearch
+        // Windows between whole-frame scans, as the motion gate: for live input only, so that files
+        // read as fast as possible give the same results on every machine.
+        output.codeWholeFrameRate = profile == .video && isRealTime ? MetadataOutput.realTimeCodeWholeFrameRate : 0
         output.codeSecondPassBudget = settings.codeBudget ?? profile.codeBudget
         output.codeSecondPassRate = profile == .stills ? 0 : settings.resolved(\.codeBudgetRate)
         output.codeTextEncoding = textEncoding(settings)
