@@ -51,6 +51,12 @@ struct DetectionOptions: ParsableArguments {
         valueName: "n"), transform: { try DetectionOptions.faceRateRange.parse($0) })
     var faceRate: Double?
 
+    static let faceFullSearchRange = ValueRange.duration(0...3600)
+    @Option(name: .customLong("face-full-search"), parsing: .unconditional, help: ArgumentHelp(
+        "Time between searches of the whole picture for faces; in between, an analysis looks only around the faces being followed and where the picture moved, for a fraction of the work, and a face that appears where nothing seemed to move is found within this long (\(DetectionOptions.faceFullSearchRange.text); 0 = the whole picture at every analysis; default 1s; scan searches whole pictures).",
+        valueName: "time"), transform: { try DetectionOptions.faceFullSearchRange.parse($0) })
+    var faceFullSearch: DurationArgument?
+
     static let motionThresholdRange = ValueRange.integer(0...255)
     @Option(name: .customLong("motion-threshold"), parsing: .unconditional, help: ArgumentHelp(
         "Skip the detectors on frames where no 16x16 block changed by more than this many grey levels since the last analysed frame; they get that frame's results (\(DetectionOptions.motionThresholdRange.text); 0 = analyse every frame; default 4 for cameras and --realtime, 0 for files read as fast as possible). After a second without change, one frame in three is looked at.",
@@ -210,6 +216,7 @@ struct DetectionOptions: ParsableArguments {
         settings.charset = try parsedCharset()
         settings.codeResolution = codeResolution
         settings.faceRate = faceRate
+        settings.faceFullSearch = faceFullSearch
         settings.motionThreshold = motionThreshold
         settings.faceModel = faceModel
         settings.faceVerifier = faceVerifier

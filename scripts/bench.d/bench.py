@@ -11,6 +11,9 @@ import subprocess
 import sys
 import time
 
+import peers
+from peers import measure
+
 root, out, repeats, memory_frames = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 static_clip = sys.argv[5]
 clips = sys.argv[6:]
@@ -47,19 +50,6 @@ def harness_p1_options(height):
     options = dict(zip(lookout_options[::2], lookout_options[1::2]))
     face_every = round(CLIP_FPS / float(options.pop("--face-rate")))
     return [word for pair in options.items() for word in pair] + ["--face-every", str(face_every), "--face-threads", "1"]
-
-
-def measure(argv):
-    """Runs argv; returns (stdout, wall s, CPU s, peak RSS MB) from wait4's rusage."""
-    start = time.monotonic()
-    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    stdout = process.stdout.read()
-    _, status, usage = os.wait4(process.pid, 0)
-    wall = time.monotonic() - start
-    process.returncode = os.waitstatus_to_exitcode(status)
-    if process.returncode != 0:
-        raise SystemExit(f"bench: {argv[0]} failed with {process.returncode}")
-    return stdout.decode("utf-8", "replace"), wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
 def measure_settled(argv, warmup=3.0):
@@ -111,14 +101,7 @@ def run_harness_with(options_for_height):
 
 
 def gst(clip, height, faces):
-    head = f"filesrc location={clip} ! jpegparse ! jpegdec ! videoconvert"
-    if not faces:
-        return f"{head} ! zbar ! fakesink"
-    # The peer as a GStreamer user would build it: a tee, facedetect on a 640x360 copy with its
-    # own defaults (scale factor 1.25, min neighbours 3, min size 30x30), Lookout's cascade file.
-    return (f"{head} ! tee name=t t. ! queue ! zbar ! fakesink t. ! queue ! videoscale ! "
-            f"video/x-raw,width=640,height=360 ! videoconvert ! facedetect profile={cascade} "
-            f"updates=every_frame ! fakesink")
+    return peers.gst_pipeline(clip, cascade, faces)
 
 
 def run_gst(pipeline):

@@ -1,6 +1,9 @@
 import COpenCV
 import CZBar
 
+/// A rectangle of a plane, in its pixels.
+typealias PlaneRegion = (x: Int, y: Int, width: Int, height: Int)
+
 /// One symbol ZBar found, in the scanned image's pixel coordinates.
 struct ScannedCode {
     var type: MetadataObjectType
@@ -33,6 +36,8 @@ final class BarcodeScanner {
     private var scansSinceRenewal = 0
     /// The half-size plane for `.half` resolution, allocated once per frame size.
     private var halfPlane: [UInt8] = []
+    /// The copy of a window (`scan(_:window:region:planeIsHalfSize:)`), grown to the largest yet.
+    private var windowPlane: [UInt8] = []
     let types: Set<MetadataObjectType>
     let density: Int
     let resolution: CodeScanResolution
@@ -85,9 +90,8 @@ final class BarcodeScanner {
     /// whatever the resolution. At full resolution the plane must be tightly packed.
     /// - Parameter planeIsHalfSize: the plane is already the frame at half size (decoded so), and
     ///   is scanned as it is at `.half` resolution.
-    func scan(_ pixels: PixelBuffer, region: (x: Int, y: Int, width: Int, height: Int),
-              planeIsHalfSize: Bool = false) -> [ScannedCode] {
-        guard resolution.readsHalfSize(frameWidth: pixels.width), !planeIsHalfSize, pixels.width >= 2, pixels.height >= 2 else {
+    func scan(_ pixels: PixelBuffer, region: PlaneRegion, planeIsHalfSize: Bool = false) -> [ScannedCode] {
+        guard halves(pixels, planeIsHalfSize: planeIsHalfSize) else {
             precondition(pixels.bytesPerRow == pixels.width, "ZBar reads tightly packed planes")
             return scan(plane: pixels.baseAddress, width: pixels.width, height: pixels.height, region: region, scale: 1)
         }
@@ -97,17 +101,83 @@ final class BarcodeScanner {
             lk_half_scale(pixels.baseAddress.assumingMemoryBound(to: UInt8.self), Int32(pixels.width), Int32(pixels.height),
                           Int32(pixels.bytesPerRow), half.baseAddress!)
         }
-        let halfRegion = (x: region.x / 2, y: region.y / 2,
-                          width: max(1, min(width - region.x / 2, (region.width + 1) / 2)),
-                          height: max(1, min(height - region.y / 2, (region.height + 1) / 2)))
         return halfPlane.withUnsafeBytes { half in
-            scan(plane: half.baseAddress!, width: width, height: height, region: halfRegion, scale: 2)
+            scan(plane: half.baseAddress!, width: width, height: height, region: Self.halved(region, width: width, height: height),
+                 scale: 2)
         }
     }
 
-    /// Scans a tightly packed plane; corners are multiplied by `scale`.
-    func scan(plane: UnsafeRawPointer, width: Int, height: Int,
-                      region: (x: Int, y: Int, width: Int, height: Int), scale: Double) -> [ScannedCode] {
+    /// Scans one window of the plane (its pixels) within `region`, and reads what a scan of the
+    /// whole region reads there: the window is grown to the region's scan lines (`aligned`) and
+    /// copied (halved at `.half` resolution) into a scratch image of its own size, kept from scan
+    /// to scan. A copy, not a crop of the plane: QR's binarisation covers the whole image ZBar is
+    /// given. Codes come back in the plane's pixels. Nil when the window misses the region.
+    func scan(_ pixels: PixelBuffer, window: PlaneRegion, region: PlaneRegion, planeIsHalfSize: Bool = false) -> [ScannedCode]? {
+        let halving = halves(pixels, planeIsHalfSize: planeIsHalfSize)
+        let factor = halving ? 2 : 1
+        let (width, height) = (pixels.width / factor, pixels.height / factor)
+        let scanned = halving ? Self.halved(region, width: width, height: height) : region
+        // The window in the scanned image's pixels, outward.
+        let left = window.x / factor, top = window.y / factor
+        let inScanned = (x: left, y: top, width: (window.x + window.width + factor - 1) / factor - left,
+                         height: (window.y + window.height + factor - 1) / factor - top)
+        guard let box = Self.aligned(inScanned, to: scanned, density: density) else { return nil }
+        if windowPlane.count < box.width * box.height { windowPlane = Array(repeating: 0, count: box.width * box.height) }
+        windowPlane.withUnsafeMutableBufferPointer { copy in
+            let target = copy.baseAddress!
+            let source = pixels.baseAddress.assumingMemoryBound(to: UInt8.self)
+            if halving {
+                lk_half_scale(source + 2 * box.y * pixels.bytesPerRow + 2 * box.x, Int32(2 * box.width), Int32(2 * box.height),
+                              Int32(pixels.bytesPerRow), target)
+            } else {
+                for row in 0..<box.height {
+                    (target + row * box.width).update(from: source + (box.y + row) * pixels.bytesPerRow + box.x, count: box.width)
+                }
+            }
+        }
+        return windowPlane.withUnsafeBytes { copy in
+            scan(plane: copy.baseAddress!, width: box.width, height: box.height, region: (0, 0, box.width, box.height),
+                 scale: Double(factor), origin: (box.x, box.y), bounds: (width, height))
+        }
+    }
+
+    /// Whether the plane is halved before ZBar reads it.
+    private func halves(_ pixels: PixelBuffer, planeIsHalfSize: Bool) -> Bool {
+        resolution.readsHalfSize(frameWidth: pixels.width) && !planeIsHalfSize && pixels.width >= 2 && pixels.height >= 2
+    }
+
+    /// A plane region in the plane halved to `width` x `height`.
+    private static func halved(_ region: PlaneRegion, width: Int, height: Int) -> PlaneRegion {
+        (x: region.x / 2, y: region.y / 2, width: max(1, min(width - region.x / 2, (region.width + 1) / 2)),
+         height: max(1, min(height - region.y / 2, (region.height + 1) / 2)))
+    }
+
+    /// `window` clipped to `region` and grown to the lines ZBar scans there. ZBar scans every
+    /// `density`th row and column from an offset set by the crop's size modulo `density`, in
+    /// alternate directions; a window whose origin lies a multiple of 2 x `density` from the
+    /// region's, and whose size matches the region's modulo `density`, is crossed by the same
+    /// lines in the same directions as the whole region. Nil when the window misses the region.
+    static func aligned(_ window: PlaneRegion, to region: PlaneRegion, density: Int) -> PlaneRegion? {
+        let step = 2 * max(1, density)
+        func axis(_ start: Int, _ length: Int, _ regionStart: Int, _ regionLength: Int) -> (Int, Int)? {
+            let end = min(start + length, regionStart + regionLength)
+            let clippedStart = max(start, regionStart)
+            guard end > clippedStart else { return nil }
+            let alignedStart = regionStart + (clippedStart - regionStart) / step * step
+            var alignedLength = end - alignedStart
+            // Up to the region's size modulo density: never past the region's end, which has it.
+            alignedLength += ((regionLength - alignedLength) % density + density) % density
+            return (alignedStart, min(alignedLength, regionStart + regionLength - alignedStart))
+        }
+        guard let (x, width) = axis(window.x, window.width, region.x, region.width),
+              let (y, height) = axis(window.y, window.height, region.y, region.height) else { return nil }
+        return (x, y, width, height)
+    }
+
+    /// Scans a tightly packed plane; corners are moved by `origin` (where the plane lies in a
+    /// larger image of `bounds`, by default the plane itself), then multiplied by `scale`.
+    func scan(plane: UnsafeRawPointer, width: Int, height: Int, region: PlaneRegion, scale: Double,
+              origin: (x: Int, y: Int) = (0, 0), bounds: (width: Int, height: Int)? = nil) -> [ScannedCode] {
         scansSinceRenewal += 1
         if scansSinceRenewal >= Self.renewalInterval {
             Self.destroy(scanner: scanner, image: image)
@@ -143,10 +213,11 @@ final class BarcodeScanner {
             var corners = [Point]()
             corners.reserveCapacity(Int(pointCount))
             // ZBar extrapolates corners past the edge when a code fills the frame; keep them in it.
-            let maxX = Double(width), maxY = Double(height), factor = scale
+            let maxX = Double(bounds?.width ?? width), maxY = Double(bounds?.height ?? height), factor = scale
+            let (dx, dy) = (Double(origin.x), Double(origin.y))
             for i in 0..<pointCount {
-                corners.append(Point(x: min(max(0, Double(zbar_symbol_get_loc_x(current, i))), maxX) * factor,
-                                     y: min(max(0, Double(zbar_symbol_get_loc_y(current, i))), maxY) * factor))
+                corners.append(Point(x: min(max(0, Double(zbar_symbol_get_loc_x(current, i)) + dx), maxX) * factor,
+                                     y: min(max(0, Double(zbar_symbol_get_loc_y(current, i)) + dy), maxY) * factor))
             }
             // Linear codes come back as the points where scan lines crossed them; report the four
             // corners of the area they cover, as AVFoundation does for every code.

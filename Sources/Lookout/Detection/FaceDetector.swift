@@ -101,6 +101,20 @@ final class FaceDetector {
         return analysed == width ? 0 : analysed
     }
 
+    /// The window search's step between scales at most: finer than video's 1.25, as a window is
+    /// small. At 1.25 a window found the face of the bench clip in 71-79 of the 90 analyses the
+    /// whole search found it in; at 1.15 in 91, for a third of the whole search's time.
+    static let windowScaleFactor = 1.15
+
+    /// A part of the searched region to look in alone, at the region's own analysis scale: a
+    /// face being followed (with the sizes it may have now), or a part of the picture that moved.
+    struct Window {
+        /// In plane pixels, inside the region.
+        var pixels: (x: Int, y: Int, width: Int, height: Int)
+        /// Face sides to look for, in frame pixels; nil for every size the settings allow.
+        var faceSides: ClosedRange<Double>?
+    }
+
     /// Faces inside `region` of the plane, as pixel rectangles of the whole frame.
     /// - Parameters:
     ///   - scale: frame pixels per plane pixel (2 for a plane decoded at half size): the smallest
@@ -110,29 +124,58 @@ final class FaceDetector {
     ///     (the CPU time is the same, measured), so rate-limited face analysis runs this way.
     ///   - trusted: faces verified before, in frame pixels: candidates overlapping them skip the
     ///     verifier (video: a face is verified once, when it appears).
+    ///   - window: searches only this part of the region, shrunk as the whole region would be, so
+    ///     that a face is found there as the whole search would find it, at a fraction of the cost.
     func detect(_ pixels: PixelBuffer, region: (x: Int, y: Int, width: Int, height: Int),
                 scale: (x: Double, y: Double) = (1, 1), singleThreaded: Bool = false,
-                trusted: [Rect] = []) throws(CaptureError) -> [Rect] {
-        let origin = pixels.baseAddress.advanced(by: region.y * pixels.bytesPerRow + region.x)
-            .assumingMemoryBound(to: UInt8.self)
+                trusted: [Rect] = [], window: Window? = nil) throws(CaptureError) -> [Rect] {
         // Every value below is in range (see check): the conversions cannot trap.
         var minimum = Double(configuration.minSize)
         if configuration.minSizeIsAtAnalysisWidth, configuration.analysisWidth > 0 {
             // Shrunk copy pixels to frame pixels.
             minimum *= max(1, Double(region.width) * max(scale.x, 1) / Double(configuration.analysisWidth))
         }
+        var maximum = 0.0
+        var searched = region
+        var analysedWidth = analysisWidth(forWidth: region.width, height: region.height)
+        if let window {
+            // The region's shrink factor, applied to the window.
+            let shrink = analysedWidth > 0 ? Double(region.width) / Double(analysedWidth) : 1
+            searched = window.pixels
+            if shrink > 1 {
+                // On the region's own grid of shrunk pixels (whole steps from its origin), so that
+                // the window's shrunk pixels are the region's.
+                let left = region.x + Int((Double(searched.x - region.x) / shrink).rounded(.down) * shrink)
+                let top = region.y + Int((Double(searched.y - region.y) / shrink).rounded(.down) * shrink)
+                analysedWidth = max(1, Int((Double(searched.x + searched.width - left) / shrink).rounded(.up)))
+                let width = min(region.x + region.width - left, Int((Double(analysedWidth) * shrink).rounded()))
+                let height = min(region.y + region.height - top, searched.y + searched.height - top)
+                searched = (left, top, width, height)
+                analysedWidth = min(analysedWidth, Int((Double(width) / shrink).rounded()))
+            } else {
+                analysedWidth = 0
+            }
+            if let sides = window.faceSides {
+                minimum = max(minimum, sides.lowerBound)
+                maximum = max(minimum, sides.upperBound)
+            }
+        }
+        let origin = pixels.baseAddress.advanced(by: searched.y * pixels.bytesPerRow + searched.x)
+            .assumingMemoryBound(to: UInt8.self)
         let minSize = Int32(min(Double(Self.maximumSide), (minimum / max(scale.x, 1)).rounded()))
+        let maxSize = Int32(min(Double(Self.maximumSide), (maximum / max(scale.x, 1)).rounded()))
         var parameters = lk_cascade_params(
-            scale_factor: configuration.scaleFactor, min_neighbors: Int32(configuration.minNeighbors),
+            scale_factor: window != nil ? min(configuration.scaleFactor, Self.windowScaleFactor) : configuration.scaleFactor, min_neighbors: Int32(configuration.minNeighbors),
             min_width: minSize, min_height: minSize,
-            max_width: 0, max_height: 0,
-            analysis_width: Int32(analysisWidth(forWidth: region.width, height: region.height)),
+            max_width: maxSize, max_height: maxSize,
+            analysis_width: Int32(analysedWidth),
             threads: singleThreaded ? 1 : 0,
             verify_min_neighbors: configuration.verificationCascadePath == nil ? 0 : Int32(max(1, configuration.verificationMinNeighbors)),
             profile_min_neighbors: configuration.profileVerificationCascadePath == nil ? 0
                 : Int32(max(1, configuration.profileVerificationMinNeighbors)),
-            join_min_neighbors: configuration.verificationCascadePath == nil ? 0 : Int32(configuration.joinMinNeighbors),
+            join_min_neighbors: configuration.verificationCascadePath == nil || window != nil ? 0 : Int32(configuration.joinMinNeighbors),
             trusted: nil, trusted_count: 0)
+        let region = searched
         // Frame pixels to the region's plane pixels, as the cascade sees the image passed in.
         let known = trusted.prefix(Self.maximumFaces).map {
             lk_rect(x: Int32(($0.x / scale.x).rounded()) - Int32(region.x), y: Int32(($0.y / scale.y).rounded()) - Int32(region.y),

@@ -84,6 +84,24 @@ final class FaceTracker {
         return ids.indices.map { b in (ids[b], tracks.first { $0.id == ids[b] }.map { $0.hits >= confirmations } ?? false) }
     }
 
+    /// Where each face being followed may be at `time`, in frame pixels: around its last place
+    /// and its predicted one, as far as the matching gate reaches; and its width now. What a
+    /// window search looks in: a face found there is matched to its track.
+    func expectedFaces(at time: MediaTime) -> [(area: Rect, width: Double)] {
+        tracks.map { track in
+            let predicted = track.predicted(at: time)
+            let elapsed = min(Double(max(0, time.nanoseconds - track.lastSeen.nanoseconds)) / 1e9, Self.maximumGateGrowth)
+            let reach = track.box.width * (Self.gateBase + Self.gatePerSecond * elapsed)
+            // The face's box around either centre, and as far again as its centre may stray.
+            let half = (track.box.width / 2 + reach, track.box.height / 2 + reach)
+            let left = min(track.box.midX, predicted.x) - half.0, right = max(track.box.midX, predicted.x) + half.0
+            let top = min(track.box.midY, predicted.y) - half.1, bottom = max(track.box.midY, predicted.y) + half.1
+            return (Rect(x: left, y: top, width: right - left, height: bottom - top), track.box.width)
+        }
+    }
+
+    var isFollowingFaces: Bool { !tracks.isEmpty }
+
     /// Assigns IDs to the faces (pixel rectangles) of the analysis at `time`, and remembers them.
     func assignIDs(to boxes: [Rect], at time: MediaTime) -> [Int] {
         update(boxes, at: time)

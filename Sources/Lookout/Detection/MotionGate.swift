@@ -14,11 +14,16 @@ struct MotionGate {
     let threshold: Int
     private var reference: [UInt8] = []
     private var current: [UInt8] = []
+    /// One row of blocks' pixel sums (scratch).
+    private var sums: [UInt32] = []
     /// The reference's block grid: the same for a frame's full and half-size planes.
     private var referenceGrid = (columns: 0, rows: 0)
     /// The image the reference was made from: the session hands the same image again for a JPEG
     /// frame it found unchanged, and that needs no look at all.
     private var referenceIdentity: UInt64 = 0
+    /// The blocks the last look found moved against the reference (all of them for a first
+    /// frame or a new grid; none when the frame was unchanged).
+    private(set) var changedBlocks = ChangedBlocks.everywhere
 
     /// Every pixel of a whole plane counts, not every other one of every other row.
     let samplesEveryPixel: Bool
@@ -46,7 +51,10 @@ struct MotionGate {
     /// still covers 16x16 pixels of the frame. Whole and half-size planes compare with each other
     /// only with `samplesEveryPixel`.
     mutating func hasChanged(_ image: PixelBuffer, reduction: Int = 1) -> Bool {
-        if image.identity == referenceIdentity { return false }
+        if image.identity == referenceIdentity {
+            changedBlocks.clear()
+            return false
+        }
         let blockSize = Self.blockSize / reduction, step = samplesEveryPixel ? 1 : max(1, 2 / reduction)
         let columns = (image.width + blockSize - 1) / blockSize
         let rows = (image.height + blockSize - 1) / blockSize
@@ -57,29 +65,45 @@ struct MotionGate {
             maskBlocks(columns: columns, rows: rows, blockSize: blockSize, width: image.width, height: image.height)
         }
         let masked = maskedBlocks
+        if sums.count != columns { sums = Array(repeating: 0, count: columns) }
         current.withUnsafeMutableBufferPointer { blocks in
-            for row in 0..<rows {
-                let y0 = row * blockSize, y1 = min(y0 + blockSize, image.height)
-                for column in 0..<columns {
-                    // A masked block is 0 in every frame: it never differs.
-                    if !masked.isEmpty && masked[row * columns + column] {
-                        blocks[row * columns + column] = 0
-                        continue
-                    }
-                    let x0 = column * blockSize, x1 = min(x0 + blockSize, image.width)
-                    var sum = 0, n = 0
+            sums.withUnsafeMutableBufferPointer { sums in
+                for row in 0..<rows {
+                    let y0 = row * blockSize, y1 = min(y0 + blockSize, image.height)
+                    sums.update(repeating: 0)
+                    // Row by row, each block's run of pixels summed in one tight loop (vectorised
+                    // when every pixel counts): this runs on every frame the code job takes.
                     var y = y0
                     while y < y1 {
                         let line = image.baseAddress.advanced(by: y * image.bytesPerRow).assumingMemoryBound(to: UInt8.self)
-                        var x = x0
-                        while x < x1 {
-                            sum += Int(line[x])
-                            n += 1
-                            x += step
+                        var x0 = 0
+                        for column in 0..<columns {
+                            let x1 = min(x0 + blockSize, image.width)
+                            var sum: UInt32 = 0
+                            if step == 1 {
+                                for x in x0..<x1 { sum &+= UInt32(line[x]) }
+                            } else {
+                                for x in stride(from: x0, to: x1, by: step) { sum &+= UInt32(line[x]) }
+                            }
+                            sums[column] &+= sum
+                            x0 = x1
                         }
                         y += step
                     }
-                    blocks[row * columns + column] = UInt8(sum / max(1, n))
+                    let sampledRows = (y1 - y0 + step - 1) / step
+                    var x0 = 0
+                    for column in 0..<columns {
+                        let x1 = min(x0 + blockSize, image.width)
+                        let index = row * columns + column
+                        // A masked block is 0 in every frame: it never differs.
+                        if !masked.isEmpty && masked[index] {
+                            blocks[index] = 0
+                        } else {
+                            let samples = UInt32(max(1, sampledRows * ((x1 - x0 + step - 1) / step)))
+                            blocks[index] = UInt8(truncatingIfNeeded: sums[column] / samples)
+                        }
+                        x0 = x1
+                    }
                 }
             }
         }
@@ -87,13 +111,21 @@ struct MotionGate {
         guard referenceGrid == (columns, rows), reference.count == current.count else {
             swap(&reference, &current)
             referenceIdentity = image.identity
+            changedBlocks.reset(frameWidth: image.width * reduction, frameHeight: image.height * reduction)
+            changedBlocks.markEverywhere()
             return true
         }
-        var changed = false
-        for index in current.indices where abs(Int(current[index]) - Int(reference[index])) > threshold {
-            changed = true
-            break
+        // Every block is compared (not only up to the first that moved): detectors search
+        // where blocks moved.
+        changedBlocks.reset(frameWidth: image.width * reduction, frameHeight: image.height * reduction)
+        current.withUnsafeBufferPointer { now in
+            reference.withUnsafeBufferPointer { before in
+                for index in 0..<now.count where abs(Int(now[index]) - Int(before[index])) > threshold {
+                    changedBlocks.mark(column: index % columns, row: index / columns)
+                }
+            }
         }
+        let changed = changedBlocks.count > 0
         if changed {
             swap(&reference, &current)
             referenceIdentity = image.identity

@@ -30,6 +30,12 @@ final class LumaConverter {
         return !(try changes.hasChanged(bytes, width: size.width, height: size.height, threshold: threshold, decoder: jpeg))
     }
 
+    /// Whether a JPEG frame declares this size: a frame given an earlier frame's image unlooked
+    /// at must be that frame's size.
+    func jpegHasSize(_ bytes: UnsafeRawBufferPointer, width: Int, height: Int) throws(MediaError) -> Bool {
+        try size(of: bytes) == (width, height)
+    }
+
     /// Forgets the reference frame of `jpegIsUnchanged`.
     func resetChangeDetection() {
         changes.reset()

@@ -71,6 +71,7 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
         var regionsGeneration = 0
         var deliversEmptyResults = false
         var faceAnalysisRate = 0.0
+        var faceFullSearchInterval = 0.0
         var unchangedFrameThreshold = 0
         var attachesFramePictures = false
         var code = CodeAnalysis.Settings()
@@ -209,6 +210,16 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
         set { configuration.withLock { $0.faceAnalysisRate = max(0, newValue) } }
     }
 
+    /// Seconds of stream time between searches of the whole rect of interest for faces; in
+    /// between, an analysis looks only around the faces being followed and in the parts of the
+    /// picture that moved (when they are small), for a fraction of the work. 0 (the default)
+    /// searches the whole rect of interest at every analysis. A face that appears where nothing
+    /// moved enough to see is found within this long.
+    public var faceFullSearchInterval: Double {
+        get { configuration.withLock { $0.faceFullSearchInterval } }
+        set { configuration.withLock { $0.faceFullSearchInterval = max(0, newValue) } }
+    }
+
     /// Skips detector work on frames that differ from the last analysed one by at most this many
     /// grey levels in every 16x16 block (the detectors would find the same); such frames get the
     /// last results, restamped. 0 (the default) analyses every frame.
@@ -234,6 +245,21 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
     public var codeSecondPassRate: Double {
         get { configuration.withLock { $0.code.secondPassRate } }
         set { configuration.withLock { $0.code.secondPassRate = max(0, newValue) } }
+    }
+
+    /// `codeWholeFrameRate` for cameras: a code appearing anywhere is read within 3 frames at 30 fps.
+    public static let realTimeCodeWholeFrameRate = 7.5
+
+    /// Whole-frame code scans per second of stream time, at most; 0 (the default) scans the whole
+    /// frame (the rect of interest) on every frame taken. Between them ZBar reads windows only:
+    /// around the codes read in the last look, and around what the motion gate
+    /// (`unchangedFrameThreshold`) saw change when that is a small part of the frame; a code is
+    /// read in its window as the whole-frame scan reads it. A code appearing elsewhere is read at
+    /// the next whole-frame scan: 7.5 a second (every 4th frame at 30 fps) reads it within
+    /// 100 ms. For real-time input, where it saves most of ZBar's work on a busy camera.
+    public var codeWholeFrameRate: Double {
+        get { configuration.withLock { $0.code.wholeFrameRate } }
+        set { configuration.withLock { $0.code.wholeFrameRate = max(0, newValue) } }
     }
 
     /// Reads code payloads in this encoding when their bytes are valid in it (nil, the default,
@@ -290,15 +316,18 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
 
     /// A frame due for faces is taken whole (`takenWhole`): the cascade finds fewer faces in a
     /// plane decoded at half scale than in the full plane shrunk by area (91 against 95 of 100
-    /// analyses of the 720p bench clip). The code queue is idle once this has the frame, so the
-    /// face schedule is read here.
+    /// analyses of the 720p bench clip). A frame nothing will look at is taken without its pixels
+    /// (`takenWithoutPixels`). The code queue is idle once this has the frame, so the face
+    /// schedule and the code analysis are read here.
     override func reserveFrame(at time: MediaTime, wait: Bool) -> FrameReservation {
         guard codesIdle.wait(timeout: wait ? .distantFuture : .now()) == .success else { return .declined }
         guard pendingResults.wait(timeout: wait ? .distantFuture : .now()) == .success else {
             codesIdle.signal()
             return .declined
         }
-        let (wantsFaces, faceRate) = configuration.withLock { ($0.types.contains(.face), $0.faceAnalysisRate) }
+        let (wantsFaces, faceRate, generation, code) = configuration.withLock {
+            ($0.types.contains(.face), $0.faceAnalysisRate, $0.generation, $0.code)
+        }
         faceReserved = false
         if wantsFaces {
             // Input that waits for its outputs waits for the face queue too (a frame not due for
@@ -307,7 +336,10 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
             faceReserved = facesIdle.wait(timeout: wait ? .distantFuture : .now()) == .success
         }
         faceBusy = wantsFaces && !faceReserved
-        return faceReserved && faceSchedule.isDue(at: time, rate: faceRate) ? .takenWhole : .taken
+        if faceReserved && faceSchedule.isDue(at: time, rate: faceRate) { return .takenWhole }
+        // Between whole-frame code scans, with no code to follow, the code queue would only give
+        // the frame the last (empty) result: the frame need not be decoded.
+        return codes.looksAtPixels(at: time, generation: generation, settings: code) ? .taken : .takenWithoutPixels
     }
 
     /// The narrowest frame whose plane may come at half size when the frame is not one for
@@ -380,6 +412,8 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
         } else {
             motionGate = nil
         }
+        // Windows look where the frame changed since the code queue's last look.
+        if changed, settings.code.wholeFrameRate > 0 { codes.gatherChanges(motionGate?.changedBlocks ?? .everywhere) }
         let facesDue = faceSchedule.isDue(at: frame.presentationTime, rate: settings.faceAnalysisRate)
         if faceQueueBusy && facesDue {
             // Due, but the face queue is still on an earlier frame: the next free one takes over.
@@ -396,7 +430,8 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
                 changedSinceFaceAnalysis = false
                 faceQueue.async { [self, changedForFaces] in
                     defer { facesIdle.signal() }
-                    let faces = changedForFaces ? detectFaces(in: frame, settings: settings) : restampFaces(onto: frame, settings: settings)
+                    let faces = changedForFaces ? detectFaces(in: frame, settings: settings)
+                                                : restampFaces(onto: frame, settings: settings)
                     report(faces, of: frame, codes: false, hadObjects: &previousHadFaces, settings: settings,
                            from: connection)
                 }
@@ -476,7 +511,8 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
         let start = MonotonicClock.nanoseconds()
         do {
             var (objects, masked) = try faces.detect(in: frame, rectOfInterest: settings.rectOfInterest,
-                                                     singleThreaded: settings.faceAnalysisRate > 0, regions: settings.regions)
+                                                     singleThreaded: settings.faceAnalysisRate > 0, regions: settings.regions,
+                                                     fullSearchInterval: MediaTime(seconds: settings.faceFullSearchInterval))
             counters.withLock {
                 $0.faceTimes.record(since: start)
                 $0.faceAnalyses += 1

@@ -29,6 +29,11 @@ public enum DetectionProfile: Sendable {
     /// full search. Video sees a person again and again; a picture, once.
     public var faceJoin: Bool { self == .stills }
 
+    /// Seconds between whole searches for faces: video looks around the faces it follows in
+    /// between (a third of the work on the bench clip, the same faces found per analysis on the
+    /// tracking clips); a picture has no face to follow.
+    public var faceFullSearch: Double { self == .stills ? 0 : 1 }
+
     /// Analyses a face must be found in before it is reported: one picture has one.
     public var faceConfirmations: Int { self == .stills ? 1 : 2 }
 

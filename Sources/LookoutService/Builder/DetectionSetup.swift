@@ -55,6 +55,11 @@ public enum DetectionSetup {
         output.rectOfInterest = settings.rectOfInterest ?? .unit
         output.faceAnalysisRate = profile == .stills ? 0 : settings.resolved(\.faceRate)
         output.unchangedFrameThreshold = settings.motionThreshold ?? (profile == .video && isRealTime ? 4 : 0)
+        output.faceFullSearchInterval = profile == .stills ? 0
+            : settings.faceFullSearch.map { $0.time.seconds } ?? profile.faceFullSearch
+        // Windows between whole-frame scans, as the motion gate: for live input only, so that files
+        // read as fast as possible give the same results on every machine.
+        output.codeWholeFrameRate = profile == .video && isRealTime ? MetadataOutput.realTimeCodeWholeFrameRate : 0
         output.codeSecondPassBudget = settings.codeBudget ?? profile.codeBudget
         output.codeSecondPassRate = profile == .stills ? 0 : settings.resolved(\.codeBudgetRate)
         output.codeTextEncoding = textEncoding(settings)
@@ -97,6 +102,7 @@ extension DetectionSetup {
         filled.scaleFactor = settings.scaleFactor ?? profile.scaleFactor
         filled.faceWidth = settings.faceWidth ?? profile.faceWidth
         filled.motionThreshold = settings.motionThreshold ?? (isRealTime ? 4 : 0)
+        filled.faceFullSearch = settings.faceFullSearch ?? DurationValue(time: MediaTime(seconds: profile.faceFullSearch))
         filled.faceModel = settings.faceModel ?? FaceModelLocator.defaultCascadePath()
         filled.faceVerifier = settings.faceVerifier ?? FaceModelLocator.defaultVerifierPath()
         filled.faceProfile = settings.faceProfile ?? FaceModelLocator.defaultProfilePath()

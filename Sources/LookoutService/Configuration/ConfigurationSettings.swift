@@ -30,6 +30,7 @@ public struct ConfigurationSettings: Sendable, Hashable {
     public var charset: String?
     public var codeResolution: CodeScanResolution?
     public var faceRate: Double?
+    public var faceFullSearch: DurationValue?
     public var motionThreshold: Int?
     public var faceModel: String?
     public var faceVerifier: String?

@@ -349,6 +349,7 @@ public final class CaptureSession: @unchecked Sendable {
             // frame must be is what every output taking it agreed to need.
             recipients.removeAll(keepingCapacity: true)
             var frameNeeds = OutputRequirements.unconstrained
+            var pixelsWanted = false
             for taker in agreed.frameTakers where taker.connection.isEnabled {
                 switch taker.connection.output.reserveFrame(at: frame.presentationTime, wait: !realTime) {
                 case .declined:
@@ -356,9 +357,14 @@ public final class CaptureSession: @unchecked Sendable {
                 case .taken:
                     recipients.append(taker.connection)
                     frameNeeds.combine(taker.requirements)
+                    pixelsWanted = true
                 case .takenWhole:
                     recipients.append(taker.connection)
                     frameNeeds.combine(taker.requirements.wholePlane)
+                    pixelsWanted = true
+                case .takenWithoutPixels:
+                    recipients.append(taker.connection)
+                    frameNeeds.combine(taker.requirements)
                 }
             }
             guard !recipients.isEmpty else { continue }
@@ -374,11 +380,13 @@ public final class CaptureSession: @unchecked Sendable {
                 switch frame.payload {
                 case .jpeg(let bytes):
                     // Outputs that take an unchanged frame as the last one (--motion-threshold)
-                    // spare the decode: a 1/8-scale look tells whether anything moved.
+                    // spare the decode: a 1/8-scale look tells whether anything moved, unless no
+                    // output looks at this frame's pixels at all.
                     let tolerance = needs.unchangedFrameTolerance
                     if tolerance > 0, let last = lastImage,
                        last.image.width >= last.width / reduction(width: last.width, height: last.height),
-                       try converter.jpegIsUnchanged(bytes, threshold: tolerance) {
+                       try pixelsWanted ? converter.jpegIsUnchanged(bytes, threshold: tolerance)
+                                        : converter.jpegHasSize(bytes, width: last.width, height: last.height) {
                         result = .image(last.image, width: last.width, height: last.height)
                         counters.withLock { $0.framesNotDecoded += 1 }
                     } else {

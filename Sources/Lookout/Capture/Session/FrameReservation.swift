@@ -8,4 +8,9 @@ enum FrameReservation: Equatable {
     /// Takes the frame and needs its luma plane whole whatever it negotiated: a metadata output's
     /// frame due for faces (the cascade finds fewer faces in a plane decoded at half scale).
     case takenWhole
+    /// Takes the frame without looking at its pixels: when every output taking it says so and an
+    /// earlier frame's image is kept (`OutputRequirements.unchangedFrameTolerance`), the frame is
+    /// given that image and not decoded. A metadata output's frame between whole-frame code scans
+    /// with no code to follow and no faces due.
+    case takenWithoutPixels
 }
