@@ -27,9 +27,9 @@ struct AnalysisWorkTests {
     }
 
     @Test func framesNotDueForFacesAreDecodedAtHalfSizeForHalfResolutionCodes() throws {
-        func run(_ resolution: String) throws -> (stats: [String: Any], faces: [String], codes: Int) {
+        func run(_ resolution: String, fullSearch: String = "0") throws -> (stats: [String: Any], faces: [String], codes: Int) {
             let result = try lookout(["run", "--input", Fixtures.path("sample.mjpeg"), "--face-rate", "10",
-                                      "--code-resolution", resolution, "--stats", "-q"])
+                                      "--code-resolution", resolution, "--face-full-search", fullSearch, "--stats", "-q"])
             #expect(result.status == 0, "\(result.stderr)")
             let lines = try jsonObjects(result)
             // Face lines without their wall-clock time, which differs from run to run.
@@ -39,13 +39,20 @@ struct AnalysisWorkTests {
             return (try Self.stats(result), faces, codes.count)
         }
         let half = try run("half"), full = try run("full")
-        // 60 frames, 20 of them due for faces: those are decoded whole, the rest at half size.
+        // 60 frames, 20 of them due for (whole) face searches: those are decoded whole, the rest
+        // at half size.
         #expect(half.stats["frames_decoded_half"] as? Int == 40)
         #expect(full.stats["frames_decoded_half"] as? Int == 0)
         // Faces come from the same whole frames either way; codes on every frame, in frame pixels.
         #expect(half.faces.count == 19) // the first analysis's face awaits its confirmation
         #expect(half.faces == full.faces)
         #expect(half.codes == 120 && full.codes == 120)
+        // Window searches between whole ones take half-size planes too: only the whole searches'
+        // frames (0 and 30: one a second) are decoded whole.
+        let windows = try run("half", fullSearch: "1")
+        #expect(windows.stats["frames_decoded_half"] as? Int == 58)
+        #expect(windows.faces.count == 19)
+        #expect(windows.codes == 120)
     }
 
     @Test func unchangedFramesSkipTheDetectorsAndKeepEveryDetection() throws {

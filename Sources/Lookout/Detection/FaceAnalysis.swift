@@ -59,10 +59,8 @@ final class FaceAnalysis {
         // The last analysis's faces passed the verifier: found again where they were, moments
         // later in the same stream, they are not verified again. (Stills all have time 0.)
         let time = frame.presentationTime
-        let isSameStream = lastAnalysis.map { time > $0 && time.nanoseconds - $0.nanoseconds <= detector.configuration.trackRetention.nanoseconds } ?? false
-        let trusted = isSameStream ? lastFaces : []
-        let fullSearchDue = fullSearchInterval == .zero || !isSameStream
-            || lastFullSearch.map { time < $0 || Double(time.nanoseconds - $0.nanoseconds) >= Double(fullSearchInterval.nanoseconds) * 0.95 } ?? true
+        let trusted = isSameStream(at: time) ? lastFaces : []
+        let fullSearchDue = isFullSearchDue(at: time, interval: fullSearchInterval)
         if fullSearchInterval != .zero {
             unsearchedMoves.formUnion(moved ?? movedBlocks(in: frame, masks: regions.masks))
             let elapsed = lastBudgetTime.map { time > $0 ? Double(time.nanoseconds - $0.nanoseconds) / 1e9 : 0 } ?? 0
@@ -92,10 +90,23 @@ final class FaceAnalysis {
         return objects(boxes, in: frame, regions: regions)
     }
 
+    /// Whether an analysis at `time` is of the same stream as the last one, moments later.
+    private func isSameStream(at time: MediaTime) -> Bool {
+        lastAnalysis.map { time > $0 && time.nanoseconds - $0.nanoseconds <= detector.configuration.trackRetention.nanoseconds } ?? false
+    }
+
+    /// Whether an analysis at `time` searches the whole rect of interest: always with no interval,
+    /// at a stream's first, and one interval after the last whole search.
+    func isFullSearchDue(at time: MediaTime, interval: MediaTime) -> Bool {
+        interval == .zero || !isSameStream(at: time)
+            || lastFullSearch.map { time < $0 || Double(time.nanoseconds - $0.nanoseconds) >= Double(interval.nanoseconds) * 0.95 } ?? true
+    }
+
     /// The blocks that moved since the last analysed frame; motion in masks does not count.
     private func movedBlocks(in frame: SampleBuffer, masks: [RegionPolygon]) -> ChangedBlocks {
         if motionGate?.masks != masks {
-            motionGate = MotionGate(threshold: Self.movedThreshold, masks: masks)
+            // Every pixel: whole planes (whole searches) and half-size ones (windows) alternate.
+            motionGate = MotionGate(threshold: Self.movedThreshold, samplesEveryPixel: true, masks: masks)
         }
         _ = motionGate!.hasChanged(frame.imageBuffer, reduction: frame.lumaReduction)
         return motionGate!.changedBlocks

@@ -48,6 +48,8 @@ final class FaceTracker {
     static let maximumPrediction = MediaTime(seconds: 2)
     /// ...and the gate widens for this long at most.
     static let maximumGateGrowth = 1.5
+    /// Windows around expected faces grow with the time unseen for this long at most.
+    static let maximumWindowGrowth = 0.25
     /// The gate, in face widths between a detection's centre and the track's: this much at once...
     static let gateBase = 0.6
     /// ...and this much more per second since the face was last found (for at most
@@ -90,7 +92,9 @@ final class FaceTracker {
     func expectedFaces(at time: MediaTime) -> [(area: Rect, width: Double)] {
         tracks.map { track in
             let predicted = track.predicted(at: time)
-            let elapsed = min(Double(max(0, time.nanoseconds - track.lastSeen.nanoseconds)) / 1e9, Self.maximumGateGrowth)
+            // Not as far as the gate grows for a face missed a while: a window that size costs
+            // as much as a whole search, which finds such a face within its interval anyway.
+            let elapsed = min(Double(max(0, time.nanoseconds - track.lastSeen.nanoseconds)) / 1e9, Self.maximumWindowGrowth)
             let reach = track.box.width * (Self.gateBase + Self.gatePerSecond * elapsed)
             // The face's box around either centre, and as far again as its centre may stray.
             let half = (track.box.width / 2 + reach, track.box.height / 2 + reach)

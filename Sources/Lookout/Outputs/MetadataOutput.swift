@@ -314,9 +314,9 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
         }
     }
 
-    /// A frame due for faces is taken whole (`takenWhole`): the cascade finds fewer faces in a
-    /// plane decoded at half scale than in the full plane shrunk by area (91 against 95 of 100
-    /// analyses of the 720p bench clip). A frame nothing will look at is taken without its pixels
+    /// A frame due for a whole face search is taken whole (`takenWhole`): the cascade finds fewer
+    /// faces in a plane decoded at half scale than in the full plane shrunk by area (91 against 95
+    /// of 100 analyses of the 720p bench clip); windows around followed faces do as well in either. A frame nothing will look at is taken without its pixels
     /// (`takenWithoutPixels`). The code queue is idle once this has the frame, so the face
     /// schedule and the code analysis are read here.
     override func reserveFrame(at time: MediaTime, wait: Bool) -> FrameReservation {
@@ -325,8 +325,8 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
             codesIdle.signal()
             return .declined
         }
-        let (wantsFaces, faceRate, generation, code) = configuration.withLock {
-            ($0.types.contains(.face), $0.faceAnalysisRate, $0.generation, $0.code)
+        let (wantsFaces, faceRate, generation, code, fullSearchInterval) = configuration.withLock {
+            ($0.types.contains(.face), $0.faceAnalysisRate, $0.generation, $0.code, $0.faceFullSearchInterval)
         }
         faceReserved = false
         if wantsFaces {
@@ -336,7 +336,12 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
             faceReserved = facesIdle.wait(timeout: wait ? .distantFuture : .now()) == .success
         }
         faceBusy = wantsFaces && !faceReserved
-        if faceReserved && faceSchedule.isDue(at: time, rate: faceRate) { return .takenWhole }
+        if faceReserved && faceSchedule.isDue(at: time, rate: faceRate) {
+            // The face queue is idle (reserved): its state can be read. Only a whole search
+            // needs the whole plane; windows search a half-size one as well.
+            if faces?.isFullSearchDue(at: time, interval: MediaTime(seconds: fullSearchInterval)) ?? true { return .takenWhole }
+            return .taken
+        }
         // Between whole-frame code scans, with no code to follow, the code queue would only give
         // the frame the last (empty) result: the frame need not be decoded.
         return codes.looksAtPixels(at: time, generation: generation, settings: code) ? .taken : .takenWithoutPixels
