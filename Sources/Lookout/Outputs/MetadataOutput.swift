@@ -456,8 +456,9 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
         let hasObjects = !objects.isEmpty
         let deliversObjects = hasObjects || hadObjects || settings.deliversEmptyResults
         hadObjects = hasObjects
-        // A camera with a face in view goes before quiet ones for its next face analysis.
-        if !codes { faceQueue.priority = hasObjects ? .trackedFaces : .faces }
+        // A camera following a face (in view, or missed lately and not yet gone) goes before
+        // quiet ones for its next face analysis: its track must not be lost.
+        if !codes { faceQueue.priority = hasObjects || faces?.isFollowingFaces == true ? .trackedFaces : .faces }
         var frameReport = AnalysedFrame(frame, analysedCodes: codes, analysedFaces: !codes)
         if !settings.attachesFramePictures { frameReport.picture = nil }
         let analysed = frameReport
