@@ -51,6 +51,12 @@ struct DetectionOptions: ParsableArguments {
         valueName: "n"), transform: { try DetectionOptions.faceRateRange.parse($0) })
     var faceRate: Double?
 
+    static let codeScanRateRange = ValueRange.number(0...1000)
+    @Option(name: .customLong("code-scan-rate"), parsing: .unconditional, help: ArgumentHelp(
+        "Whole-frame code scans per second of video at most; in between, ZBar reads only windows around the codes it follows (and, for cameras, around small changes), where it reads what the whole frame would, and frames with nothing to look at are not decoded (\(DetectionOptions.codeScanRateRange.text); 0 = the whole frame on every frame; default 7.5: a code appearing anywhere is read within 100 ms at 30 fps; scan reads whole pictures).",
+        valueName: "n"), transform: { try DetectionOptions.codeScanRateRange.parse($0) })
+    var codeScanRate: Double?
+
     static let faceFullSearchRange = ValueRange.duration(0...3600)
     @Option(name: .customLong("face-full-search"), parsing: .unconditional, help: ArgumentHelp(
         "Time between searches of the whole picture for faces; in between, an analysis looks only around the faces being followed and where the picture moved, for a fraction of the work, and a face that appears where nothing seemed to move is found within this long (\(DetectionOptions.faceFullSearchRange.text); 0 = the whole picture at every analysis; default 1s; scan searches whole pictures).",
@@ -217,6 +223,7 @@ struct DetectionOptions: ParsableArguments {
         settings.codeResolution = codeResolution
         settings.faceRate = faceRate
         settings.faceFullSearch = faceFullSearch
+        settings.codeScanRate = codeScanRate
         settings.motionThreshold = motionThreshold
         settings.faceModel = faceModel
         settings.faceVerifier = faceVerifier

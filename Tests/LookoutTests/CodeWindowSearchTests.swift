@@ -16,7 +16,7 @@ import Testing
     }
 
     /// The rate the service gives cameras.
-    static let rate = MetadataOutput.realTimeCodeWholeFrameRate
+    static let rate = MetadataOutput.videoCodeWholeFrameRate
     static let frameInterval = MediaTime(seconds: 1.0 / 30)
 
     /// A code analysis with the video defaults (ZBar density 2, half size from 1280 pixels up)
@@ -191,21 +191,25 @@ import Testing
         #expect(windows.codes.windowScans == 2)
     }
 
-    /// The service searches windows for live input only: a file read as fast as possible is
-    /// scanned whole on every frame, as before.
-    @Test func onlyLiveInputSearchesWindows() throws {
+    /// The service searches windows in video, live or read as fast as possible; stills and
+    /// `--code-scan-rate 0` are scanned whole.
+    @Test func videoSearchesWindowsUnlessToldNot() throws {
         var settings = ConfigurationSettings()
         settings.types = [.qr, .ean13]
         let live = try DetectionSetup.makeMetadataOutput(settings, in: CaptureSession(), profile: .video, isRealTime: true)
         let file = try DetectionSetup.makeMetadataOutput(settings, in: CaptureSession(), profile: .video, isRealTime: false)
         let stills = try DetectionSetup.makeMetadataOutput(settings, in: CaptureSession(), profile: .stills, isRealTime: true)
         #expect(live.codeWholeFrameRate == Self.rate)
-        #expect(file.codeWholeFrameRate == 0)
+        #expect(file.codeWholeFrameRate == Self.rate)
         #expect(stills.codeWholeFrameRate == 0)
+        settings.codeScanRate = 0
+        let whole = try DetectionSetup.makeMetadataOutput(settings, in: CaptureSession(), profile: .video, isRealTime: true)
+        #expect(whole.codeWholeFrameRate == 0)
     }
 
     /// End to end on the sample clip: `--realtime` (windows) reports on every frame it analysed
-    /// the codes, corners included, that reading the file as fast as possible (whole frames) does.
+    /// the codes, corners included, that reading the file as fast as possible with whole frames
+    /// (`--code-scan-rate 0`) does; the file read fast with windows reports them on every frame.
     @Test func realTimeRunReportsWhatTheFastRunReports() throws {
         func reads(_ extra: [String]) throws -> [Int: [String]] {
             let result = try lookout(["run", "--input", Fixtures.path("sample.mjpeg"), "--types", "qr,ean13", "--events", "frames"] + extra)
@@ -219,10 +223,12 @@ import Testing
             }
             return byFrame.mapValues { $0.sorted() }
         }
-        let fast = try reads([])
+        let fast = try reads(["--code-scan-rate", "0"])
         let live = try reads(["--realtime"])
         #expect(fast.count == 60 && fast.values.allSatisfy { $0.count == 2 }, "the QR code and the EAN-13 on every frame")
-        try #require(live.count >= 30, "frames analysed in real time: \(live.count)")
+        #expect(try reads([]) == fast, "windows in a file read as fast as possible")
+        // Real time may drop a few frames as late on a loaded machine: those it analysed count.
+        try #require(live.count >= 10, "frames analysed in real time: \(live.count)")
         for (frame, codes) in live { #expect(codes == fast[frame], "frame \(frame)") }
     }
 }

@@ -110,8 +110,13 @@ struct EventCommandLineTests {
         #expect(codes.allSatisfy { $0["type"] as? String == "qr" })
         // A shorter window makes the 0.5 s gap a new appearance.
         let short = try lookout(["run", "--input", Fixtures.path("events-codes.mjpeg"), "--fps", "10", "--events", "changes",
-                                 "--dedupe", "300ms", "-q"])
+                                 "--dedupe", "300ms", "--code-scan-rate", "0", "-q"])
         #expect(try Self.events(short).filter { $0["kind"] as? String == "code" }.compactMap { $0["pts"] as? Double } == [0, 1.5, 6])
+        // With windows between whole-frame scans (the default), each is read within 100 ms.
+        let windowed = try lookout(["run", "--input", Fixtures.path("events-codes.mjpeg"), "--fps", "10", "--events", "changes",
+                                    "--dedupe", "300ms", "-q"])
+        let times = try Self.events(windowed).filter { $0["kind"] as? String == "code" }.compactMap { $0["pts"] as? Double }
+        #expect(times.count == 3 && zip(times, [0, 1.5, 6]).allSatisfy { $0 >= $1 && $0 <= $1 + 0.1 + 1e-9 }, "\(times)")
         #expect(try lookout(["run", "--input", Fixtures.path("events-codes.mjpeg"), "--dedupe", "soon"]).status == 64)
     }
 

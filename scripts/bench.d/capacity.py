@@ -28,7 +28,7 @@ parser.add_argument("busy_clip")
 parser.add_argument("static_clip")
 parser.add_argument("p1_clip")
 parser.add_argument("--busy", default="1,2,4,6,8,10,12", help="busy camera counts to run (stops after two that miss)")
-parser.add_argument("--static", default="1,16,32,64,96,128", help="static camera counts to run (stops after two that miss)")
+parser.add_argument("--static", default="1,16,32,64,96", help="static camera counts to run")
 parser.add_argument("--reference", default="--face-full-search 0",
                     help="options of the single-camera reference run whose faces and codes no run may lose")
 args = parser.parse_args()
@@ -142,8 +142,10 @@ for kind, clip, counts in (("busy", args.busy_clip, args.busy), ("static", args.
                                (result["cores_settled"] or result["cores"]) / cameras <= STATIC["core_each"])
         results[kind].append(result)
         print(json.dumps(result), flush=True)
+        # Busy cameras stop two counts past what the machine holds; static ones run every count
+        # (the per-camera target is for many cameras, not one process's fixed cost).
         misses += not result["meets"]
-        if misses >= 2:
+        if kind == "busy" and misses >= 2:
             break
 
 # The P1 ratio in the same session: GStreamer's tee pipeline and Lookout's defaults, the clip read as fast as possible.

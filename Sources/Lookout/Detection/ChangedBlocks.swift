@@ -4,6 +4,8 @@
 struct ChangedBlocks: Equatable {
     /// Frame pixels per block side, whatever the plane's size.
     static let blockSize = MotionGate.blockSize
+    /// Separate changed parts given as such at most (see `merged`).
+    static let mostRegions = 24
 
     private(set) var columns = 0
     private(set) var rows = 0
@@ -131,7 +133,17 @@ struct ChangedBlocks: Equatable {
     }
 
     /// Rectangles merged until none overlaps another (each merge takes the pair's bounding box).
+    /// Past `mostRegions` (scattered noise of a dark camera), their one bounding box: merging
+    /// hundreds pair by pair would cost more than searching it.
     static func merged(_ boxes: [Rect]) -> [Rect] {
+        if boxes.count > mostRegions, let first = boxes.first {
+            var left = first.x, top = first.y, right = first.maxX, bottom = first.maxY
+            for box in boxes {
+                (left, top) = (min(left, box.x), min(top, box.y))
+                (right, bottom) = (max(right, box.maxX), max(bottom, box.maxY))
+            }
+            return [Rect(x: left, y: top, width: right - left, height: bottom - top)]
+        }
         var boxes = boxes
         var merging = true
         while merging {

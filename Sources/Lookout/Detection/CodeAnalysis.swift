@@ -84,6 +84,7 @@ final class CodeAnalysis {
                                      frameWidth: frame.formatDescription.width, frameHeight: frame.formatDescription.height)
         }
         var found: [ScannedCode]
+        var readBySecondPass = false
         switch plan {
         case .wholeFrame:
             found = scanner?.scan(image, region: region.pixels, planeIsHalfSize: frame.lumaReduction == 2) ?? []
@@ -126,6 +127,7 @@ final class CodeAnalysis {
             secondPassSchedule.analysed(at: frame.presentationTime)
             found = secondPass.scan(image, region: region.pixels, deadline: start + Int64(settings.secondPassBudget * 1e6))
             if !found.isEmpty { secondPassReads += 1 }
+            readBySecondPass = !found.isEmpty
         }
         if let zxingReader {
             found += still ? zxingReader.readStill(image, budget: Int(settings.secondPassBudget)) : zxingReader.readFrame(image)
@@ -139,7 +141,9 @@ final class CodeAnalysis {
             lastCodes.append(code)
             objects.append(object(code, in: frame, settings: settings))
         }
-        if searchesWindows { windowSearch.found(lastCodes, at: frame.presentationTime) }
+        // A code only a prepared copy gave up (inverted, stretched) is not in a window's plain
+        // ZBar read either: it is not followed, or every frame would look for it twice.
+        if searchesWindows { windowSearch.found(readBySecondPass ? [] : lastCodes, at: frame.presentationTime) }
         return objects
     }
 

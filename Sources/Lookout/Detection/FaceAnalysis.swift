@@ -13,6 +13,9 @@ final class FaceAnalysis {
     private var lastFaces: [Rect] = []
     private var lastAnalysis: MediaTime?
     private var lastFullSearch: MediaTime?
+    /// What the last analysis searched: frame size, rect of interest and masks. Any change makes
+    /// the next analysis a whole search (the followed faces' places may not hold any more).
+    private var lastGeometry: (width: Int, height: Int, rectOfInterest: Rect, masks: [RegionPolygon])?
     private var windows: [FaceDetector.Window] = []
     /// Which blocks moved between this analysis's frame and the last one's (its own gate: the
     /// metadata output's compares frames for codes, with or without a threshold).
@@ -60,7 +63,11 @@ final class FaceAnalysis {
         // later in the same stream, they are not verified again. (Stills all have time 0.)
         let time = frame.presentationTime
         let trusted = isSameStream(at: time) ? lastFaces : []
-        let fullSearchDue = isFullSearchDue(at: time, interval: fullSearchInterval)
+        let geometry = (frame.formatDescription.width, frame.formatDescription.height, rectOfInterest, regions.masks)
+        let sameGeometry = lastGeometry.map { $0.width == geometry.0 && $0.height == geometry.1
+            && $0.rectOfInterest == geometry.2 && $0.masks == geometry.3 } ?? false
+        if !sameGeometry { lastGeometry = geometry }
+        let fullSearchDue = !sameGeometry || isFullSearchDue(at: time, interval: fullSearchInterval)
         if fullSearchInterval != .zero {
             unsearchedMoves.formUnion(moved ?? movedBlocks(in: frame, masks: regions.masks))
             let elapsed = lastBudgetTime.map { time > $0 ? Double(time.nanoseconds - $0.nanoseconds) / 1e9 : 0 } ?? 0

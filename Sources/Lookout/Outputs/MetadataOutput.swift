@@ -92,6 +92,9 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
     private let pendingResults = DispatchSemaphore(value: 16)
     private var faceReserved = false // capture thread only
     private var faceBusy = false // capture thread only
+    /// The reserved frame is one for faces, and is taken without pixels (capture thread only).
+    private var faceDueReserved = false
+    private var pixelsSkipped = false
     /// Told of every report, on the detector queues (photo outputs waiting for a frame's objects).
     /// An array, not a dictionary: reading it on every report copies a reference, not the values.
     private let reportObservers = Locked<[(key: ObjectIdentifier, observe: @Sendable (AnalysedFrame, [MetadataObject]) -> Void)]>([])
@@ -247,13 +250,14 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
         set { configuration.withLock { $0.code.secondPassRate = max(0, newValue) } }
     }
 
-    /// `codeWholeFrameRate` for cameras: a code appearing anywhere is read within 3 frames at 30 fps.
-    public static let realTimeCodeWholeFrameRate = 7.5
+    /// `codeWholeFrameRate` for video: a code appearing anywhere is read within 3 frames at 30 fps.
+    public static let videoCodeWholeFrameRate = 7.5
 
     /// Whole-frame code scans per second of stream time, at most; 0 (the default) scans the whole
     /// frame (the rect of interest) on every frame taken. Between them ZBar reads windows only:
-    /// around the codes read in the last look, and around what the motion gate
-    /// (`unchangedFrameThreshold`) saw change when that is a small part of the frame; a code is
+    /// around the codes read in the last look, and, while a code is followed, around what the
+    /// motion gate (`unchangedFrameThreshold`) saw change when that is a small part of the frame
+    /// (with no code to follow, frames between whole-frame scans are not looked at); a code is
     /// read in its window as the whole-frame scan reads it. A code appearing elsewhere is read at
     /// the next whole-frame scan: 7.5 a second (every 4th frame at 30 fps) reads it within
     /// 100 ms. For real-time input, where it saves most of ZBar's work on a busy camera.
@@ -316,9 +320,10 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
 
     /// A frame due for a whole face search is taken whole (`takenWhole`): the cascade finds fewer
     /// faces in a plane decoded at half scale than in the full plane shrunk by area (91 against 95
-    /// of 100 analyses of the 720p bench clip); windows around followed faces do as well in either. A frame nothing will look at is taken without its pixels
-    /// (`takenWithoutPixels`). The code queue is idle once this has the frame, so the face
-    /// schedule and the code analysis are read here.
+    /// of 100 analyses of the 720p bench clip); windows around followed faces do as well in
+    /// either. A frame nothing will look at is taken without its pixels (`takenWithoutPixels`).
+    /// The code queue is idle once this has the frame, so the face schedule and the code analysis
+    /// are read here; what is decided here is what the frame's analysis does (`deliver`).
     override func reserveFrame(at time: MediaTime, wait: Bool) -> FrameReservation {
         guard codesIdle.wait(timeout: wait ? .distantFuture : .now()) == .success else { return .declined }
         guard pendingResults.wait(timeout: wait ? .distantFuture : .now()) == .success else {
@@ -336,7 +341,9 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
             faceReserved = facesIdle.wait(timeout: wait ? .distantFuture : .now()) == .success
         }
         faceBusy = wantsFaces && !faceReserved
-        if faceReserved && faceSchedule.isDue(at: time, rate: faceRate) {
+        faceDueReserved = faceReserved && faceSchedule.isDue(at: time, rate: faceRate)
+        pixelsSkipped = false
+        if faceDueReserved {
             // The face queue is idle (reserved): its state can be read. Only a whole search
             // needs the whole plane; windows search a half-size one as well.
             if faces?.isFullSearchDue(at: time, interval: MediaTime(seconds: fullSearchInterval)) ?? true { return .takenWhole }
@@ -344,7 +351,8 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
         }
         // Between whole-frame code scans, with no code to follow, the code queue would only give
         // the frame the last (empty) result: the frame need not be decoded.
-        return codes.looksAtPixels(at: time, generation: generation, settings: code) ? .taken : .takenWithoutPixels
+        pixelsSkipped = !codes.looksAtPixels(at: time, generation: generation, settings: code)
+        return pixelsSkipped ? .takenWithoutPixels : .taken
     }
 
     /// The narrowest frame whose plane may come at half size when the frame is not one for
@@ -368,9 +376,10 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
     }
 
     override func deliver(_ sampleBuffer: SampleBuffer, from connection: CaptureConnection) {
-        let withFaces = faceReserved, faceQueueBusy = faceBusy
+        let withFaces = faceReserved, faceQueueBusy = faceBusy, facesDue = faceDueReserved, lookedAt = !pixelsSkipped
         processingQueue.async { [self] in
-            analyse(sampleBuffer, withFaces: withFaces, faceQueueBusy: faceQueueBusy, from: connection)
+            analyse(sampleBuffer, withFaces: withFaces, faceQueueBusy: faceQueueBusy, facesDue: facesDue,
+                    lookedAt: lookedAt, from: connection)
         }
     }
 
@@ -397,7 +406,13 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
 
     /// The code queue's work for one frame: decides whether the frame changed, hands it to the
     /// face queue when faces are due, and scans it for codes.
-    private func analyse(_ frame: SampleBuffer, withFaces: Bool, faceQueueBusy: Bool, from connection: CaptureConnection) {
+    /// - Parameters:
+    ///   - facesDue: the frame is one for faces, as decided at its reservation (the settings may
+    ///     have changed since: a frame taken without pixels must not reach the face queue).
+    ///   - lookedAt: its pixels were wanted; a frame taken without them is not reported as
+    ///     analysed for codes (a photo waiting for a frame's codes waits for the next).
+    private func analyse(_ frame: SampleBuffer, withFaces: Bool, faceQueueBusy: Bool, facesDue dueAtReservation: Bool,
+                         lookedAt: Bool, from connection: CaptureConnection) {
         defer { codesIdle.signal() }
         let settings = configuration.withLock { $0 }
         var changed = true
@@ -419,7 +434,7 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
         }
         // Windows look where the frame changed since the code queue's last look.
         if changed, settings.code.wholeFrameRate > 0 { codes.gatherChanges(motionGate?.changedBlocks ?? .everywhere) }
-        let facesDue = faceSchedule.isDue(at: frame.presentationTime, rate: settings.faceAnalysisRate)
+        let facesDue = withFaces ? dueAtReservation : faceSchedule.isDue(at: frame.presentationTime, rate: settings.faceAnalysisRate)
         if faceQueueBusy && facesDue {
             // Due, but the face queue is still on an earlier frame: the next free one takes over.
             counters.withLock { $0.faceFramesLate += 1 }
@@ -446,20 +461,21 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
         }
         let found = changed ? detectCodes(in: frame, settings: settings) : restampCodes(onto: frame, settings: settings)
         counters.withLock { $0.framesAnalysed += 1 }
-        report(found, of: frame, codes: true, hadObjects: &previousHadCodes, settings: settings, from: connection)
+        report(found, of: frame, codes: true, hadObjects: &previousHadCodes, settings: settings, lookedAt: lookedAt,
+               from: connection)
     }
 
     /// Hands one queue's results to the delegate (as `didOutput` when there is something to say,
     /// and always as `didFinishAnalysing`).
     private func report(_ objects: [MetadataObject], of frame: SampleBuffer, codes: Bool, hadObjects: inout Bool,
-                        settings: Configuration, from connection: CaptureConnection) {
+                        settings: Configuration, lookedAt: Bool = true, from connection: CaptureConnection) {
         let hasObjects = !objects.isEmpty
         let deliversObjects = hasObjects || hadObjects || settings.deliversEmptyResults
         hadObjects = hasObjects
         // A camera following a face (in view, or missed lately and not yet gone) goes before
         // quiet ones for its next face analysis: its track must not be lost.
         if !codes { faceQueue.priority = hasObjects || faces?.isFollowingFaces == true ? .trackedFaces : .faces }
-        var frameReport = AnalysedFrame(frame, analysedCodes: codes, analysedFaces: !codes)
+        var frameReport = AnalysedFrame(frame, analysedCodes: codes && lookedAt, analysedFaces: !codes)
         if !settings.attachesFramePictures { frameReport.picture = nil }
         let analysed = frameReport
         for observer in reportObservers.withLock({ $0 }) { observer.observe(analysed, objects) }

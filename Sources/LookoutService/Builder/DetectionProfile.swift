@@ -29,6 +29,10 @@ public enum DetectionProfile: Sendable {
     /// full search. Video sees a person again and again; a picture, once.
     public var faceJoin: Bool { self == .stills }
 
+    /// Whole-frame code scans a second: video reads windows around the codes it follows in
+    /// between (a code appearing anywhere is read within 100 ms at 30 fps); a picture is read whole.
+    public var codeScanRate: Double { self == .stills ? 0 : MetadataOutput.videoCodeWholeFrameRate }
+
     /// Seconds between whole searches for faces: video looks around the faces it follows in
     /// between (a third of the work on the bench clip, the same faces found per analysis on the
     /// tracking clips); a picture has no face to follow.

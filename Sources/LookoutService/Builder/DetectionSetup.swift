@@ -57,9 +57,9 @@ public enum DetectionSetup {
         output.unchangedFrameThreshold = settings.motionThreshold ?? (profile == .video && isRealTime ? 4 : 0)
         output.faceFullSearchInterval = profile == .stills ? 0
             : settings.faceFullSearch.map { $0.time.seconds } ?? profile.faceFullSearch
-        // Windows between whole-frame scans, as the motion gate: for live input only, so that files
-        // read as fast as possible give the same results on every machine.
-        output.codeWholeFrameRate = profile == .video && isRealTime ? MetadataOutput.realTimeCodeWholeFrameRate : 0
+        // Windows between whole-frame scans for video, as faces: they read what the whole frame
+        // reads (tests CodeWindowSearchTests), for a fraction of ZBar's work.
+        output.codeWholeFrameRate = profile == .stills ? 0 : settings.codeScanRate ?? profile.codeScanRate
         output.codeSecondPassBudget = settings.codeBudget ?? profile.codeBudget
         output.codeSecondPassRate = profile == .stills ? 0 : settings.resolved(\.codeBudgetRate)
         output.codeTextEncoding = textEncoding(settings)
@@ -103,6 +103,7 @@ extension DetectionSetup {
         filled.faceWidth = settings.faceWidth ?? profile.faceWidth
         filled.motionThreshold = settings.motionThreshold ?? (isRealTime ? 4 : 0)
         filled.faceFullSearch = settings.faceFullSearch ?? DurationValue(time: MediaTime(seconds: profile.faceFullSearch))
+        filled.codeScanRate = settings.codeScanRate ?? profile.codeScanRate
         filled.faceModel = settings.faceModel ?? FaceModelLocator.defaultCascadePath()
         filled.faceVerifier = settings.faceVerifier ?? FaceModelLocator.defaultVerifierPath()
         filled.faceProfile = settings.faceProfile ?? FaceModelLocator.defaultProfilePath()

@@ -45,6 +45,8 @@ extension ConfigurationKey {
               "Image ZBar reads: full, half, or auto (half for frames 1280 pixels wide or more)."),
         .init("face-rate", .detection, .camera, \.faceRate, .number(0...1000), default: 10,
               "Face analyses per second of video at most (0 = every frame)."),
+        .init("code-scan-rate", .detection, .camera, \.codeScanRate, .number(0...1000), defaultText: "7.5 (0 for scan)",
+              "Whole-frame code scans per second of video at most; in between, ZBar reads windows around the codes it follows (0 = the whole frame on every frame)."),
         .init("face-full-search", .detection, .camera, \.faceFullSearch, .duration(0...3600),
               defaultText: "1s (0s for scan)",
               "Time between searches of the whole picture for faces; in between, faces are looked for around the faces being followed and where the picture moved (0 = search the whole picture at every analysis)."),

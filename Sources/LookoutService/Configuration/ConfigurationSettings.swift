@@ -31,6 +31,7 @@ public struct ConfigurationSettings: Sendable, Hashable {
     public var codeResolution: CodeScanResolution?
     public var faceRate: Double?
     public var faceFullSearch: DurationValue?
+    public var codeScanRate: Double?
     public var motionThreshold: Int?
     public var faceModel: String?
     public var faceVerifier: String?
