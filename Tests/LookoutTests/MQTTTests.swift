@@ -18,9 +18,11 @@ struct MQTTTests {
     }
 
     /// Lookout reading MJPEG from standard input (timed at 10 fps), each appearance of a code an
-    /// event (`--dedupe 300ms`: three per pass of the code clip), published to `broker`.
+    /// event (`--dedupe 300ms`: three per pass of the code clip), published to `broker`; the whole
+    /// frame read on every frame, so each event is on the frame its code appears on.
     static func codeEventsFromStandardInput(to broker: MQTTBroker, options: [String] = []) throws -> BackgroundProcess {
-        try BackgroundProcess(lookoutBinary, ["run", "--input", "cam=-", "--fps", "10", "--dedupe", "300ms", "--events", "changes"]
+        try BackgroundProcess(lookoutBinary, ["run", "--input", "cam=-", "--fps", "10", "--dedupe", "300ms", "--events", "changes",
+                                              "--code-scan-rate", "0"]
                                 + options + ["--mqtt", "\(broker.url)/\(prefix)"], withInput: true)
     }
 

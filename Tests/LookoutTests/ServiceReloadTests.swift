@@ -54,6 +54,7 @@ import Testing
             try ConfigurationFile.parse("""
                 detection:
                   types: [qr]
+                  code-scan-rate: 0
                 cameras:
                   steady:
                     input: \(feeder.path)
