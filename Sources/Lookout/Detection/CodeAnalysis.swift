@@ -78,8 +78,7 @@ final class CodeAnalysis {
         let searchesWindows = settings.wholeFrameRate > 0 && !still
         var plan = CodeWindowSearch.Plan.wholeFrame
         if searchesWindows {
-            let regionInFrame = Rect(x: region.rect.x * scale.x, y: region.rect.y * scale.y,
-                                     width: region.rect.width * scale.x, height: region.rect.height * scale.y)
+            let regionInFrame = region.rect.scaled(x: scale.x, y: scale.y)
             plan = windowSearch.plan(at: frame.presentationTime, rate: settings.wholeFrameRate, region: regionInFrame,
                                      frameWidth: frame.formatDescription.width, frameHeight: frame.formatDescription.height)
         }

@@ -81,8 +81,7 @@ struct FaceSearchPlanner {
         let scale = frame.lumaScale
         func window(_ area: Rect, faceSides: ClosedRange<Double>?) -> FaceDetector.Window? {
             // Frame pixels to plane pixels, inside the region.
-            let plane = Rect(x: area.x / scale.x, y: area.y / scale.y, width: area.width / scale.x, height: area.height / scale.y)
-                .intersection(region.rect)
+            let plane = area.scaled(x: 1 / scale.x, y: 1 / scale.y).intersection(region.rect)
             let x = Int(plane.x.rounded(.down)), y = Int(plane.y.rounded(.down))
             let width = Int(plane.maxX.rounded(.up)) - x, height = Int(plane.maxY.rounded(.up)) - y
             guard width >= 8, height >= 8 else { return nil }
@@ -94,15 +93,16 @@ struct FaceSearchPlanner {
         }
         guard !unsearchedMoves.isEmpty, !unsearchedMoves.isEverywhere else { return }
         let (frameWidth, frameHeight) = (frame.formatDescription.width, frame.formatDescription.height)
+        // The moved parts inside the region, in frame pixels, and their share of it.
+        let regionInFrame = region.rect.scaled(x: scale.x, y: scale.y)
         let parts = unsearchedMoves.regions(margin: Self.movedMargin, frameWidth: frameWidth, frameHeight: frameHeight)
-            .map { Rect(x: $0.x / scale.x, y: $0.y / scale.y, width: $0.width / scale.x, height: $0.height / scale.y).intersection(region.rect) }
-        let share = parts.reduce(0) { $0 + $1.area } / max(1, region.rect.area)
+            .map { $0.intersection(regionInFrame) }
+        let share = parts.reduce(0) { $0 + $1.area } / max(1, regionInFrame.area)
         guard share <= movedBudget else { return }
         movedBudget -= share
         unsearchedMoves.clear()
         for part in parts {
-            if let found = window(Rect(x: part.x * scale.x, y: part.y * scale.y, width: part.width * scale.x,
-                                       height: part.height * scale.y), faceSides: nil) { windows.append(found) }
+            if let found = window(part, faceSides: nil) { windows.append(found) }
         }
     }
 }

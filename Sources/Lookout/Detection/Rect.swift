@@ -49,6 +49,12 @@ public struct Rect: Sendable, Equatable, Hashable, CustomStringConvertible {
         return Rect(x: minX, y: minY, width: maxX - minX, height: maxY - minY)
     }
 
+    /// The rectangle with each coordinate multiplied: frame pixels to a plane's (1/2 for a
+    /// half-size plane) and back.
+    public func scaled(x sx: Double, y sy: Double) -> Rect {
+        Rect(x: x * sx, y: y * sy, width: width * sx, height: height * sy)
+    }
+
     /// Scales a pixel rectangle into 0...1 coordinates of an image of the given size.
     public func normalized(width imageWidth: Int, height imageHeight: Int) -> Rect {
         Rect(x: x / Double(imageWidth), y: y / Double(imageHeight),
