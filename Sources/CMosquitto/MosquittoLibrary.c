@@ -10,7 +10,7 @@
     X(mosquitto_username_pw_set) X(mosquitto_connect) X(mosquitto_reconnect) X(mosquitto_disconnect)              \
     X(mosquitto_publish) X(mosquitto_loop) X(mosquitto_threaded_set) X(mosquitto_int_option)                      \
     X(mosquitto_user_data_set) X(mosquitto_tls_set) X(mosquitto_connect_callback_set)                            \
-    X(mosquitto_publish_callback_set)
+    X(mosquitto_publish_callback_set) X(mosquitto_subscribe) X(mosquitto_message_callback_set)
 
 static struct {
 #define FIELD(name) __typeof__(&name) name;
@@ -84,4 +84,11 @@ void lk_mosquitto_connect_callback_set(struct mosquitto *mosq, void (*on_connect
 }
 void lk_mosquitto_publish_callback_set(struct mosquitto *mosq, void (*on_publish)(struct mosquitto *, void *, int)) {
     real.mosquitto_publish_callback_set(mosq, on_publish);
+}
+int lk_mosquitto_subscribe(struct mosquitto *mosq, int *mid, const char *sub, int qos) {
+    return real.mosquitto_subscribe(mosq, mid, sub, qos);
+}
+void lk_mosquitto_message_callback_set(struct mosquitto *mosq,
+                                       void (*on_message)(struct mosquitto *, void *, const struct mosquitto_message *)) {
+    real.mosquitto_message_callback_set(mosq, on_message);
 }

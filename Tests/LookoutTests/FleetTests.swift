@@ -46,7 +46,7 @@ struct FleetTests {
         let configs = all.messages.filter { $0.topic.hasPrefix("homeassistant/") && $0.topic.hasSuffix("/config") }
         let devices = Set(configs.compactMap { $0.json?["device"] as? [String: Any] }.compactMap { ($0["identifiers"] as? [String])?.first })
         #expect(devices == ["lookout_fleet-a_front", "lookout_fleet-a_shelf", "lookout_fleet-b_front"])
-        #expect(Set(configs.map(\.topic)).count == 6, "a presence and a last-code sensor per camera")
+        #expect(Set(configs.map(\.topic)).count == 9, "a presence and a last-code sensor and a code trigger per camera")
         let beforeKill = all.messages.count
 
         nodeA.signal(SIGKILL)

@@ -29,4 +29,7 @@ int lk_mosquitto_tls_set(struct mosquitto *mosq, const char *cafile, const char 
                          const char *keyfile, int (*pw_callback)(char *buf, int size, int rwflag, void *userdata));
 void lk_mosquitto_connect_callback_set(struct mosquitto *mosq, void (*on_connect)(struct mosquitto *, void *, int));
 void lk_mosquitto_publish_callback_set(struct mosquitto *mosq, void (*on_publish)(struct mosquitto *, void *, int));
+int lk_mosquitto_subscribe(struct mosquitto *mosq, int *mid, const char *sub, int qos);
+void lk_mosquitto_message_callback_set(struct mosquitto *mosq,
+                                       void (*on_message)(struct mosquitto *, void *, const struct mosquitto_message *));
 #endif

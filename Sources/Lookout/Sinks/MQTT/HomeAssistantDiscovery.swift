@@ -1,8 +1,10 @@
 /// Home Assistant MQTT discovery: retained config messages that make, for each camera, a device
-/// with a presence binary sensor (device class occupancy), one more for each zone, and a
-/// last-code sensor, wired to the
-/// camera's and the node's availability topics so both show "unavailable" when the camera is
-/// lost or its Lookout is gone.
+/// with a presence binary sensor (device class occupancy), one more for each zone, a last-code
+/// sensor, and a device trigger "code scanned" (each code read, its value as the payload) for
+/// automations built in Home Assistant's editor; the entities are wired to the camera's and the
+/// node's availability topics so both show "unavailable" when the camera is lost or its Lookout
+/// is gone. Home Assistant announces its restarts on `statusTopic`: the publisher sends every
+/// config and state again when it says "online".
 public struct HomeAssistantDiscovery: Sendable {
     public let discoveryPrefix: String
     public let topics: MQTTTopics
@@ -25,6 +27,10 @@ public struct HomeAssistantDiscovery: Sendable {
 
     public var presenceConfigTopic: String { "\(discoveryPrefix)/binary_sensor/\(nodeID)/presence/config" }
     public var lastCodeConfigTopic: String { "\(discoveryPrefix)/sensor/\(nodeID)/last_code/config" }
+    public var codeScannedTriggerConfigTopic: String { "\(discoveryPrefix)/device_automation/\(nodeID)/code_scanned/config" }
+    /// Home Assistant's birth and last will: "online" after it (re)started, "offline" before it stops.
+    public var statusTopic: String { "\(discoveryPrefix)/status" }
+    public static let statusOnline = "online"
 
     /// A zone's presence sensor: its object ID is `zone_<zone>_presence` (zone names are safe in
     /// topics and IDs, see `Zone`).
@@ -36,7 +42,7 @@ public struct HomeAssistantDiscovery: Sendable {
     public var messages: [(topic: String, payload: [UInt8])] {
         [(presenceConfigTopic, presenceConfig)]
             + zones.map { (zonePresenceConfigTopic($0), zonePresenceConfig($0)) }
-            + [(lastCodeConfigTopic, lastCodeConfig)]
+            + [(lastCodeConfigTopic, lastCodeConfig), (codeScannedTriggerConfigTopic, codeScannedTriggerConfig)]
     }
 
     var presenceConfig: [UInt8] {
@@ -63,6 +69,22 @@ public struct HomeAssistantDiscovery: Sendable {
         }
     }
 
+    /// A device trigger (not an entity): fires on each message on the camera's `scan` topic, whose
+    /// payload is the code's value (`trigger.payload` in an automation). Rendered by Home
+    /// Assistant as "<subtype> <type>": "Code scanned".
+    var codeScannedTriggerConfig: [UInt8] {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("automation_type"); writer.string("trigger")
+        writer.key("topic"); writer.string(topics.codeScanned)
+        writer.key("type"); writer.string("scanned")
+        writer.key("subtype"); writer.string("Code")
+        writer.key("qos"); writer.integer(1)
+        writeDevice(&writer)
+        writer.endObject()
+        return writer.bytes
+    }
+
     private func config(name: String, object: String, state: String, extra: (inout JSONWriter) -> Void) -> [UInt8] {
         var writer = JSONWriter()
         writer.beginObject()
@@ -83,6 +105,13 @@ public struct HomeAssistantDiscovery: Sendable {
         writer.endArray()
         writer.key("availability_mode"); writer.string("all")
         extra(&writer)
+        writeDevice(&writer)
+        writer.endObject()
+        return writer.bytes
+    }
+
+    /// The camera's device, the same in every config so Home Assistant groups them.
+    private func writeDevice(_ writer: inout JSONWriter) {
         writer.key("device")
         writer.beginObject()
         writer.key("identifiers"); writer.beginArray(); writer.string("lookout_\(nodeID)"); writer.endArray()
@@ -90,7 +119,5 @@ public struct HomeAssistantDiscovery: Sendable {
         writer.key("manufacturer"); writer.string("Lookout")
         writer.key("model"); writer.string("V4L2 camera analysis")
         writer.endObject()
-        writer.endObject()
-        return writer.bytes
     }
 }

@@ -66,6 +66,9 @@ public struct MQTTTopics: Sendable, Equatable {
     public var lastCode: String { prefix + "/code" }
     /// Every event as JSON, QoS 1, not retained.
     public var events: String { prefix + "/events" }
+    /// Each code read: its value as the payload, QoS 1, not retained (Home Assistant's device
+    /// trigger "Code scanned").
+    public var codeScanned: String { prefix + "/scan" }
     /// Retained: the newest event snapshot as binary JPEG (`--snapshots`), as Frigate does.
     public var snapshot: String { prefix + "/snapshot" }
 

@@ -20,6 +20,9 @@ final class MQTTConnection: @unchecked Sendable {
         case disconnected(String)
         /// The broker acknowledged the QoS 1 message with this ID.
         case acknowledged(Int32)
+        /// A message arrived on a subscribed topic; `retained` when the broker kept it from before
+        /// this connection subscribed.
+        case message(topic: String, payload: [UInt8], retained: Bool)
     }
 
     /// nil once libmosquitto is loaded and initialised; otherwise why it could not be loaded.
@@ -34,6 +37,9 @@ final class MQTTConnection: @unchecked Sendable {
 
     private let handle: OpaquePointer
     private let configuration: MQTTConfiguration
+    /// Topics subscribed to (QoS 1) on every connection: the session is clean, so each connect
+    /// subscribes again.
+    private let subscriptions: [String]
     private let onEvent: @Sendable (Event) -> Void
     private let stopping = Atomic<Bool>(false)
     /// MonotonicClock nanoseconds by which a stop gives up on a clean disconnect.
@@ -48,13 +54,15 @@ final class MQTTConnection: @unchecked Sendable {
     private let finished = DispatchSemaphore(value: 0)
     private var started = false
 
-    init(configuration: MQTTConfiguration, onEvent: @escaping @Sendable (Event) -> Void) throws(MQTTError) {
+    init(configuration: MQTTConfiguration, subscriptions: [String] = [],
+         onEvent: @escaping @Sendable (Event) -> Void) throws(MQTTError) {
         if let reason = Self.libraryLoadError { throw .libraryMissing(reason) }
         guard let handle = lk_mosquitto_new(configuration.clientID, true, nil) else {
             throw .library(call: "mosquitto_new", code: Int32(MOSQ_ERR_ERRNO.rawValue))
         }
         self.handle = handle
         self.configuration = configuration
+        self.subscriptions = subscriptions
         self.onEvent = onEvent
         // Every stored property is set: when this throws, deinit runs and destroys the handle
         // (destroying it here as well freed it twice; AddressSanitizer found it).
@@ -65,6 +73,16 @@ final class MQTTConnection: @unchecked Sendable {
         }
         lk_mosquitto_publish_callback_set(handle) { _, context, messageID in
             MQTTConnection.from(context).onEvent(.acknowledged(messageID))
+        }
+        if !subscriptions.isEmpty {
+            lk_mosquitto_message_callback_set(handle) { _, context, message in
+                guard let message, let topic = message.pointee.topic else { return }
+                let count = Int(max(0, message.pointee.payloadlen))
+                let payload = count == 0 || message.pointee.payload == nil
+                    ? [] : Array(UnsafeRawBufferPointer(start: message.pointee.payload, count: count))
+                MQTTConnection.from(context).onEvent(.message(topic: String(cString: topic), payload: payload,
+                                                              retained: message.pointee.retain))
+            }
         }
     }
 
@@ -145,6 +163,9 @@ final class MQTTConnection: @unchecked Sendable {
         attemptStartedAt.store(0, ordering: .relaxed)
         if code == 0 {
             sessionUp.store(true, ordering: .relaxed)
+            // A failed subscription is not fatal: what it brings (Home Assistant's restarts) is
+            // a nicety, and the next connection tries again.
+            for topic in subscriptions { _ = lk_mosquitto_subscribe(handle, nil, topic, 1) }
             onEvent(.connected)
         } else {
             refusedByBroker.store(true, ordering: .relaxed)

@@ -9,7 +9,10 @@ import Synchronization
 /// - a camera's `presence`: retained "ON"/"OFF"; `code`: the last code's text, retained;
 /// - a camera's `zone/<zone>/presence`: retained "ON"/"OFF", for each zone;
 /// - a camera's `events`: every event as JSON, QoS 1, not retained;
-/// - a camera's Home Assistant discovery configs, retained, when asked for.
+/// - a camera's `scan`: each code read, its value, QoS 1, not retained;
+/// - a camera's Home Assistant discovery configs, retained, when asked for: at start (before a
+///   first event), after every reconnect, and again whenever Home Assistant says on its status
+///   topic that it is back online (it forgets what it did not keep while restarting).
 ///
 /// Publishing never blocks the caller. While the broker is away, events wait in a bounded queue
 /// (oldest dropped and counted) and go out in order on reconnect, after availability and the
@@ -44,6 +47,9 @@ public final class MQTTEventPublisher: @unchecked Sendable {
     /// messages leave in the order they were made.
     private let queue = DispatchQueue(label: "lookout.mqtt-publisher")
     private var events: BoundedQueue<Message>
+    /// Each code's value for `scan` (Home Assistant's trigger), bounded like the events, sent after
+    /// them: the events' queue, its bound and its report stay about events.
+    private var scans: BoundedQueue<Message>
     /// The latest retained state per topic, sent again after every reconnect.
     private var retainedState: [(topic: String, payload: [UInt8])] = []
     private var stateToSend: [Message] = []
@@ -74,12 +80,15 @@ public final class MQTTEventPublisher: @unchecked Sendable {
         }
         self.diagnostics = diagnostics
         self.events = BoundedQueue(capacity: max(1, configuration.queueCapacity))
+        self.scans = BoundedQueue(capacity: max(1, configuration.queueCapacity))
         if configuration.camera != nil {
             retainedState = [(topics.presence, Array("OFF".utf8))]
                 + configuration.zones.map { (topics.presence(inZone: $0), Array("OFF".utf8)) }
         }
         let relay = Relay()
-        connection = try MQTTConnection(configuration: configuration) { event in relay.publisher?.receive(event) }
+        connection = try MQTTConnection(configuration: configuration, subscriptions: discovery.map { [$0.statusTopic] } ?? []) {
+            event in relay.publisher?.receive(event)
+        }
         relay.publisher = self
     }
 
@@ -113,6 +122,9 @@ public final class MQTTEventPublisher: @unchecked Sendable {
             }
             if events.append(Message(topic: topics.events, payload: payload, retain: false)) {
                 reportDrops()
+            }
+            if case .code(let code) = event {
+                scans.append(Message(topic: topics.codeScanned, payload: Array(code.stringValue.utf8), retain: false))
             }
             drain()
         }
@@ -154,8 +166,8 @@ public final class MQTTEventPublisher: @unchecked Sendable {
 
     public var statistics: Statistics {
         queue.sync {
-            Statistics(acknowledged: acknowledged, dropped: events.dropped,
-                       pending: events.count + stateToSend.count + unacknowledged, connected: connected)
+            Statistics(acknowledged: acknowledged, dropped: events.dropped + scans.dropped,
+                       pending: events.count + scans.count + stateToSend.count + unacknowledged, connected: connected)
         }
     }
 
@@ -242,7 +254,7 @@ public final class MQTTEventPublisher: @unchecked Sendable {
     private func undeliveredNow(waited: Double) -> Undelivered? {
         // A connection never made would have sent availability, discovery and state first.
         let firstMessages = 1 + (discovery?.messages.count ?? 0) + retainedState.count
-        let messages = events.count + (everConnected ? stateToSend.count + unacknowledged : firstMessages)
+        let messages = events.count + scans.count + (everConnected ? stateToSend.count + unacknowledged : firstMessages)
         guard messages > 0 else { return nil }
         let cause: Undelivered.Cause
         if connected {
@@ -282,13 +294,14 @@ public final class MQTTEventPublisher: @unchecked Sendable {
             everConnected = true
             lastFailure = nil
             lastLoss = nil
-            // Availability first, then discovery and state, then the waiting events.
-            var first = [Message(topic: topics.availability, payload: Array(availabilityPayload.utf8), retain: true)]
-            for config in discovery?.messages ?? [] where !discoveryWithdrawn {
-                first.append(Message(topic: config.topic, payload: config.payload, retain: true))
-            }
-            stateToSend = first + retainedState.map { Message(topic: $0.topic, payload: $0.payload, retain: true) }
-            drain()
+            sendEverythingRetained()
+        case .message(let topic, let payload, let retained):
+            // A retained "online" is Home Assistant's state from before this connection, which
+            // has just sent everything; a live one is a restart, after which it has forgotten.
+            guard let discovery, !discoveryWithdrawn, !retained, topic == discovery.statusTopic,
+                  payload.elementsEqual(HomeAssistantDiscovery.statusOnline.utf8) else { break }
+            diagnostics("MQTT: Home Assistant is back online; publishing discovery and state again")
+            sendEverythingRetained()
         case .connectFailed(let reason):
             connected = false
             firstAttemptPending = false
@@ -311,6 +324,17 @@ public final class MQTTEventPublisher: @unchecked Sendable {
         }
     }
 
+    /// Availability first, then discovery and state, then the waiting events: what a broker or
+    /// Home Assistant that forgot needs, replacing any state not sent yet (the newest is kept).
+    private func sendEverythingRetained() {
+        var first = [Message(topic: topics.availability, payload: Array(availabilityPayload.utf8), retain: true)]
+        for config in discovery?.messages ?? [] where !discoveryWithdrawn {
+            first.append(Message(topic: config.topic, payload: config.payload, retain: true))
+        }
+        stateToSend = first + retainedState.map { Message(topic: $0.topic, payload: $0.payload, retain: true) }
+        drain()
+    }
+
     private func drain() {
         while connected && unacknowledged < window {
             let message: Message
@@ -318,11 +342,19 @@ public final class MQTTEventPublisher: @unchecked Sendable {
                 message = stateToSend.removeFirst()
             } else if let event = events.popFirst() {
                 message = event
+            } else if let scan = scans.popFirst() {
+                message = scan
             } else {
                 break
             }
             if !send(message) {
-                if message.topic == topics.events { events.prepend(message) } else { stateToSend.insert(message, at: 0) }
+                if message.topic == topics.events {
+                    events.prepend(message)
+                } else if message.topic == topics.codeScanned {
+                    scans.prepend(message)
+                } else {
+                    stateToSend.insert(message, at: 0)
+                }
                 break
             }
         }
@@ -340,7 +372,7 @@ public final class MQTTEventPublisher: @unchecked Sendable {
 
     /// Nothing left to deliver, or no broker to deliver it to (the first attempt has been made).
     private var isIdleQueueOnly: Bool {
-        connected ? events.isEmpty && stateToSend.isEmpty && unacknowledged == 0 : !firstAttemptPending
+        connected ? events.isEmpty && scans.isEmpty && stateToSend.isEmpty && unacknowledged == 0 : !firstAttemptPending
     }
 
     private func signalIdleIfWaiting() {
