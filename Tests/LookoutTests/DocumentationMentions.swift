@@ -35,7 +35,7 @@ struct DocumentationMentions {
     /// The first path segments of file-system paths: a code span starting with one is a path,
     /// not a web route.
     static let fileSystemRoots: Set<String> = ["dev", "etc", "var", "usr", "proc", "opt", "bin", "sbin",
-                                                "tmp", "lib", "sys", "run", "home", "srv", "mnt", "media"]
+                                                "tmp", "lib", "sys", "run", "home", "srv", "mnt", "media", "boot", "root"]
     /// Subcommands, and the subcommands of those, as `lookout` has them.
     let subcommands: [String: Set<String>]
 
