@@ -8,7 +8,7 @@ import Glibc
 /// Options for publishing events to an MQTT broker.
 struct MQTTOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp(
-        "Publish events to this broker: mqtt[s]://[user@]host[:port]/prefix (see README, Automation).",
+        "Publish events to this broker: mqtt[s]://[user@]host[:port]/prefix (see docs/automation.md).",
         valueName: "url"))
     var mqtt: String?
 

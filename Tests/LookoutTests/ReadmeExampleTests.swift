@@ -3,7 +3,7 @@ import Synchronization
 import Testing
 import Lookout
 
-/// The README's API example, kept compiling and working.
+/// The API example of docs/swift-api.md (once the README's), kept compiling and working.
 @Suite("README example")
 struct ReadmeExampleTests {
     final class Printer: MetadataOutputObjectsDelegate {

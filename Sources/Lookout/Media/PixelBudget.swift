@@ -1,7 +1,7 @@
 /// The largest picture Lookout decodes or allocates: frames, still images and the copies made of
 /// them. A stream, an image or a camera that declares more is refused before any memory is taken
 /// for it (a 40 KB PNG can declare 30000x30000 pixels, a Y4M header 16384x16384), so what any
-/// input can make Lookout allocate is bounded by this budget (see README, "Limits").
+/// input can make Lookout allocate is bounded by this budget (see docs/command-line.md, "Limits").
 public struct PixelBudget: Sendable, Equatable, CustomStringConvertible {
     /// Pixels in one picture, at most.
     public var maximumPixels: Int

@@ -1,6 +1,6 @@
 /// Writes metadata objects as JSON lines, schema version 1 (schema/lookout-line.schema.json).
 ///
-/// One line per object per analysed frame; fields are documented in the README ("Output lines").
+/// One line per object per analysed frame; fields are documented in docs/output.md.
 public struct DetectionLineEncoder {
     /// The `version` field of every line this encoder writes.
     public static let schemaVersion = 1
