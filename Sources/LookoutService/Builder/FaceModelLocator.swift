@@ -4,7 +4,8 @@ import Glibc
 #endif
 
 /// Finds the default Haar cascade: the repository's models/ folder (beside a `swift build`
-/// binary), $LOOKOUT_MODELS, an installed share folder, then Debian's opencv-data.
+/// binary), $LOOKOUT_MODELS, an installed share folder (beside bin/, then the package's
+/// /usr/share/lookout/models), then Debian's opencv-data.
 public enum FaceModelLocator {
     public static let cascadeName = "haarcascade_frontalface_default.xml"
     /// The second cascade each face must pass (OpenCV's alt2 frontal face).
@@ -32,6 +33,8 @@ public enum FaceModelLocator {
                 candidates.append(folder + "/share/lookout/models/" + cascadeName)
             }
         }
+        // The Debian package's folder, also when /proc is not mounted (a chroot).
+        candidates.append("/usr/share/lookout/models/" + cascadeName)
         candidates.append("/usr/share/opencv4/haarcascades/" + cascadeName)
         return candidates.first { $0.withPlatformPath { access($0, R_OK) } == 0 } ?? "models/" + cascadeName
     }
