@@ -32,6 +32,8 @@ final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
     private var lastDriverSequence: UInt32?
     private var lastTimestamp: Int64 = 0
     private var awaitingFirstFrameAfterLoss = false
+    /// Beaten after each poll and each reopening attempt (capture thread).
+    private var heartbeat: CaptureHeartbeat?
     private let cancellation: CancellationPipe
     private let interruptionHandler = Locked<(@Sendable (SourceInterruption) -> Void)?>(nil)
 
@@ -81,6 +83,11 @@ final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
 
     func cancel() { cancellation.cancel() }
 
+    /// A poll waits for the watchdog's timeout; a reopening, the longest backoff.
+    var longestWait: Double { max(Double(watchdogMilliseconds) / 1000, Double(Self.backoff.last ?? 0) / 1000) }
+
+    func attach(_ heartbeat: CaptureHeartbeat) { self.heartbeat = heartbeat }
+
     private var isCancelled: Bool { cancellation.isCancelled }
 
     /// True once streaming has started (the first call starts it).
@@ -109,7 +116,9 @@ final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
                 guard try reopen() else { return nil }
                 continue
             }
-            switch driver.poll(fd: stream.device.fd, cancelFD: cancellation.readEnd, timeoutMs: watchdogMilliseconds) {
+            let polled = driver.poll(fd: stream.device.fd, cancelFD: cancellation.readEnd, timeoutMs: watchdogMilliseconds)
+            heartbeat?.beat()
+            switch polled {
             case .cancelled:
                 return nil
             case .timedOut:
@@ -201,6 +210,7 @@ final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
         var attempt = 0
         while !isCancelled {
             guard cancellation.sleep(milliseconds: Self.backoff[min(attempt, Self.backoff.count - 1)]) else { return false }
+            heartbeat?.beat()
             attempt += 1
             guard let stream = try? V4L2Stream(path: path, driver: driver, choice: choice, controls: controls,
                                                bufferCount: bufferCount) else { continue }
