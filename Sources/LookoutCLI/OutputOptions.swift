@@ -21,7 +21,7 @@ struct OutputOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The least severe diagnostics written to standard error: trace, debug, info, notice, warning, error or critical. (default: info)",
                                             valueName: "level"), transform: { text in
         guard let level = Logger.Level(rawValue: text.lowercased()) else {
-            throw ValidationError("--log-level takes trace, debug, info, notice, warning, error or critical.")
+            throw ValidationError("allowed trace, debug, info, notice, warning, error or critical")
         }
         return level
     })
