@@ -194,7 +194,6 @@ struct RunCommand: ParsableCommand {
             for pipeline in service.pipelines { logger.notice("\(pipeline.statistics.text)") }
         }, onReload: reloadHandler(service, path: path, inputs: configuration.cameras, notifier: notifier, logger: logger))
         let outcomes = service.run()
-        notifier?.stopping()
         defer { service.finish() }
         defer { StopSignals.outputFinished() } // runs first: the outputs' waits have their own bound
         let allEnded = outcomes.allSatisfy { if case .inputEnded = $0 { return true } else { return false } }
@@ -206,6 +205,7 @@ struct RunCommand: ParsableCommand {
             stopAsked.wait()
             return
         }
+        notifier?.stopping()
 
         if outputClosed.load(ordering: .relaxed) {
             if let failure = standardOutput.failure {

@@ -32,7 +32,7 @@ final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
     private var lastDriverSequence: UInt32?
     private var lastTimestamp: Int64 = 0
     private var awaitingFirstFrameAfterLoss = false
-    /// Beaten after each poll and each reopening attempt (capture thread).
+    /// Beaten after each poll that brought no frame and each reopening attempt (capture thread).
     private var heartbeat: CaptureHeartbeat?
     private let cancellation: CancellationPipe
     private let interruptionHandler = Locked<(@Sendable (SourceInterruption) -> Void)?>(nil)
@@ -116,16 +116,17 @@ final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
                 guard try reopen() else { return nil }
                 continue
             }
-            let polled = driver.poll(fd: stream.device.fd, cancelFD: cancellation.readEnd, timeoutMs: watchdogMilliseconds)
-            heartbeat?.beat()
-            switch polled {
+            switch driver.poll(fd: stream.device.fd, cancelFD: cancellation.readEnd, timeoutMs: watchdogMilliseconds) {
             case .cancelled:
                 return nil
             case .timedOut:
+                // A frame beats in the session; a poll that ended without one beats here.
+                heartbeat?.beat()
                 try lose("no frame for \((Double(watchdogMilliseconds) / 1000).formatted(maxFractionDigits: 1)) s")
             case .failed:
                 try lose("the device reported an error")
             case .error(let errno):
+                heartbeat?.beat()
                 if errno != .interrupted { try lose("poll: \(errno)") }
             case .ready:
                 let dequeued: V4L2Stream.Dequeued
