@@ -20,6 +20,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.24.0"),
         // The configuration file (YAML): its nodes carry line and column, for refusals that say where.
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        // Diagnostics with levels (already part of Hummingbird).
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
     ],
     targets: [
         // C libraries, each behind a tiny shim header for what does not import into Swift
@@ -60,7 +62,8 @@ let package = Package(
         ),
         .target(
             name: "Lookout",
-            dependencies: ["CV4L2", "CZBar", "CTurboJPEG", "COpenCV", "CZXing", "CMosquitto", "CMatroska"],
+            dependencies: ["CV4L2", "CZBar", "CTurboJPEG", "COpenCV", "CZXing", "CMosquitto", "CMatroska",
+                           .product(name: "Logging", package: "swift-log")],
             path: "Sources/Lookout",
             // The JSON Schema of output lines lives beside the encoders that write them.
             exclude: ["Sinks/Lines/lookout-line.schema.json"]
@@ -81,7 +84,7 @@ let package = Package(
         // pipelines, sinks in their order, the MQTT node, the web server, per-camera folders.
         .target(
             name: "LookoutService",
-            dependencies: ["Lookout", "LookoutHTTP", .product(name: "Yams", package: "Yams")],
+            dependencies: ["Lookout", "LookoutHTTP", .product(name: "Yams", package: "Yams"), .product(name: "Logging", package: "swift-log")],
             path: "Sources/LookoutService"
         ),
         .executableTarget(
@@ -91,6 +94,7 @@ let package = Package(
                 "LookoutHTTP",
                 "LookoutService",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/LookoutCLI"
         ),

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Logging
 import Lookout
 #if canImport(Glibc)
 import Glibc
@@ -33,19 +34,9 @@ enum ExitStatus {
     }
 }
 
-/// Writes one diagnostic line to standard error, prefixed with the program's name.
-func printDiagnostic(_ message: String) {
-    // One line, whatever a path or a library's text holds (newlines, control bytes, non-UTF-8).
-    let line = "lookout: " + (message.hasSuffix("\n") ? String(message.dropLast()) : message).escapedForDisplay + "\n"
-    // One write(2) per line: stderr is unbuffered and lines from threads must not interleave.
-    var bytes = Array(line.utf8)
-    var offset = 0
-    while offset < bytes.count {
-        let n = bytes.withUnsafeMutableBytes { write(STDERR_FILENO, $0.baseAddress! + offset, $0.count - offset) }
-        if n < 0 && errno == EINTR { continue }
-        if n <= 0 { return }
-        offset += n
-    }
+/// Writes one diagnostic line to standard error at `level` (see `DiagnosticOutput`).
+func printDiagnostic(_ message: String, level: Logger.Level = .error) {
+    DiagnosticOutput.write(message, level: level)
 }
 
 /// Whether errors also show the libraries' own text (--verbose).

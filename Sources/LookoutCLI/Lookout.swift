@@ -1,4 +1,5 @@
 import ArgumentParser
+import Logging
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -49,6 +50,7 @@ struct Lookout: ParsableCommand {
     static func main() {
         // First, before any thread starts: every thread inherits the blocked signals.
         StopSignals.install()
+        LoggingSystem.bootstrap { _ in StandardErrorLogHandler() }
         StandardDescriptors.ensureOpen()
         // Every command: a reader that goes away (`lookout --help | head -1`) is an EPIPE to
         // handle, never a death by SIGPIPE.

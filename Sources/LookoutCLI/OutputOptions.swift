@@ -1,4 +1,5 @@
 import ArgumentParser
+import Logging
 import Lookout
 import LookoutService
 
@@ -17,6 +18,15 @@ struct OutputOptions: ParsableArguments {
     @Flag(name: .shortAndLong, help: "With an error, also write what the library (OpenCV, libjpeg, libpng) said about it.")
     var verbose = false
 
+    @Option(name: .long, help: ArgumentHelp("The least severe diagnostics written to standard error: trace, debug, info, notice, warning, error or critical. (default: info)",
+                                            valueName: "level"), transform: { text in
+        guard let level = Logger.Level(rawValue: text.lowercased()) else {
+            throw ValidationError("allowed trace, debug, info, notice, warning, error or critical")
+        }
+        return level
+    })
+    var logLevel: Logger.Level?
+
     /// The options given, as configuration settings.
     var settings: ConfigurationSettings {
         var settings = ConfigurationSettings()
@@ -24,6 +34,7 @@ struct OutputOptions: ParsableArguments {
         if stats { settings.stats = true }
         if quiet { settings.quiet = true }
         if verbose { settings.verbose = true }
+        settings.logLevel = logLevel
         return settings
     }
 }

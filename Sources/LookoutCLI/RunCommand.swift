@@ -1,5 +1,6 @@
 import ArgumentParser
 import Dispatch
+import Logging
 import Lookout
 import LookoutHTTP
 import LookoutService
@@ -153,7 +154,9 @@ struct RunCommand: ParsableCommand {
         }
         let effective = configuration.settings.overlaid(by: overrides).withDefaults
         showsLibraryDetail = effective.verbose == true
+        DiagnosticOutput.level = effective.resolved(\.logLevel)
         let quiet = effective.quiet == true
+        let logger = Logger(label: "lookout")
         let outputClosed = Atomic<Bool>(false)
         let stopService = Locked<Service?>(nil)
         let standardOutput = StandardOutputSink(fd: StandardDescriptors.outputDescriptor) {
@@ -161,8 +164,8 @@ struct RunCommand: ParsableCommand {
             outputClosed.store(true, ordering: .relaxed)
             stopService.withLock { $0 }?.stop()
         }
-        var environment = Service.Environment(output: standardOutput, diagnostics: { printDiagnostic($0) },
-                                              notices: { if !quiet { printDiagnostic($0) } })
+        var environment = Service.Environment(output: standardOutput, logger: logger)
+        environment.notices = { if !quiet { logger.notice("\($0)") } }
         environment.standardInputIsClosed = StandardDescriptors.standardInputWasClosed
         let service: Service
         do throws(ServiceError) {
@@ -173,19 +176,23 @@ struct RunCommand: ParsableCommand {
         }
         stopService.withLock { $0 = service }
         if outputClosed.load(ordering: .relaxed) { service.stop() }
+        // Type=notify under systemd: readiness, status, watchdog, reloads, the stop.
+        let notifier = ServiceNotifier.fromEnvironment(service: service, logger: logger)
+        notifier?.start()
         if let server = service.webServer, !quiet {
-            printDiagnostic("web view at http://\(WebServerAddress(host: server.configuration.address.host, port: server.port ?? 0))/")
+            logger.notice("web view at http://\(WebServerAddress(host: server.configuration.address.host, port: server.port ?? 0))/")
         }
 
         let stopAsked = DispatchSemaphore(value: 0)
         let path = configurationPath
         StopSignals.handle(onStop: {
+            notifier?.stopping()
             service.stop()
             stopAsked.signal()
         }, onStatistics: {
             // SIGUSR1, like dd: where every input stands, on standard error; the run goes on.
-            for pipeline in service.pipelines { printDiagnostic(pipeline.statistics.text) }
-        }, onReload: reloadHandler(service, path: path, inputs: configuration.cameras))
+            for pipeline in service.pipelines { logger.notice("\(pipeline.statistics.text)") }
+        }, onReload: reloadHandler(service, path: path, inputs: configuration.cameras, notifier: notifier, logger: logger))
         let outcomes = service.run()
         defer { service.finish() }
         defer { StopSignals.outputFinished() } // runs first: the outputs' waits have their own bound
@@ -194,10 +201,11 @@ struct RunCommand: ParsableCommand {
         if service.webServer != nil, allEnded, !outputClosed.load(ordering: .relaxed) {
             // A person may still be looking: serve the last picture and the totals until stopped.
             for pipeline in service.pipelines { writeSummary(pipeline.statistics, to: standardOutput, asLine: summaries, quiet: quiet) }
-            if !quiet { printDiagnostic("input ended; the web view stays up until SIGINT, SIGTERM or SIGQUIT") }
+            if !quiet { logger.notice("input ended; the web view stays up until SIGINT, SIGTERM or SIGQUIT") }
             stopAsked.wait()
             return
         }
+        notifier?.stopping()
 
         if outputClosed.load(ordering: .relaxed) {
             if let failure = standardOutput.failure {
@@ -210,32 +218,41 @@ struct RunCommand: ParsableCommand {
         for outcome in outcomes { if case .failed(let error) = outcome { throw LookoutCLI.fail(error) } }
     }
 
-    private func reloadHandler(_ service: Service, path: String?, inputs: [CameraConfiguration]) -> (@Sendable () -> Void)? {
+    private func reloadHandler(_ service: Service, path: String?, inputs: [CameraConfiguration], notifier: ServiceNotifier?,
+                               logger: Logger) -> (@Sendable () -> Void)? {
         guard let path else { return nil }
         let keepsInputs = !input.isEmpty
-        return { Self.reload(service, from: path, inputs: inputs, keepsInputs: keepsInputs) }
+        let commandLine = (try? overrides()) ?? ConfigurationSettings()
+        return {
+            notifier?.reloading()
+            defer { notifier?.reloaded() }
+            Self.reload(service, from: path, inputs: inputs, keepsInputs: keepsInputs, overrides: commandLine, logger: logger)
+        }
     }
 
     /// SIGHUP: re-reads the file and moves the service to it; a file with problems changes
-    /// nothing and says why in one line.
-    private static func reload(_ service: Service, from path: String, inputs: [CameraConfiguration], keepsInputs: Bool) {
+    /// nothing and says why in one line. A new log-level applies at once.
+    private static func reload(_ service: Service, from path: String, inputs: [CameraConfiguration], keepsInputs: Bool,
+                               overrides: ConfigurationSettings, logger: Logger) {
         var configuration: LookoutConfiguration
         do throws(ConfigurationProblems) {
             configuration = try ConfigurationFile.load(path: path)
         } catch {
             service.countFailedReload()
             let more = error.problems.count > 1 ? " (and \(error.problems.count - 1) more problem\(error.problems.count > 2 ? "s" : ""); `lookout config check \(path)` lists them)" : ""
-            printDiagnostic("reload refused, nothing changed: \(error.problems.first?.description ?? "")\(more)")
+            logger.error("reload refused, nothing changed: \(error.problems.first?.description ?? "")\(more)")
             return
         }
         if keepsInputs { configuration.cameras = inputs }
+        DiagnosticOutput.level = configuration.settings.overlaid(by: overrides).withDefaults.resolved(\.logLevel)
         do throws(ServiceError) {
             let report = try service.reload(configuration)
-            printDiagnostic("reloaded \(path): " + [("started", report.started), ("restarted", report.restarted), ("stopped", report.stopped),
-                                                   ("unchanged", report.unchanged)]
-                .filter { !$0.1.isEmpty }.map { "\($0.0) \($0.1.joined(separator: ", "))" }.joined(separator: "; "))
+            let changes: [(String, [String])] = [("started", report.started), ("restarted", report.restarted), ("stopped", report.stopped),
+                                                 ("unchanged", report.unchanged)]
+            let said = changes.filter { !$0.1.isEmpty }.map { "\($0.0) \($0.1.joined(separator: ", "))" }.joined(separator: "; ")
+            logger.notice("reloaded \(path): \(said)")
         } catch {
-            printDiagnostic("reload of \(path) failed: \(error)")
+            logger.error("reload of \(path) failed: \(error)")
         }
     }
 
@@ -255,7 +272,7 @@ struct RunCommand: ParsableCommand {
         if asLine {
             standardOutput.write([summary.jsonLine()])
         } else if !quiet {
-            printDiagnostic(summary.text)
+            printDiagnostic(summary.text, level: .notice)
         }
     }
 }

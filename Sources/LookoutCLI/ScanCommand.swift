@@ -23,6 +23,7 @@ struct ScanCommand: ParsableCommand {
 
     func run() throws {
         showsLibraryDetail = output.verbose
+        if let level = output.logLevel { DiagnosticOutput.level = level }
         let session = CaptureSession()
         let metadata: MetadataOutput
         do {
@@ -61,7 +62,7 @@ struct ScanCommand: ParsableCommand {
         }
         // Files that could not be read have said so already, one line each.
         if !output.quiet, !output.stats, scanned > 0 {
-            printDiagnostic("scanned \(scanned) image\(scanned == 1 ? "" : "s"), \(found) detection\(found == 1 ? "" : "s")")
+            printDiagnostic("scanned \(scanned) image\(scanned == 1 ? "" : "s"), \(found) detection\(found == 1 ? "" : "s")", level: .notice)
         }
         if status != ExitStatus.success { throw ExitCode(status) }
     }

@@ -118,7 +118,7 @@ enum StopSignals {
                 // meanwhile), one after the other: two quick SIGHUPs apply the newest file last.
                 reloads.async { reload() }
             } else {
-                printDiagnostic("SIGHUP: there is no configuration file to reload (run with --config FILE); ignored")
+                printDiagnostic("SIGHUP: there is no configuration file to reload (run with --config FILE); ignored", level: .warning)
             }
         case SIGUSR1:
             state.withLock { $0.onStatistics }?()

@@ -1,6 +1,7 @@
 import Dispatch
 import Lookout
 import LookoutHTTP
+import Logging
 
 /// A whole Lookout service built from one `LookoutConfiguration`: a pipeline per camera (session,
 /// input, metadata output, event rules), each with its sinks in a defined order, the MQTT node,
@@ -21,6 +22,9 @@ public final class Service: @unchecked Sendable {
         public var diagnostics: @Sendable (String) -> Void
         /// Notices for a person (the format streamed, a camera lost and back); not with `quiet`.
         public var notices: @Sendable (String) -> Void
+        /// Where the parts that log with levels (MQTT, hooks) write: for the closures' environment,
+        /// warnings and worse to `diagnostics`, the rest to `notices`.
+        public var logger: Logger
         /// Standard input was closed when the process started.
         public var standardInputIsClosed = false
 
@@ -29,6 +33,17 @@ public final class Service: @unchecked Sendable {
             self.output = output
             self.diagnostics = diagnostics
             self.notices = notices
+            logger = Logger(label: "lookout") { _ in
+                DiagnosticsLogHandler(leveled: { level, message in level >= .warning ? diagnostics(message) : notices(message) })
+            }
+        }
+
+        /// Everything goes to `logger`: warnings and failures as warnings, notices as notices.
+        public init(output: (any EventSink)? = nil, logger: Logger) {
+            self.output = output
+            self.logger = logger
+            diagnostics = { logger.warning("\($0)") }
+            notices = { logger.notice("\($0)") }
         }
     }
 
@@ -303,7 +318,7 @@ public final class Service: @unchecked Sendable {
             do {
                 // Named by its option in statistics and metrics, wherever it was given.
                 return try HookRunner(name: "--" + key, command: command, timeout: effective.resolved(\.hookTimeout).seconds,
-                                      maxConcurrent: effective.resolved(\.hookJobs), diagnostics: diagnostics)
+                                      maxConcurrent: effective.resolved(\.hookJobs), logger: environment.logger)
             } catch {
                 throw .hook(key: spelled(key), reason: "\(error)")
             }
@@ -350,7 +365,7 @@ public final class Service: @unchecked Sendable {
     /// Connects the MQTT node of `shared` (a node per service; its cameras' connections follow).
     private static func connect(_ shared: inout Shared, environment: Environment) throws(ServiceError) {
         guard let mqtt = shared.mqtt, shared.node == nil else { return }
-        do throws(MQTTError) { shared.node = try MQTTNode(configuration: mqtt, diagnostics: environment.diagnostics) } catch { throw .mqtt(error) }
+        do throws(MQTTError) { shared.node = try MQTTNode(configuration: mqtt, logger: environment.logger) } catch { throw .mqtt(error) }
     }
 
     /// One camera's session, input, metadata output and pipeline, with its sinks in order.

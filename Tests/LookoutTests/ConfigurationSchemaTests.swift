@@ -74,6 +74,7 @@ import Testing
         case "record-on": "codes"
         case "snapshot-on": "[code, presence]"
         case "format": "text"
+        case "log-level": "debug"
         case "mqtt": "mqtts://broker.local/lookout"
         case "on-code", "on-presence": "[/bin/true]"
         case "http": "127.0.0.1:0"

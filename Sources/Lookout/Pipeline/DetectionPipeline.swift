@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 
 /// One camera or recording, analysed end to end: a session with its input and metadata output,
 /// the event generator, and the sinks results go to (standard output, MQTT, hooks, snapshots, the
@@ -70,6 +71,10 @@ public final class DetectionPipeline: MetadataOutputObjectsDelegate, @unchecked 
     /// Signalled once: at the first analysis (see `waitForFirstAnalysis`), or when the run ends.
     private let firstAnalysis = DispatchSemaphore(value: 0)
     private var firstAnalysisSignalled = false // pipeline queue
+    /// Signalled once: at the first analysed frame, the input's first loss, or when the run ends
+    /// (see `waitUntilInputKnown`).
+    private let inputKnown = DispatchSemaphore(value: 0)
+    private let inputKnownSignalled = Atomic<Bool>(false)
 
     // Pipeline-queue state.
     private var generator: EventGenerator
@@ -131,6 +136,7 @@ public final class DetectionPipeline: MetadataOutputObjectsDelegate, @unchecked 
         }
         stopped.wait()
         queue.sync { signalFirstAnalysis() }
+        signalInputKnown()
         if case .device(.lost(_, let reason))? = state.withLock({ $0.failure }) {
             // The camera went for good: say so, and end faces and presence, as for an interruption.
             queue.sync { emitInterruption(lostReason: reason) }
@@ -160,6 +166,22 @@ public final class DetectionPipeline: MetadataOutputObjectsDelegate, @unchecked 
         return true
     }
 
+    /// Waits until how the input stands is known: its first frame analysed, its first loss (a
+    /// camera that cannot be opened, a network camera that does not answer), or the end of the
+    /// run; false when `timeout` passed first. What a supervisor waits for before saying the
+    /// service is ready.
+    @discardableResult
+    public func waitUntilInputKnown(timeout: DispatchTime) -> Bool {
+        guard inputKnown.wait(timeout: timeout) == .success else { return false }
+        inputKnown.signal() // for any other waiter
+        return true
+    }
+
+    private func signalInputKnown() {
+        guard !inputKnownSignalled.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        inputKnown.signal()
+    }
+
     /// Pipeline queue.
     private func signalFirstAnalysis() {
         guard !firstAnalysisSignalled else { return }
@@ -180,6 +202,12 @@ public final class DetectionPipeline: MetadataOutputObjectsDelegate, @unchecked 
 
     /// Where the input stands now.
     public var inputState: InputState { state.withLock { $0.input } }
+
+    /// Where the input stands and the frame rate measured over the last second (0 unless
+    /// streaming): what a one-line status says, without a whole `statistics` snapshot.
+    public var inputStatus: (state: InputState, frameRate: Double) {
+        state.withLock { ($0.input, $0.input == .streaming ? $0.measuredRate : 0) }
+    }
 
     /// The newest objects: the last code analysis's codes and the last face analysis's faces.
     public var latestObjects: [MetadataObject] {
@@ -238,6 +266,7 @@ public final class DetectionPipeline: MetadataOutputObjectsDelegate, @unchecked 
             state.withLock { $0.endedByInput = true }
         case .wasInterrupted(let reason):
             state.withLock { $0.input = .lost }
+            signalInputKnown()
             queue.async { [self] in emitInterruption(lostReason: reason) }
             notices("\(source): camera lost (\(reason)); reconnecting")
         case .interruptionEnded(let format):
@@ -304,8 +333,12 @@ public final class DetectionPipeline: MetadataOutputObjectsDelegate, @unchecked 
         }
         emit(generator.process(objects, in: frame), frame: frame, into: &result)
         let now = MonotonicClock.nanoseconds()
+        var firstFrame = false
         let sampleDue: Bool = state.withLock { state in
-            if state.input == .starting { state.input = .streaming }
+            if state.input == .starting {
+                state.input = .streaming
+                firstFrame = true
+            }
             if state.format?.width == 0 { state.format?.width = frame.width; state.format?.height = frame.height }
             if frame.analysedCodes { state.latestCodes = objects }
             if frame.analysedFaces { state.latestFaces = objects }
@@ -317,6 +350,7 @@ public final class DetectionPipeline: MetadataOutputObjectsDelegate, @unchecked 
             state.withLock { Self.sampleRate(&$0, now: now, framesRead: framesRead) }
         }
         deliver(result)
+        if firstFrame { signalInputKnown() }
         if !firstAnalysisSignalled, frame.analysedFaces || !metadataOutput.metadataObjectTypes.contains(.face) {
             signalFirstAnalysis()
         }

@@ -1,4 +1,5 @@
 import Lookout
+import Logging
 import LookoutHTTP
 
 extension ConfigurationKey {
@@ -129,6 +130,8 @@ extension ConfigurationKey {
         .init("stats", .output, .global, \.stats, .bool, default: false, "Write the end-of-run summary as a JSON line on standard output."),
         .init("quiet", .output, .global, \.quiet, .bool, default: false, "No summary on standard error."),
         .init("verbose", .output, .global, \.verbose, .bool, default: false, "With an error, also write what the library said about it."),
+        .init("log-level", .output, .global, \.logLevel, .choice, default: .info,
+              "The least severe diagnostics written to standard error (a reload applies it at once)."),
     ]
 
     private static let mqtt: [ConfigurationKey] = [

@@ -1,4 +1,5 @@
 import Lookout
+import Logging
 
 /// Every setting a key of the configuration file (and an option of `lookout run`) can give, each
 /// nil until given. The file's global sections fill one of these, each camera's section another
@@ -71,6 +72,7 @@ public struct ConfigurationSettings: Sendable, Hashable {
     public var stats: Bool?
     public var quiet: Bool?
     public var verbose: Bool?
+    public var logLevel: Logger.Level?
     // mqtt
     public var mqtt: String?
     public var mqttUser: String?
@@ -123,7 +125,7 @@ public struct ConfigurationSettings: Sendable, Hashable {
 
     /// Keys the command line reads once, at start (the summary's form, diagnostics): a reload
     /// does not change them, and does not restart anything for them.
-    public static let appliedAtStartOnly: Set<String> = ["stats", "quiet", "verbose"]
+    public static let appliedAtStartOnly: Set<String> = ["stats", "quiet", "verbose", "log-level"]
 
     /// These settings with every key that has a fixed default filled in.
     public var withDefaults: ConfigurationSettings {

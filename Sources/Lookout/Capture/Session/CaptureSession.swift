@@ -95,6 +95,8 @@ public final class CaptureSession: @unchecked Sendable {
     private let captureQueue = DispatchQueue(label: "lookout.capture", qos: .userInteractive)
     private let runFinished = DispatchGroup()
     private let stopRequested = Atomic<Bool>(false)
+    /// The capture loop's sign of life (see `CaptureHeartbeat`).
+    public let heartbeat = CaptureHeartbeat()
 
     /// Damaged frames in a row that make a `framesDamaged` event (and every doubling after).
     public static let damagedFramesReported = 30
@@ -274,6 +276,9 @@ public final class CaptureSession: @unchecked Sendable {
     /// Runs until the input ends (returns true), is cancelled, or fails (returns false).
     private func captureLoop(_ input: CaptureInput) -> Bool {
         let source = input.source
+        heartbeat.start(longestWait: source.longestWait)
+        source.attach(heartbeat)
+        defer { heartbeat.stop() }
         source.setInterruptionHandler { [weak self] interruption in
             switch interruption {
             case .lost(let reason):
@@ -310,6 +315,7 @@ public final class CaptureSession: @unchecked Sendable {
                 }
                 frame = next
                 received = MonotonicClock.nanoseconds()
+                heartbeat.beat(at: received)
             } catch {
                 post(.runtimeError(error))
                 return false

@@ -140,4 +140,8 @@ final class RecordedStreamSource: FrameSource, @unchecked Sendable {
     func cancel() {
         reader.cancel()
     }
+
+    /// A file paced by the clock waits a frame's interval; a pipe's read returns when its writer
+    /// sends, and has no bound of its own.
+    var longestWait: Double { pacedByClock ? Double(frameDuration) / 1e9 : 0 }
 }

@@ -41,10 +41,18 @@ protocol FrameSource: AnyObject, Sendable {
     /// Where the source reports losing its frames and finding them again (a camera unplugged and
     /// back); called before the first `nextFrame()`.
     func setInterruptionHandler(_ handler: @escaping @Sendable (SourceInterruption) -> Void)
+    /// The longest wait the source bounds itself inside `nextFrame()` between beats (a camera's
+    /// poll, a reconnection's backoff, a paced file's frame interval), in seconds; 0 when it has
+    /// none (a read that returns when its writer sends). See `CaptureHeartbeat`.
+    var longestWait: Double { get }
+    /// The heartbeat the source beats after each of its bounded waits; before the first `nextFrame()`.
+    func attach(_ heartbeat: CaptureHeartbeat)
 }
 
 extension FrameSource {
     func setInterruptionHandler(_ handler: @escaping @Sendable (SourceInterruption) -> Void) {}
+    var longestWait: Double { 0 }
+    func attach(_ heartbeat: CaptureHeartbeat) {}
 }
 
 /// A source losing its frames, or getting them back.

@@ -1,4 +1,5 @@
 import Dispatch
+import Logging
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -41,19 +42,26 @@ public final class HookRunner: @unchecked Sendable {
     public let arguments: [String]
     public let timeout: Double
     public let maxConcurrent: Int
-    private let diagnostics: @Sendable (String) -> Void
+    private let logger: Logger
     private let state: Locked<State>
     private let finished = DispatchSemaphore(value: 0)
 
+    public convenience init(name: String, command: [String], timeout: Double = 10, maxConcurrent: Int = 4, maxPending: Int = 100,
+                            diagnostics: @escaping @Sendable (String) -> Void) throws(HookError) {
+        try self.init(name: name, command: command, timeout: timeout, maxConcurrent: maxConcurrent, maxPending: maxPending,
+                      logger: DiagnosticsLogHandler.logger("lookout.hooks", diagnostics))
+    }
+
+    /// A hook that cannot be started is an error; one that fails, times out or is dropped, a warning.
     public init(name: String, command: [String], timeout: Double = 10, maxConcurrent: Int = 4, maxPending: Int = 100,
-                diagnostics: @escaping @Sendable (String) -> Void) throws(HookError) {
+                logger: Logger) throws(HookError) {
         guard let program = command.first, !program.isEmpty else { throw HookError.emptyCommand }
         self.name = name
         self.arguments = [try Self.resolve(program)] + command.dropFirst()
         // DispatchTime traps on times it cannot hold: a day at most, a millisecond at least.
         self.timeout = timeout >= 0.001 ? min(timeout, 86_400) : 0.001
         self.maxConcurrent = max(1, maxConcurrent)
-        self.diagnostics = diagnostics
+        self.logger = logger
         self.state = Locked(State(pending: BoundedQueue(capacity: max(1, maxPending))))
     }
 
@@ -91,7 +99,7 @@ public final class HookRunner: @unchecked Sendable {
             DispatchQueue.global().async { [self] in execute(job) }
         } else if let droppedSoFar, droppedSoFar % 100 == 1 {
             // The first drop, then one line per hundred: a stuck hook cannot flood stderr.
-            diagnostics("hook \(name): \(maxConcurrent) still running and the queue is full; dropped the oldest waiting event (\(droppedSoFar) so far)")
+            logger.warning("hook \(name): \(maxConcurrent) still running and the queue is full; dropped the oldest waiting event (\(droppedSoFar) so far)")
         }
     }
 
@@ -140,7 +148,7 @@ public final class HookRunner: @unchecked Sendable {
             pid = try spawnRetryingBusy(job)
         } catch {
             state.withLock { $0.statistics.failed += 1 }
-            diagnostics("hook \(name): cannot start \(arguments[0]): \(error)")
+            logger.error("hook \(name): cannot start \(arguments[0]): \(error)")
             return
         }
         state.withLock { _ = $0.children.insert(pid) }
@@ -168,13 +176,13 @@ public final class HookRunner: @unchecked Sendable {
         let signalled = status & 0x7f
         if timedOut.load(ordering: .relaxed) {
             state.withLock { $0.statistics.timedOut += 1; $0.statistics.failed += 1 }
-            diagnostics("hook \(name): \(arguments[0]) did not finish within \(timeout.formatted(maxFractionDigits: 1)) s; stopped it")
+            logger.warning("hook \(name): \(arguments[0]) did not finish within \(timeout.formatted(maxFractionDigits: 1)) s; stopped it")
         } else if signalled != 0 {
             state.withLock { $0.statistics.failed += 1 }
-            diagnostics("hook \(name): \(arguments[0]) was killed by signal \(signalled)")
+            logger.warning("hook \(name): \(arguments[0]) was killed by signal \(signalled)")
         } else if (status >> 8) & 0xff != 0 {
             state.withLock { $0.statistics.failed += 1 }
-            diagnostics("hook \(name): \(arguments[0]) exited with status \((status >> 8) & 0xff)")
+            logger.warning("hook \(name): \(arguments[0]) exited with status \((status >> 8) & 0xff)")
         }
     }
 

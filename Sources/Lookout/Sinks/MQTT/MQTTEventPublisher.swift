@@ -1,4 +1,5 @@
 import Dispatch
+import Logging
 import Synchronization
 
 /// Publishes events and state to an MQTT broker the way Frigate and Home Assistant expect, on one
@@ -40,7 +41,7 @@ public final class MQTTEventPublisher: @unchecked Sendable {
     private let discovery: HomeAssistantDiscovery?
     /// Queue-only: the discovery configs were withdrawn (`withdrawDiscovery()`).
     private var discoveryWithdrawn = false
-    private let diagnostics: @Sendable (String) -> Void
+    private let logger: Logger
     private var connection: MQTTConnection!
 
     /// All state below is touched on `queue` only; every libmosquitto publish happens there, so
@@ -72,13 +73,18 @@ public final class MQTTEventPublisher: @unchecked Sendable {
     /// Messages handed to libmosquitto and not yet acknowledged, at most: bounds its own queue.
     private let window = 64
 
-    public init(configuration: MQTTConfiguration, diagnostics: @escaping @Sendable (String) -> Void) throws(MQTTError) {
+    public convenience init(configuration: MQTTConfiguration, diagnostics: @escaping @Sendable (String) -> Void) throws(MQTTError) {
+        try self.init(configuration: configuration, logger: DiagnosticsLogHandler.logger("lookout.mqtt", diagnostics))
+    }
+
+    /// Connection lost, refused and events dropped are warnings; reconnected is a notice.
+    public init(configuration: MQTTConfiguration, logger: Logger) throws(MQTTError) {
         self.configuration = configuration
         self.topics = configuration.topics
         self.discovery = configuration.camera == nil ? nil : configuration.homeAssistantDiscoveryPrefix.map {
             HomeAssistantDiscovery(discoveryPrefix: $0, configuration: configuration)
         }
-        self.diagnostics = diagnostics
+        self.logger = logger
         self.events = BoundedQueue(capacity: max(1, configuration.queueCapacity))
         self.scans = BoundedQueue(capacity: max(1, configuration.queueCapacity))
         if configuration.camera != nil {
@@ -288,8 +294,7 @@ public final class MQTTEventPublisher: @unchecked Sendable {
             firstAttemptPending = false
             let queued = events.count
             if everConnected {
-                diagnostics("MQTT: reconnected to \(configuration.broker.redacted)"
-                            + (queued > 0 ? "; delivering \(queued) queued event\(queued == 1 ? "" : "s")" : ""))
+                logger.notice("MQTT: reconnected to \(configuration.broker.redacted)\(queued > 0 ? "; delivering \(queued) queued event\(queued == 1 ? "" : "s")" : "")")
             }
             everConnected = true
             lastFailure = nil
@@ -306,7 +311,7 @@ public final class MQTTEventPublisher: @unchecked Sendable {
             connected = false
             firstAttemptPending = false
             if reason != lastFailure {
-                diagnostics("MQTT: cannot connect to \(configuration.broker.redacted): \(reason); retrying")
+                logger.warning("MQTT: cannot connect to \(configuration.broker.redacted): \(reason); retrying")
                 lastFailure = reason
             }
             signalIdleIfWaiting()
@@ -315,7 +320,7 @@ public final class MQTTEventPublisher: @unchecked Sendable {
             firstAttemptPending = false
             lastFailure = nil
             lastLoss = reason
-            diagnostics("MQTT: connection to \(configuration.broker.redacted) lost (\(reason)); events are queued until it is back")
+            logger.warning("MQTT: connection to \(configuration.broker.redacted) lost (\(reason)); events are queued until it is back")
             signalIdleIfWaiting()
         case .acknowledged:
             unacknowledged = max(0, unacknowledged - 1)
@@ -388,7 +393,7 @@ public final class MQTTEventPublisher: @unchecked Sendable {
         let dropped = events.dropped
         if dropped == 1 || dropped - droppedReported >= 1000 {
             droppedReported = dropped
-            diagnostics("MQTT: event queue full (\(events.capacity)); dropped the oldest, \(dropped) dropped so far")
+            logger.warning("MQTT: event queue full (\(events.capacity)); dropped the oldest, \(dropped) dropped so far")
         }
     }
 }

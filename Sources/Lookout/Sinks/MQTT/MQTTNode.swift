@@ -1,3 +1,5 @@
+import Logging
+
 /// One Lookout process on a broker: its own connection for `<prefix>/available` (retained
 /// "online", last will "offline"), and a connection per camera under `<prefix>/<camera>` with
 /// the camera's availability, state, events, discovery and its own last will.
@@ -8,17 +10,22 @@
 public final class MQTTNode: @unchecked Sendable {
     public let configuration: MQTTConfiguration
     private let publisher: MQTTEventPublisher
-    private let diagnostics: @Sendable (String) -> Void
+    private let logger: Logger
     private let undelivered = MQTTUndeliveredReport()
 
     /// Connects in the background; cameras' sinks come from `makeSink(camera:)`.
-    public init(configuration: MQTTConfiguration, diagnostics: @escaping @Sendable (String) -> Void) throws(MQTTError) {
+    public convenience init(configuration: MQTTConfiguration, diagnostics: @escaping @Sendable (String) -> Void) throws(MQTTError) {
+        try self.init(configuration: configuration, logger: DiagnosticsLogHandler.logger("lookout.mqtt", diagnostics))
+    }
+
+    /// Connects in the background; what happens to the connections goes to `logger`.
+    public init(configuration: MQTTConfiguration, logger: Logger) throws(MQTTError) {
         var node = configuration
         node.camera = nil
         node.nodeAvailabilityTopic = nil
         self.configuration = node
-        self.diagnostics = diagnostics
-        publisher = try MQTTEventPublisher(configuration: node, diagnostics: diagnostics)
+        self.logger = logger
+        publisher = try MQTTEventPublisher(configuration: node, logger: logger)
         publisher.start()
     }
 
@@ -27,14 +34,14 @@ public final class MQTTNode: @unchecked Sendable {
     public func makeSink(camera: String, zones: [String] = []) throws(MQTTError) -> MQTTEventSink {
         undelivered.register(sender: "camera " + camera)
         return MQTTEventSink(publisher: try MQTTEventPublisher(configuration: configuration.forCamera(camera, zones: zones),
-                                                               diagnostics: diagnostics),
-                      diagnostics: diagnostics) { [undelivered] in undelivered.add(sender: "camera " + camera, $0) }
+                                                               logger: logger),
+                      diagnostics: { [logger] in logger.warning("\($0)") }) { [undelivered] in undelivered.add(sender: "camera " + camera, $0) }
     }
 
     /// Publishes the node "offline" and disconnects, after the cameras' sinks have finished,
     /// within the stop's deadline; then says in one line per cause what was not delivered.
     public func stop() {
         if let own = publisher.stop() { undelivered.add(sender: "the node", own) }
-        for line in undelivered.sentences(broker: configuration.broker) { diagnostics(line) }
+        for line in undelivered.sentences(broker: configuration.broker) { logger.warning("\(line)") }
     }
 }

@@ -354,9 +354,23 @@ final class FFmpegSource: FrameSource, @unchecked Sendable {
             report(.lost(reason: reason))
             restartAttempt = 0
         }
+        heartbeat?.beat()
         _ = cancellation.sleep(milliseconds: Self.backoff[min(restartAttempt, Self.backoff.count - 1)])
+        heartbeat?.beat()
         restartAttempt += 1
     }
 
     private var restartAttempt = 0
+    /// Beaten after each restart's backoff (capture thread).
+    private var heartbeat: CaptureHeartbeat?
+
+    /// A network source's read waits until its watchdog stops a silent ffmpeg (at startup, the
+    /// grace), then ffmpeg's exit (a second for its last words) and the longest backoff; a file's
+    /// read returns as fast as ffmpeg decodes.
+    var longestWait: Double {
+        guard isNetwork else { return 0 }
+        return max(options.watchdogTimeout, Self.startupGrace) + 1 + Double(Self.backoff.last ?? 0) / 1000
+    }
+
+    func attach(_ heartbeat: CaptureHeartbeat) { self.heartbeat = heartbeat }
 }

@@ -32,6 +32,8 @@ final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
     private var lastDriverSequence: UInt32?
     private var lastTimestamp: Int64 = 0
     private var awaitingFirstFrameAfterLoss = false
+    /// Beaten after each poll that brought no frame and each reopening attempt (capture thread).
+    private var heartbeat: CaptureHeartbeat?
     private let cancellation: CancellationPipe
     private let interruptionHandler = Locked<(@Sendable (SourceInterruption) -> Void)?>(nil)
 
@@ -81,6 +83,11 @@ final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
 
     func cancel() { cancellation.cancel() }
 
+    /// A poll waits for the watchdog's timeout; a reopening, the longest backoff.
+    var longestWait: Double { max(Double(watchdogMilliseconds) / 1000, Double(Self.backoff.last ?? 0) / 1000) }
+
+    func attach(_ heartbeat: CaptureHeartbeat) { self.heartbeat = heartbeat }
+
     private var isCancelled: Bool { cancellation.isCancelled }
 
     /// True once streaming has started (the first call starts it).
@@ -113,10 +120,13 @@ final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
             case .cancelled:
                 return nil
             case .timedOut:
+                // A frame beats in the session; a poll that ended without one beats here.
+                heartbeat?.beat()
                 try lose("no frame for \((Double(watchdogMilliseconds) / 1000).formatted(maxFractionDigits: 1)) s")
             case .failed:
                 try lose("the device reported an error")
             case .error(let errno):
+                heartbeat?.beat()
                 if errno != .interrupted { try lose("poll: \(errno)") }
             case .ready:
                 let dequeued: V4L2Stream.Dequeued
@@ -201,6 +211,7 @@ final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
         var attempt = 0
         while !isCancelled {
             guard cancellation.sleep(milliseconds: Self.backoff[min(attempt, Self.backoff.count - 1)]) else { return false }
+            heartbeat?.beat()
             attempt += 1
             guard let stream = try? V4L2Stream(path: path, driver: driver, choice: choice, controls: controls,
                                                bufferCount: bufferCount) else { continue }
