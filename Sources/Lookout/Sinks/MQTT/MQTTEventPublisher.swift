@@ -305,7 +305,7 @@ public final class MQTTEventPublisher: @unchecked Sendable {
             // has just sent everything; a live one is a restart, after which it has forgotten.
             guard let discovery, !discoveryWithdrawn, !retained, topic == discovery.statusTopic,
                   payload.elementsEqual(HomeAssistantDiscovery.statusOnline.utf8) else { break }
-            diagnostics("MQTT: Home Assistant is back online; publishing discovery and state again")
+            logger.notice("MQTT: Home Assistant is back online; publishing discovery and state again")
             sendEverythingRetained()
         case .connectFailed(let reason):
             connected = false
