@@ -24,9 +24,14 @@ import Testing
         let status = try #require(Self.value("STATUS", in: ready))
         #expect(status.hasPrefix("door: running"), "\(status)")
         #expect(status.hasSuffix("; hall: lost, retrying"), "\(status)")
-        // The rate measured over a second follows on a change.
-        #expect(listener.wait { $0.contains { Self.value("STATUS", in: $0) == "door: running 30 fps; hall: lost, retrying" } },
-                "\(listener.messages)")
+        // The rate measured over a second follows on a change (a loaded machine may pace the clip
+        // a little off its 30 fps).
+        #expect(listener.wait { $0.contains { message in
+            guard let status = Self.value("STATUS", in: message),
+                  let match = status.wholeMatch(of: /door: running (\d+) fps; hall: lost, retrying/),
+                  let rate = Int(match.1) else { return false }
+            return (20...40).contains(rate)
+        } }, "\(listener.messages)")
         process.signal(SIGTERM)
         #expect(process.waitForExit() == 0)
         #expect(listener.messages.last == "STOPPING=1\nSTATUS=stopping")

@@ -86,19 +86,27 @@ public final class ServiceNotifier: @unchecked Sendable {
         }
     }
 
-    /// A reload begins (SIGHUP).
+    /// A reload begins (SIGHUP). Said only between the first READY and a stop: a reload during
+    /// the start leaves READY to the start (systemd would take it for the service being up), and
+    /// one after STOPPING must not make a stopping service look active.
     public func reloading() {
         queue.sync {
+            guard state.withLock({ $0.ready && !$0.stopping }) else { return }
             send("RELOADING=1\nMONOTONIC_USEC=\(MonotonicClock.nanoseconds() / 1000)")
         }
     }
 
-    /// The reload was applied or refused: ready again, with the cameras as they now are.
+    /// The reload was applied or refused: ready again, with the cameras as they now are (during
+    /// the start, only the status; after a stop, nothing).
     public func reloaded() {
         queue.sync {
             let status = CameraStatus.line(service.pipelines)
-            state.withLock { $0.status = status }
-            send("READY=1\nSTATUS=\(status)")
+            let (ready, stopping) = state.withLock { state -> (Bool, Bool) in
+                if !state.stopping { state.status = status }
+                return (state.ready, state.stopping)
+            }
+            guard !stopping else { return }
+            send(ready ? "READY=1\nSTATUS=\(status)" : "STATUS=\(status)")
         }
     }
 

@@ -366,11 +366,14 @@ final class FFmpegSource: FrameSource, @unchecked Sendable {
 
     /// A network source's read waits until its watchdog stops a silent ffmpeg (at startup, the
     /// grace), then ffmpeg's exit (a second for its last words) and the longest backoff; a file's
-    /// read returns as fast as ffmpeg decodes.
+    /// read returns as fast as ffmpeg decodes, or, paced (`-re`), after the file's own gap
+    /// between two frames: a minute covers a timelapse's or a still stretch of variable-rate video.
     var longestWait: Double {
-        guard isNetwork else { return 0 }
+        guard isNetwork else { return options.pacing == .realTime ? Self.longestPacedGap : 0 }
         return max(options.watchdogTimeout, Self.startupGrace) + 1 + Double(Self.backoff.last ?? 0) / 1000
     }
 
     func attach(_ heartbeat: CaptureHeartbeat) { self.heartbeat = heartbeat }
+
+    static let longestPacedGap = 60.0
 }
