@@ -18,14 +18,18 @@ struct OutputOptions: ParsableArguments {
     @Flag(name: .shortAndLong, help: "With an error, also write what the library (OpenCV, libjpeg, libpng) said about it.")
     var verbose = false
 
-    @Option(name: .long, help: ArgumentHelp("The least severe diagnostics written to standard error: trace, debug, info, notice, warning, error or critical. (default: info)",
+    @Option(name: .long, help: ArgumentHelp("The least severe diagnostics written to standard error: \(OutputOptions.levels). (default: info)",
                                             valueName: "level"), transform: { text in
-        guard let level = Logger.Level(rawValue: text.lowercased()) else {
-            throw ValidationError("allowed trace, debug, info, notice, warning, error or critical")
-        }
+        guard let level = Logger.Level(rawValue: text.lowercased()) else { throw ValidationError("allowed \(OutputOptions.levels)") }
         return level
     })
     var logLevel: Logger.Level?
+
+    /// swift-log's levels, least severe first: "trace, debug, ..., error or critical".
+    private static var levels: String {
+        let names = Logger.Level.allCases.map(\.rawValue)
+        return names.dropLast().joined(separator: ", ") + " or " + (names.last ?? "")
+    }
 
     /// The options given, as configuration settings.
     var settings: ConfigurationSettings {

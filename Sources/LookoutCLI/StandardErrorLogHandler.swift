@@ -1,15 +1,18 @@
 import Logging
 
 /// swift-log's handler for the command: every `Logger` message goes to `DiagnosticOutput`,
-/// whose level (--log-level) is the one every logger shares.
+/// whose level (--log-level) every logger shares.
 struct StandardErrorLogHandler: LogHandler {
     var metadata: Logger.Metadata = [:]
 
-    /// The process's level: a level set on one logger would leave others writing what
-    /// --log-level asked to leave out.
+    /// What this logger's owner set: it may quiet its own logger (the web server's framework
+    /// logs only critical), never make it say what --log-level leaves out.
+    private var floor = Logger.Level.trace
+
+    /// The process's level (--log-level, shared by every logger), or the logger's own when higher.
     var logLevel: Logger.Level {
-        get { DiagnosticOutput.level }
-        set {} // --log-level alone sets it
+        get { max(DiagnosticOutput.level, floor) }
+        set { floor = newValue }
     }
 
     func log(event: LogEvent) {

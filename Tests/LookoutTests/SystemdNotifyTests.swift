@@ -39,13 +39,10 @@ import Testing
 
     @Test func sighupSaysReloadingThenReady() throws {
         let clip = try ConfigReloadCommandTests.longClip(seconds: 60)
-        let folder = NSTemporaryDirectory() + "lookout-notify-reload-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer {
-            try? FileManager.default.removeItem(atPath: folder)
-            try? FileManager.default.removeItem(atPath: clip)
-        }
-        let file = folder + "/lookout.yml"
+        defer { try? FileManager.default.removeItem(atPath: clip) }
+        let folder = try ScratchFolder()
+        defer { withExtendedLifetime(folder) {} } // removed when the test ends, not after its last use
+        let file = folder.path + "/lookout.yml"
         let configuration = "capture:\n  realtime: true\ndetection:\n  types: [qr]\ncameras:\n  door:\n    input: \(clip)\n"
         try configuration.write(toFile: file, atomically: true, encoding: .utf8)
         let listener = try NotifyListener()
@@ -78,10 +75,9 @@ import Testing
 
     @Test func watchdogPingsStopWhileACaptureLoopHangsAndComeBackWhenItReads() throws {
         let listener = try NotifyListener()
-        let folder = NSTemporaryDirectory() + "lookout-notify-fifo-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let fifo = folder + "/camera.mjpeg"
+        let folder = try ScratchFolder()
+        defer { withExtendedLifetime(folder) {} }
+        let fifo = folder.path + "/camera.mjpeg"
         try #require(mkfifo(fifo, 0o600) == 0)
         let frame = try Data(contentsOf: URL(fileURLWithPath: Fixtures.path("frame0.jpg")))
         // The writer keeps the FIFO open and sends frames only when told: the capture loop's
