@@ -172,3 +172,5 @@ extern "C" int lk_zx_worker_read(lk_zx_worker *worker, const unsigned char *gray
     }
     return count;
 }
+
+extern "C" const void *lk_zx_worker_image(const lk_zx_worker *worker) { return worker ? worker->image : nullptr; }

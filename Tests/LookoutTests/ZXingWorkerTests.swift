@@ -9,12 +9,19 @@ import CZXing
 struct ZXingWorkerTests {
     static func frame(_ name: String) throws -> PixelBuffer { try StillImage.load(path: Fixtures.path(name)) }
 
-    /// The readers' shared images mapped in this process (memfd "lookout-zxing"): a count of this
-    /// kind only, which suites running beside this one change only with readers of their own.
-    static func sharedImageMappings() throws -> Int {
+    /// The inodes of the readers' shared images (memfd "lookout-zxing") a process maps, by the
+    /// mapping's start: a fork inherits every reader's, and suites beside this one have readers too.
+    static func sharedImageInodes(of process: String = "self") throws -> [UInt: Substring] {
         // Read to the end: procfs reports a size of 0.
-        let maps = try #require(FileHandle(forReadingAtPath: "/proc/self/maps")).readDataToEndOfFile()
-        return String(decoding: maps, as: UTF8.self).split(separator: "\n").filter { $0.contains("/memfd:lookout-zxing") }.count
+        let maps = try #require(FileHandle(forReadingAtPath: "/proc/\(process)/maps")).readDataToEndOfFile()
+        var inodes: [UInt: Substring] = [:]
+        for line in String(decoding: maps, as: UTF8.self).split(separator: "\n") where line.contains("/memfd:lookout-zxing") {
+            // start-end perms offset dev inode path
+            let fields = line.split(separator: " ")
+            guard fields.count > 4, let start = fields[0].split(separator: "-").first.flatMap({ UInt($0, radix: 16) }) else { continue }
+            inodes[start] = fields[4]
+        }
+        return inodes
     }
 
     static func processExists(_ pid: Int32) -> Bool {
@@ -59,19 +66,21 @@ struct ZXingWorkerTests {
     /// and no descriptor behind; ending twice is harmless.
     @Test func teardownLeavesNothingBehind() throws {
         let image = try Self.frame("datamatrix-gs1.png")
-        let before = try Self.sharedImageMappings()
         var pid: Int32 = 0
+        var inode: Substring = ""
         do {
             let reader = ZXingFrameReader(types: [.dataMatrix])
             #expect(reader.readFrame(image).map(\.type) == [.dataMatrix])
-            #expect(try Self.sharedImageMappings() > before)
             pid = try #require(reader.workerProcessID)
+            // This process and its worker map the same image.
+            let address = try #require(reader.sharedImageAddress)
+            inode = try #require(try Self.sharedImageInodes()[address])
+            #expect(try Self.sharedImageInodes(of: "\(pid)")[address] == inode)
             let held = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").compactMap { Int($0) }.sorted()
             #expect(held.count == 4 && held.prefix(3) == [0, 1, 2], "the worker holds \(held)")
         }
         #expect(!Self.processExists(pid))
-        // Other suites' readers may come and go meanwhile: wait for the count to come back.
-        #expect(eventually { (try? Self.sharedImageMappings()).map { $0 <= before } ?? false })
+        #expect(try !Self.sharedImageInodes().values.contains(inode))
         let worker = try #require(lk_zx_worker_create())
         lk_zx_worker_destroy(worker)
         lk_zx_worker_destroy(nil)

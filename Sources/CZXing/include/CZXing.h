@@ -85,6 +85,8 @@ int lk_zx_worker_read(lk_zx_worker *worker, const unsigned char *gray, int width
 int lk_zx_worker_starts(const lk_zx_worker *worker);
 // The running worker's process ID, -1 when none runs.
 int lk_zx_worker_pid(const lk_zx_worker *worker);
+// The start of the shared image mapping (its line in /proc/PID/maps), NULL before the first read.
+const void *lk_zx_worker_image(const lk_zx_worker *worker);
 
 #ifdef __cplusplus
 }

@@ -45,6 +45,8 @@ final class ZXingFrameReader {
     var workerStarts: Int { worker.map { Int(lk_zx_worker_starts($0)) } ?? 0 }
     /// The running worker's process ID (tests end it to see it restarted).
     var workerProcessID: Int32? { worker.map { lk_zx_worker_pid($0) }.flatMap { $0 > 0 ? $0 : nil } }
+    /// Where the image shared with the worker is mapped, to find it in /proc/PID/maps.
+    var sharedImageAddress: UInt? { worker.flatMap { lk_zx_worker_image($0) }.map { UInt(bitPattern: $0) } }
 
     /// Codes in a frame's plane (plane pixels), reading the last codes' places and the next
     /// windows of the rotation.
