@@ -263,6 +263,7 @@ struct RunCommand: ParsableCommand {
         switch error.kind {
         case .usage: return ExitCode(ExitStatus.usage)
         case .noInput: return ExitCode(ExitStatus.noInput)
+        case .cannotCreate: return ExitCode(ExitStatus.cannotCreate)
         case .failure: return ExitCode(ExitStatus.failure)
         }
     }
