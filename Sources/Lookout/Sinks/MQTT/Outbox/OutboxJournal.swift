@@ -347,24 +347,37 @@ public final class OutboxJournal {
                 // A torn last record: the process or the machine stopped while it was written.
                 damaged.removeLast()
                 try segment.truncate(to: Int64(scan.end))
+                let torn = OutboxRecord.damagedEventSequence(contents, at: last.offset)
                 // Its number may have gone out before the write was cut: never given again.
-                tornUnnumbered = scan.damagedSequence == nil
-                warn("outbox \(directory): cut off a torn last record (\(last.length) bytes) in \(segment.path); every earlier record is kept")
+                tornUnnumbered = torn == nil
+                let event = torn.map { $0 > done ? ", event \($0), lost" : "" } ?? ""
+                if !event.isEmpty {
+                    dropped += 1
+                    lastDropCause = "damaged"
+                }
+                warn("outbox \(directory): cut off a torn last record (\(last.length) bytes\(event)) in \(segment.path); every earlier record is kept")
             }
             for stretch in damaged {
-                warn("outbox \(directory): \(stretch.length) bytes at offset \(stretch.offset) of \(segment.path) cannot be read; the events in them are lost")
+                // The events between the whole records either side of it.
+                let before = Self.eventSequences(scan, before: stretch.offset).last ?? done
+                let after = Self.eventSequences(scan, from: stretch.offset).first
+                let lost = after.map { $0 > max(before, done) ? Int($0 - max(before, done)) - 1 : 0 } ?? 0
+                dropped += lost
+                if lost > 0 { lastDropCause = "damaged" }
+                warn("outbox \(directory): \(stretch.length) bytes at offset \(stretch.offset) of \(segment.path) cannot be read; \(lost) event\(lost == 1 ? "" : "s") lost")
             }
             segments.append(segment)
         }
         nextSequence = max(nextSequence, highest + 1, done + 1) + (tornUnnumbered ? 1 : 0)
         entries.sort { $0.sequence < $1.sequence }
         pending = entries.filter { $0.sequence > done }
-        // Sequences after the done mark that no whole record holds were lost to damage.
-        let lost = Int(max(highest, done) - done) - pending.count
-        if lost > 0 {
-            dropped += lost
-            lastDropCause = "damaged"
-            warn("outbox \(directory): \(lost) event\(lost == 1 ? "" : "s") lost to damage")
-        }
+    }
+
+    private static func eventSequences(_ scan: OutboxRecord.Scan, before offset: Int) -> [UInt64] {
+        scan.records.filter { $0.offset < offset }.compactMap { if case .event(let sequence, _, _, _) = $0.record { sequence } else { nil } }
+    }
+
+    private static func eventSequences(_ scan: OutboxRecord.Scan, from offset: Int) -> [UInt64] {
+        scan.records.filter { $0.offset > offset }.compactMap { if case .event(let sequence, _, _, _) = $0.record { sequence } else { nil } }
     }
 }

@@ -134,7 +134,8 @@ enum OutboxRecord: Equatable {
         return (record, headerBytes + length)
     }
 
-    private static func damagedEventSequence(_ bytes: [UInt8], at offset: Int) -> UInt64? {
+    /// The sequence of the event record whose header starts at `offset`, whole or not.
+    static func damagedEventSequence(_ bytes: [UInt8], at offset: Int) -> UInt64? {
         let sequenceEnd = offset + headerBytes + bodyPrefixBytes
         guard sequenceEnd <= bytes.count, bytes[offset..<offset + 4].elementsEqual(magic),
               bytes[offset + headerBytes] == Kind.event.rawValue else { return nil }
