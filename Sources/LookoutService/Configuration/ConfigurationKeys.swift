@@ -153,6 +153,7 @@ extension ConfigurationKey {
         .init("outbox-max-size", .mqtt, .global, \.outboxMaxSize, .bytes((1 << 20)...(1 << 40)), default: ByteCountValue(bytes: outboxDefaults.maximumBytes),
               "A camera's MQTT outbox never grows past this; past it the oldest events are dropped."),
         .init("outbox-max-age", .mqtt, .global, \.outboxMaxAge, .age(1...(3650 * 86_400)), default: AgeValue(seconds: outboxDefaults.maximumAge),
+              defaultText: AgeValue.words(seconds: outboxDefaults.maximumAge),
               "Events older than this are dropped from the MQTT outbox."),
         .init("ha-discovery", .mqtt, .global, \.haDiscovery, .bool, default: false, "Publish Home Assistant discovery configs."),
         .init("ha-prefix", .mqtt, .global, \.haPrefix, .mqttTopic, default: "homeassistant", "Home Assistant's discovery prefix."),
