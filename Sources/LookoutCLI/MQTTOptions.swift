@@ -36,7 +36,7 @@ struct MQTTOptions: ParsableArguments {
 
     static let queueRange = ValueRange.integer(1...1_000_000)
     @Option(name: .customLong("mqtt-queue"), parsing: .unconditional, help: ArgumentHelp(
-        "Events kept while the broker is away; past it the oldest are dropped (\(MQTTOptions.queueRange.text)). (default: 10000)", valueName: "n"),
+        "Code values for the scan trigger kept in memory while the broker is away (events wait in the outbox); past it the oldest are dropped (\(MQTTOptions.queueRange.text)). (default: 10000)", valueName: "n"),
             transform: { try MQTTOptions.queueRange.parse($0) })
     var queueCapacity: Int?
 

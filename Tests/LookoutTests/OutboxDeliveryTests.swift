@@ -83,6 +83,34 @@ struct OutboxDeliveryTests {
         _ = again.stop(deadline: StopDeadline())
     }
 
+    /// Without an outbox (a library user who configures none), events wait in memory, bounded:
+    /// the oldest dropped with a warning.
+    @Test func withoutAnOutboxTheMemoryQueueDropsTheOldestWithAWarning() throws {
+        let broker = try MQTTBroker(persistent: true)
+        try broker.start()
+        // A persistent session: the restarted broker keeps what arrives for it while it is away.
+        let live = try Subscriber(port: broker.port, topics: [Self.camera + "/events"], sessionID: "outbox-bounded-\(UUID().uuidString.prefix(8))")
+        try live.waitUntilSubscribed(port: broker.port, topic: Self.camera + "/events")
+        broker.stop()
+        var configuration = try Self.configuration(broker, state: "/nonexistent", node: "bounded")
+        configuration.outbox = nil
+        configuration.queueCapacity = 2
+        let warnings = Locked<[String]>([])
+        let publisher = try MQTTEventPublisher(configuration: configuration) { line in warnings.withLock { $0.append(line) } }
+        publisher.start()
+        Self.publish(publisher, count: 3, from: 0)
+        #expect(eventually { warnings.withLock { $0.contains { $0.contains("event queue full (2); dropped the oldest, 1 dropped so far") } } })
+        #expect(publisher.statistics.dropped == 1)
+        try broker.start()
+        #expect(live.wait(timeout: 60) { $0.filter { $0.payload.hasPrefix("{\"id\":") }.count == 2 })
+        #expect(publisher.stop(deadline: StopDeadline()) == nil)
+        live.stop()
+        // The first (present at 0 s) was dropped; the two that arrive are the newest, in order.
+        let events = live.messages.compactMap(\.json)
+        #expect(events.map { $0["kind"] as? String } == ["presence", "presence"])
+        #expect(events.compactMap { $0["pts"] as? Double } == [1, 2])
+    }
+
     @Test func withoutAnOutboxIdsStillCountFromTheClock() throws {
         let broker = try MQTTBroker()
         try broker.start()

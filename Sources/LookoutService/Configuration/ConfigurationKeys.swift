@@ -147,7 +147,7 @@ extension ConfigurationKey {
         .init("mqtt-client-id", .mqtt, .global, \.mqttClientID, .mqttText(maximumBytes: MQTTConfiguration.maximumGivenClientIDBytes),
               defaultText: "lookout-<host>-<pid>", "MQTT client ID: each camera connects as <id>-<camera>."),
         .init("mqtt-queue", .mqtt, .global, \.mqttQueue, .integer(1...1_000_000), default: 10_000,
-              "Events kept while the broker is away; past it the oldest are dropped."),
+              "Code values for the scan trigger kept in memory while the broker is away (events wait in the outbox); past it the oldest are dropped."),
         .init("state-dir", .mqtt, .global, \.stateDir, .path, defaultText: StateDirectory.defaultText,
               "Where each camera's MQTT outbox (events not yet acknowledged by the broker) is kept: <dir>/outbox/<client ID>."),
         .init("outbox-max-size", .mqtt, .global, \.outboxMaxSize, .bytes((1 << 20)...(1 << 40)), default: ByteCountValue(bytes: outboxDefaults.maximumBytes),
