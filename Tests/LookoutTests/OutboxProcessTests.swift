@@ -52,6 +52,31 @@ struct OutboxProcessTests {
         #expect(second.errors.lines.contains { $0.contains("6 events of camera cam waiting in \(state.path)/outbox/\(node)-cam from before; delivered first") })
     }
 
+    @Test func aSecondLookoutOnTheSameOutboxIsRefusedInOneSentence() throws {
+        let broker = try MQTTBroker()
+        let state = try ScratchFolder()
+        try broker.start()
+        let node = "twice-\(UUID().uuidString.prefix(8))"
+        let first = try Self.run(broker, node: node, state: state.path)
+        // The camera (and its connection) is made once its stream begins.
+        try first.write(try MQTTTests.codeClip())
+        #expect(eventually { Self.lockHeld(state.path + "/outbox/\(node)-cam/lock") })
+        let second = try lookout(["run", "--input", "cam=" + Fixtures.path("qr-mono.y4m"), "--mqtt", "\(broker.url)/\(Self.prefix)",
+                                  "--mqtt-client-id", node, "--state-dir", state.path])
+        #expect(second.status == 73)
+        #expect(second.stderr == "lookout: another Lookout process uses \(state.path)/outbox/\(node)-cam: give each its own --mqtt-client-id or --state-dir\n")
+        try first.closeInput()
+        #expect(first.waitForExit(timeout: 60) == 0)
+    }
+
+    /// Whether another process holds the flock(2) on `path`.
+    static func lockHeld(_ path: String) -> Bool {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        return flock(descriptor, LOCK_EX | LOCK_NB) != 0
+    }
+
     @Test func aStateDirectoryThatCannotBeMadeIsOneSentenceAndExit73() throws {
         let folder = try ScratchFolder()
         let file = folder.path + "/file"
