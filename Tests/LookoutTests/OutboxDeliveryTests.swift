@@ -67,6 +67,43 @@ struct OutboxDeliveryTests {
         #expect(statistics.outboxDropped == 0)
     }
 
+    /// Past its size bound the outbox drops the oldest events, says so once, never grows past it,
+    /// and what it kept arrives in order, up to the newest.
+    @Test func theOutboxAtItsBoundDropsTheOldestWithAWarning() throws {
+        let broker = try MQTTBroker()
+        let state = try ScratchFolder()
+        var configuration = try Self.configuration(broker, state: state.path, node: "full")
+        let limits = OutboxLimits(maximumBytes: 64 << 10)
+        configuration.outbox?.limits = limits
+        let warnings = Locked<[String]>([])
+        let first = try MQTTEventPublisher(configuration: configuration) { line in warnings.withLock { $0.append(line) } }
+        first.start()
+        Self.publish(first, count: 400, from: 0)
+        #expect(eventually { first.statistics.outboxPending + first.statistics.outboxDropped == 400 })
+        let statistics = first.statistics
+        #expect(statistics.outboxDropped > 0)
+        #expect(statistics.dropped == statistics.outboxDropped)
+        #expect(statistics.outboxBytes <= limits.maximumBytes)
+        let directory = state.path + "/outbox/full-hall"
+        let drops = warnings.withLock { $0.filter { $0.contains("outbox \(directory) full (65536 bytes); dropped the oldest events") } }
+        #expect(drops.count == 1)
+        #expect(first.stop(deadline: StopDeadline())?.kept == statistics.outboxPending)
+
+        try broker.start()
+        let live = try Subscriber(port: broker.port, topics: [Self.camera + "/events"])
+        try live.waitUntilSubscribed(port: broker.port, topic: Self.camera + "/events")
+        let second = try MQTTEventPublisher(configuration: configuration) { _ in }
+        second.start()
+        let kept = statistics.outboxPending
+        // 64 KiB holds about two hundred of these lines.
+        try #require(kept > 100 && kept < 400)
+        #expect(live.wait(timeout: 60) { $0.filter { $0.payload.hasPrefix("{\"id\":") }.count >= kept })
+        #expect(second.stop(deadline: StopDeadline()) == nil)
+        live.stop()
+        let ids = live.messages.compactMap { $0.json?["id"] as? String }
+        #expect(ids == ((400 - kept + 1)...400).map { "full/hall/\($0)" })
+    }
+
     @Test func aSecondPublisherOnTheSameOutboxIsRefused() throws {
         let broker = try MQTTBroker()
         let state = try ScratchFolder()

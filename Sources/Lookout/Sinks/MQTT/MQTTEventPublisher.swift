@@ -386,6 +386,7 @@ public final class MQTTEventPublisher: @unchecked Sendable {
             acknowledged += 1
             if let sequence = inFlightEvents.removeValue(forKey: messageID) {
                 usingOutbox { journal throws(OutboxError) in try journal.acknowledge(sequence) }
+                scheduleSync()
             }
             drain()
         }
