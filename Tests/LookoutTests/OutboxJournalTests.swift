@@ -12,9 +12,13 @@ struct OutboxJournalTests {
         var now: Int64 = 1_700_000_000_000
     }
 
-    static func open(_ directory: String, _ recorder: Recorder, limits: OutboxLimits = OutboxLimits()) throws -> OutboxJournal {
-        try OutboxJournal(directory: directory, limits: limits, clock: { recorder.now }) { recorder.warnings.append($0) }
+    static func open(_ directory: String, _ recorder: Recorder, limits: OutboxLimits = OutboxLimits(),
+                     boot: String = "boot-a") throws -> OutboxJournal {
+        try OutboxJournal(directory: directory, limits: limits, clock: { recorder.now }, boot: boot) { recorder.warnings.append($0) }
     }
+
+    /// The bytes of the record a clean close ends the journal with.
+    static let closedRecordBytes = OutboxRecord.closed(nextSequence: 0).encoded().count
 
     static func payload(_ sequence: UInt64, bytes: Int = 20) -> [UInt8] {
         Array("{\"n\":\(sequence)}".utf8) + [UInt8](repeating: UInt8(ascii: " "), count: bytes)
@@ -128,7 +132,8 @@ struct OutboxJournalTests {
         journal.close()
         let file = folder.path + "/" + (try #require(try Self.segmentFiles(folder.path).last))
         let size = try #require(try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int)
-        #expect(truncate(file, off_t(size - 5)) == 0)
+        // The close's own record, and the end of event 3's.
+        #expect(truncate(file, off_t(size - Self.closedRecordBytes - 5)) == 0)
         journal = try Self.open(folder.path, recorder)
         #expect(Self.pending(journal).map(\.sequence) == [1, 2])
         #expect(recorder.warnings.count == 1)
@@ -140,6 +145,36 @@ struct OutboxJournalTests {
         journal.close()
         journal = try Self.open(folder.path, recorder)
         #expect(Self.pending(journal).map(\.sequence) == [1, 2, 4])
+        #expect(recorder.warnings.count == 1)
+    }
+
+    @Test func afterTheMachineCrashedNumbersGoOnPastTheReservation() throws {
+        let folder = try ScratchFolder()
+        let recorder = Recorder()
+        var journal = try Self.open(folder.path, recorder, boot: "boot-a")
+        for _ in 1...3 { _ = try journal.append(topic: "t") { Self.payload($0) } }
+        journal.close()
+        // Without its closing record, the journal looks as a machine's crash leaves it.
+        let file = folder.path + "/" + (try #require(try Self.segmentFiles(folder.path).last))
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int)
+        #expect(truncate(file, off_t(size - Self.closedRecordBytes)) == 0)
+        // The same boot (Lookout killed): the kernel had every record, numbers go on by one.
+        journal = try Self.open(folder.path, recorder, boot: "boot-a")
+        #expect(journal.nextSequence == 4)
+        #expect(recorder.warnings.isEmpty)
+        journal.close()
+        let again = folder.path + "/" + (try #require(try Self.segmentFiles(folder.path).last))
+        let closedSize = try #require(try FileManager.default.attributesOfItem(atPath: again)[.size] as? Int)
+        #expect(truncate(again, off_t(closedSize - Self.closedRecordBytes)) == 0)
+        // Another boot: events numbered after the last sync may have gone out and been lost.
+        journal = try Self.open(folder.path, recorder, boot: "boot-b")
+        #expect(journal.nextSequence == OutboxJournal.reservation + 1)
+        #expect(Self.pending(journal).map(\.sequence) == [1, 2, 3])
+        #expect(recorder.warnings == ["outbox \(folder.path): not closed before the machine restarted; event numbers go on from 1025, past any that may have gone out unsynced"])
+        journal.close()
+        // Closed cleanly, another boot changes nothing.
+        journal = try Self.open(folder.path, recorder, boot: "boot-c")
+        #expect(journal.nextSequence == OutboxJournal.reservation + 1)
         #expect(recorder.warnings.count == 1)
     }
 

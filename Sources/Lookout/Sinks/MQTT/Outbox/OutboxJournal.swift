@@ -52,6 +52,23 @@ public final class OutboxJournal {
     public private(set) var unsynced = 0
     private let clock: () -> Int64
     private let warn: (String) -> Void
+    /// The kernel's boot ID: a journal not closed cleanly under another boot may have lost its
+    /// unsynced tail, and with it numbers already given.
+    private let boot: String
+    /// Sequences up to this may be given: a synced reservation says so.
+    private var reservedThrough: UInt64 = 0
+    /// Sequences reserved at a time: one fsync(2) per this many events.
+    static let reservation: UInt64 = 1024
+
+    /// This boot's ID (/proc/sys/kernel/random/boot_id), or "" where there is none.
+    public static func currentBoot() -> String {
+        let descriptor = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return "" }
+        defer { Glibc.close(descriptor) }
+        var bytes = [UInt8](repeating: 0, count: 64)
+        let count = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, 64) }
+        return String(decoding: bytes.prefix(max(0, count)).filter { $0 > 0x20 }, as: UTF8.self)
+    }
 
     /// Milliseconds since 1970, the clock the age bound goes by.
     public static func wallMilliseconds() -> Int64 {
@@ -63,10 +80,11 @@ public final class OutboxJournal {
     /// Opens (creating it, 0700) the journal in `directory`, reads what it holds, and begins a new
     /// segment. `warn` hears what was damaged and what the bounds drop.
     public init(directory: String, limits: OutboxLimits = OutboxLimits(), clock: @escaping () -> Int64 = OutboxJournal.wallMilliseconds,
-                warn: @escaping (String) -> Void) throws(OutboxError) {
+                boot: String = OutboxJournal.currentBoot(), warn: @escaping (String) -> Void) throws(OutboxError) {
         self.directory = directory
         self.limits = limits
         self.clock = clock
+        self.boot = boot
         self.warn = warn
         try OutboxDirectory.make(directory)
         try lock()
@@ -92,6 +110,12 @@ public final class OutboxJournal {
     public func append(topic: String, payload: (UInt64) -> [UInt8]) throws(OutboxError) -> UInt64? {
         try dropExpired()
         let sequence = nextSequence
+        if sequence > reservedThrough {
+            let through = sequence + Self.reservation - 1
+            _ = try write(Self.reserveBytes(boot)) { OutboxRecord.reserve(through: through, boot: boot).encoded() }
+            try sync()
+            reservedThrough = through
+        }
         let wallTime = clock()
         let record = OutboxRecord.event(sequence: sequence, wallTime: wallTime, topic: topic, payload: payload(sequence)).encoded()
         guard Int64(record.count) <= limits.maximumBytes / 2 else {
@@ -170,6 +194,7 @@ public final class OutboxJournal {
     /// Syncs and releases the files and the lock; what is not done stays for the next opening.
     public func close() {
         guard lockDescriptor >= 0 else { return }
+        _ = try? write(Self.closedBytes) { OutboxRecord.closed(nextSequence: nextSequence).encoded() }
         try? sync()
         segments.removeAll()
         Glibc.close(lockDescriptor)
@@ -183,12 +208,14 @@ public final class OutboxJournal {
     private var markOwed = false
     private static let startRecordBytes = OutboxRecord.start(nextSequence: 0, done: 0).encoded().count
     private static let markBytes = OutboxRecord.done(sequence: 0).encoded().count
+    private static let closedBytes = OutboxRecord.closed(nextSequence: 0).encoded().count
+    private static func reserveBytes(_ boot: String) -> Int { OutboxRecord.reserve(through: 0, boot: boot).encoded().count }
 
     /// Makes room for `size` bytes (a new segment past the segment size; the oldest segments
     /// dropped past the size bound), then appends what `record` makes; returns its offset.
     private func write(_ size: Int, _ record: () -> [UInt8]) throws(OutboxError) -> Int64 {
-        let rotating = active.bytes + Int64(size) > limits.segmentBytes && active.bytes > Int64(Self.startRecordBytes)
-        try makeRoom(Int64(size) + (rotating ? Int64(Self.startRecordBytes) : 0))
+        let rotating = active.bytes + Int64(size) > limits.segmentBytes && active.bytes > Int64(Self.startRecordBytes + Self.reserveBytes(boot))
+        try makeRoom(Int64(size) + (rotating ? Int64(Self.startRecordBytes + Self.reserveBytes(boot)) : 0))
         if rotating { try rotate() }
         try makeRoom(Int64(size))
         let offset = active.bytes
@@ -226,6 +253,8 @@ public final class OutboxJournal {
         let segment = try OutboxSegment(number: number, path: path, creating: true)
         segments.append(segment)
         try segment.append(OutboxRecord.start(nextSequence: nextSequence, done: done).encoded())
+        // The reservation goes on with the newest segment: older ones may be deleted.
+        if reservedThrough > 0 { try segment.append(OutboxRecord.reserve(through: reservedThrough, boot: boot).encoded()) }
         try segment.sync()
         try deleteFinishedSegments()
         try Self.syncDirectory(directory)
@@ -297,8 +326,17 @@ public final class OutboxJournal {
         let path = directory + "/lock"
         let descriptor = path.withPlatformPath { open($0, O_RDWR | O_CREAT | O_CLOEXEC, 0o600) }
         guard descriptor >= 0 else { throw .cannotWrite(path: path, .current) }
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+        // A child being started by any thread holds a copy of a descriptor until its exec(2)
+        // closes it, and the lock with it: a lock just released (a reload, a restart of the
+        // camera) may stay held that long. Another process holds it for good.
+        var attempts = 0
+        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
             let error = Errno.current
+            attempts += 1
+            if error.rawValue == EWOULDBLOCK, attempts < 100 {
+                usleep(10_000)
+                continue
+            }
             Glibc.close(descriptor)
             if error.rawValue == EWOULDBLOCK { throw .inUse(directory: directory) }
             throw .cannotWrite(path: path, error)
@@ -324,6 +362,8 @@ public final class OutboxJournal {
         var entries: [Entry] = []
         var highest: UInt64 = 0
         var tornUnnumbered = false
+        var reservation: (through: UInt64, boot: String)?
+        var closedCleanly = true
         for (position, number) in numbers.enumerated() {
             let segment = try OutboxSegment(number: number, path: directory + "/" + OutboxSegment.name(number: number), creating: false)
             let contents = try segment.readAll()
@@ -339,7 +379,12 @@ public final class OutboxJournal {
                 case .start(let next, let mark):
                     nextSequence = max(nextSequence, next)
                     done = max(done, mark)
+                case .reserve(let through, let reservedBoot):
+                    reservation = (through, reservedBoot)
+                case .closed(let next):
+                    nextSequence = max(nextSequence, next)
                 }
+                closedCleanly = if case .closed = record { true } else { false }
             }
             if let torn = scan.damagedSequence { highest = max(highest, torn) }
             var damaged = scan.damaged
@@ -369,6 +414,12 @@ public final class OutboxJournal {
             segments.append(segment)
         }
         nextSequence = max(nextSequence, highest + 1, done + 1) + (tornUnnumbered ? 1 : 0)
+        if !closedCleanly, let reservation, reservation.boot != boot, reservation.through >= nextSequence {
+            // The machine stopped (a power cut, a crash) with the journal open: events given
+            // numbers after the last sync may have gone out and been lost from the disk.
+            warn("outbox \(directory): not closed before the machine restarted; event numbers go on from \(reservation.through + 1), past any that may have gone out unsynced")
+            nextSequence = reservation.through + 1
+        }
         entries.sort { $0.sequence < $1.sequence }
         pending = entries.filter { $0.sequence > done }
     }

@@ -14,6 +14,12 @@ enum OutboxRecord: Equatable {
     /// The first record of a segment: the next sequence to give and the done mark when it was
     /// begun, so that neither goes back when older segments are deleted.
     case start(nextSequence: UInt64, done: UInt64)
+    /// Sequences up to `through` may be given without another record first; synced before any
+    /// is, with the kernel's boot ID: after a machine's crash, numbers lost with the unsynced
+    /// tail are skipped rather than given again.
+    case reserve(through: UInt64, boot: String)
+    /// The journal was closed cleanly (everything synced) with `nextSequence` next.
+    case closed(nextSequence: UInt64)
 
     static let magic: [UInt8] = Array("LKOB".utf8)
     static let headerBytes = 12
@@ -22,11 +28,11 @@ enum OutboxRecord: Equatable {
     /// The largest body a reader believes: more is damage, not a record.
     static let maximumBodyBytes = 64 << 20
 
-    private enum Kind: UInt8 { case event = 1, done = 2, start = 3 }
+    private enum Kind: UInt8 { case event = 1, done = 2, start = 3, reserve = 4, closed = 5 }
 
     var sequence: UInt64 {
         switch self {
-        case .event(let sequence, _, _, _), .done(let sequence), .start(let sequence, _): sequence
+        case .event(let sequence, _, _, _), .done(let sequence), .start(let sequence, _), .reserve(let sequence, _), .closed(let sequence): sequence
         }
     }
 
@@ -54,6 +60,13 @@ enum OutboxRecord: Equatable {
             body.append(Kind.start.rawValue)
             Self.append(nextSequence, to: &body)
             Self.append(done, to: &body)
+        case .reserve(let through, let boot):
+            body.append(Kind.reserve.rawValue)
+            Self.append(through, to: &body)
+            body += Array(boot.utf8.prefix(64))
+        case .closed(let nextSequence):
+            body.append(Kind.closed.rawValue)
+            Self.append(nextSequence, to: &body)
         }
         var bytes = Self.magic
         bytes.reserveCapacity(Self.headerBytes + body.count)
@@ -128,6 +141,10 @@ enum OutboxRecord: Equatable {
         case .start?:
             guard length >= bodyPrefixBytes + 8 else { return nil }
             record = .start(nextSequence: sequence, done: readUInt64(bytes, start + 9))
+        case .reserve?:
+            record = .reserve(through: sequence, boot: String(decoding: bytes[(start + 9)..<body.endIndex], as: UTF8.self))
+        case .closed?:
+            record = .closed(nextSequence: sequence)
         case nil:
             return nil
         }
