@@ -62,6 +62,8 @@ struct OutboxDeliveryTests {
         // The id is the line's first key; the rest is the line as it was.
         let line = try #require(events.first?.payload)
         #expect(line.hasPrefix("{\"id\":\"\(node)/hall/1\",\"version\":1,"))
+        let check = try schemaCheck(events.map(\.payload))
+        #expect(check.status == 0, "\(check.message)")
         let statistics = second.statistics
         #expect(statistics.outboxPending == 0)
         #expect(statistics.outboxDropped == 0)
