@@ -8,23 +8,46 @@ final class LineCollector: @unchecked Sendable {
     private var collected: [String] = []
     private var ended = false, cutLine = false
 
+    /// Reads the pipe to its end on a thread of its own, from a copy of its descriptor that the
+    /// thread closes: not through a dispatch source, which libdispatch on Linux crashed on when the
+    /// Pipe was released (its descriptor closed and reused) before the end came.
     func attach(_ pipe: Pipe) {
-        pipe.fileHandleForReading.readabilityHandler = { [self] handle in
-            let data = handle.availableData
-            lock.lock()
-            defer { lock.unlock() }
-            if data.isEmpty {
-                handle.readabilityHandler = nil
-                if !buffer.isEmpty { collected.append(String(decoding: buffer, as: UTF8.self)); buffer.removeAll(); cutLine = true }
-                ended = true
-                return
-            }
-            buffer.append(data)
-            while let newline = buffer.firstIndex(of: 0x0A) {
-                collected.append(String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self))
-                buffer.removeSubrange(buffer.startIndex...newline)
-            }
+        let fd = fcntl(pipe.fileHandleForReading.fileDescriptor, F_DUPFD_CLOEXEC, 0)
+        guard fd >= 0 else {
+            Issue.record("cannot copy a pipe's descriptor: \(String(cString: strerror(errno)))")
+            finish()
+            return
         }
+        let reader = Thread { [self] in
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            while true {
+                let count = read(fd, &chunk, chunk.count)
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else { break }
+                append(chunk[0..<count])
+            }
+            close(fd)
+            finish()
+        }
+        reader.name = "test pipe reader"
+        reader.start()
+    }
+
+    private func append(_ data: ArraySlice<UInt8>) {
+        lock.lock()
+        defer { lock.unlock() }
+        buffer.append(contentsOf: data)
+        while let newline = buffer.firstIndex(of: 0x0A) {
+            collected.append(String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self))
+            buffer.removeSubrange(buffer.startIndex...newline)
+        }
+    }
+
+    private func finish() {
+        lock.lock()
+        defer { lock.unlock() }
+        if !buffer.isEmpty { collected.append(String(decoding: buffer, as: UTF8.self)); buffer.removeAll(); cutLine = true }
+        ended = true
     }
 
     var lines: [String] {

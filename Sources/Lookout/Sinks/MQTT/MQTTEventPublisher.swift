@@ -31,18 +31,21 @@ public final class MQTTEventPublisher: @unchecked Sendable {
         public var pending = 0
         /// Whether the broker connection is up now.
         public var connected = false
+        /// The broker connected to now (its address without the password), nil while none is.
+        public var broker: String?
         /// Events in the outbox not acknowledged yet (waiting, or sent), and its files' bytes.
         public var outboxPending = 0
         public var outboxBytes: Int64 = 0
         /// Events the outbox dropped past its size or age bound (or lost to damage on disk).
         public var outboxDropped = 0
 
-        public init(acknowledged: Int = 0, dropped: Int = 0, pending: Int = 0, connected: Bool = false,
+        public init(acknowledged: Int = 0, dropped: Int = 0, pending: Int = 0, connected: Bool = false, broker: String? = nil,
                     outboxPending: Int = 0, outboxBytes: Int64 = 0, outboxDropped: Int = 0) {
             self.acknowledged = acknowledged
             self.dropped = dropped
             self.pending = pending
             self.connected = connected
+            self.broker = broker
             self.outboxPending = outboxPending
             self.outboxBytes = outboxBytes
             self.outboxDropped = outboxDropped
@@ -87,6 +90,8 @@ public final class MQTTEventPublisher: @unchecked Sendable {
     private var retainedState: [(topic: String, payload: [UInt8])] = []
     private var stateToSend: [Message] = []
     private var connected = false
+    /// The broker of the connection up, or of the last one (an index into `configuration.brokers`).
+    private var brokerInUse = 0
     /// What `available` says while connected: a camera is offline while its input is lost.
     private var available = true
     private var everConnected = false
@@ -94,7 +99,9 @@ public final class MQTTEventPublisher: @unchecked Sendable {
     /// handshake must still wait for it at the end, rather than take "not connected" for
     /// "unreachable".
     private var firstAttemptPending = true
+    /// The last failure to connect, and each broker's last one said (said again only when it changes).
     private var lastFailure: String?
+    private var failuresSaid: [Int: String] = [:]
     /// Why the last connection was lost, until the next is made.
     private var lastLoss: String?
     private var unacknowledged = 0
@@ -219,6 +226,7 @@ public final class MQTTEventPublisher: @unchecked Sendable {
         queue.sync {
             Statistics(acknowledged: acknowledged, dropped: events.dropped + scans.dropped + (outbox?.dropped ?? 0),
                        pending: events.count + outboxWaiting + scans.count + stateToSend.count + unacknowledged, connected: connected,
+                       broker: connected ? configuration.brokers[brokerInUse].redacted : nil,
                        outboxPending: outbox?.pendingCount ?? 0, outboxBytes: outbox?.bytes ?? 0, outboxDropped: outbox?.dropped ?? 0)
         }
     }
@@ -348,15 +356,20 @@ public final class MQTTEventPublisher: @unchecked Sendable {
 
     private func handle(_ event: MQTTConnection.Event) {
         switch event {
-        case .connected:
+        case .connected(let broker):
             connected = true
             firstAttemptPending = false
             let queued = events.count + outboxWaiting
+            let failedOver = broker != brokerInUse
+            brokerInUse = broker
             if everConnected {
-                logger.notice("MQTT: reconnected to \(configuration.broker.redacted)\(queued > 0 ? "; delivering \(queued) queued event\(queued == 1 ? "" : "s")" : "")")
+                logger.notice("MQTT: \(failedOver ? "failed over" : "reconnected") to \(configuration.brokers[broker].redacted)\(queued > 0 ? "; delivering \(queued) queued event\(queued == 1 ? "" : "s")" : "")")
+            } else if configuration.brokers.count > 1 {
+                logger.info("MQTT: connected to \(configuration.brokers[broker].redacted)")
             }
             everConnected = true
             lastFailure = nil
+            failuresSaid = [:]
             lastLoss = nil
             sendEverythingRetained()
         case .message(let topic, let payload, let retained):
@@ -366,20 +379,24 @@ public final class MQTTEventPublisher: @unchecked Sendable {
                   payload.elementsEqual(HomeAssistantDiscovery.statusOnline.utf8) else { break }
             logger.notice("MQTT: Home Assistant is back online; publishing discovery and state again")
             sendEverythingRetained()
-        case .connectFailed(let reason):
+        case .connectFailed(let broker, let reason):
             connected = false
             firstAttemptPending = false
-            if reason != lastFailure {
-                logger.warning("MQTT: cannot connect to \(configuration.broker.redacted): \(reason); retrying")
-                lastFailure = reason
+            lastFailure = reason
+            if failuresSaid[broker] != reason {
+                failuresSaid[broker] = reason
+                let retry = configuration.brokers.count > 1 ? "trying \(configuration.brokers[(broker + 1) % configuration.brokers.count].redacted) next" : "retrying"
+                logger.warning("MQTT: cannot connect to \(configuration.brokers[broker].redacted): \(reason); \(retry)")
             }
             signalIdleIfWaiting()
-        case .disconnected(let reason):
+        case .disconnected(let broker, let reason):
             connected = false
             firstAttemptPending = false
             lastFailure = nil
             lastLoss = reason
-            logger.warning("MQTT: connection to \(configuration.broker.redacted) lost (\(reason)); events are queued until it is back")
+            let next = configuration.brokers.count > 1
+                ? "failing over to \(configuration.brokers[(broker + 1) % configuration.brokers.count].redacted)" : "events are queued until it is back"
+            logger.warning("MQTT: connection to \(configuration.brokers[broker].redacted) lost (\(reason)); \(next)")
             signalIdleIfWaiting()
         case .acknowledged(let messageID):
             unacknowledged = max(0, unacknowledged - 1)
