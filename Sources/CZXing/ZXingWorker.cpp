@@ -66,13 +66,20 @@ struct lk_zx_worker {
 namespace {
 // The worker's descriptors in the helper: its socket and the image's memfd.
 constexpr int worker_socket_fd = 3, worker_image_fd = 4;
+// The request and result layout; a helper of another (an upgrade while lookout runs) refuses.
+constexpr const char *protocol_version = "1";
 } // namespace
 
 extern "C" int lk_zx_worker_main(int argc, char **argv) {
-    // lookout-zxing CAPACITY, started by lk_zx_worker_read; it ends when its socket does (the
-    // reader's end, or the whole process, killed or not: the kernel closes the other end).
+    // lookout-zxing CAPACITY VERSION, started by lk_zx_worker_read; it ends when its socket does
+    // (the reader's end, or the whole process, killed or not: the kernel closes the other end).
     struct stat socket_status;
-    if (argc != 2 || fstat(worker_socket_fd, &socket_status) != 0 || !S_ISSOCK(socket_status.st_mode)) {
+    if (argc == 3 && std::strcmp(argv[2], protocol_version) != 0) {
+        std::fprintf(stderr, "lookout-zxing: protocol %s asked for, this helper speaks %s (restart lookout after an upgrade)\n",
+                     argv[2], protocol_version);
+        return 64;
+    }
+    if (argc != 3 || fstat(worker_socket_fd, &socket_status) != 0 || !S_ISSOCK(socket_status.st_mode)) {
         std::fprintf(stderr, "lookout-zxing: Lookout's zxing-cpp reader; lookout starts it, not a user\n");
         return 64;
     }
@@ -160,7 +167,7 @@ static bool start(lk_zx_worker *worker, char *err, size_t err_len) {
     }
     const std::string helper = lk_zx_helper_path();
     std::string capacity = std::to_string(worker->image_capacity);
-    char *arguments[] = {const_cast<char *>("lookout-zxing"), capacity.data(), nullptr};
+    char *arguments[] = {const_cast<char *>("lookout-zxing"), capacity.data(), const_cast<char *>(protocol_version), nullptr};
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);

@@ -178,6 +178,57 @@ struct OutboxJournalTests {
         #expect(recorder.warnings.count == 1)
     }
 
+    /// Without a boot ID to compare (systemd's ProcSubset=pid hides it), any unclean end counts
+    /// as a crash of the machine: numbers go on past the reservation.
+    @Test func withoutABootIDAnUncleanEndSkipsTheReservation() throws {
+        let folder = try ScratchFolder()
+        let recorder = Recorder()
+        var journal = try Self.open(folder.path, recorder, boot: "")
+        for _ in 1...3 { _ = try journal.append(topic: "t") { Self.payload($0) } }
+        journal.close()
+        let file = folder.path + "/" + (try #require(try Self.segmentFiles(folder.path).last))
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int)
+        #expect(truncate(file, off_t(size - Self.closedRecordBytes)) == 0)
+        journal = try Self.open(folder.path, recorder, boot: "")
+        #expect(journal.nextSequence == OutboxJournal.reservation + 1)
+        #expect(Self.pending(journal).map(\.sequence) == [1, 2, 3])
+        journal.close()
+        // Closed cleanly: nothing skipped.
+        journal = try Self.open(folder.path, recorder, boot: "")
+        #expect(journal.nextSequence == OutboxJournal.reservation + 1)
+    }
+
+    /// An event that cannot be read back is lost and counted, and the done mark moves past it:
+    /// the events after it are delivered and done as before.
+    @Test func anUnreadableEventDoesNotHoldTheDoneMark() throws {
+        let folder = try ScratchFolder()
+        let recorder = Recorder()
+        let journal = try Self.open(folder.path, recorder)
+        for _ in 1...3 { _ = try journal.append(topic: "t") { Self.payload($0) } }
+        try journal.sync()
+        // The first event's bytes damaged on disk after they were written.
+        let file = folder.path + "/" + (try #require(try Self.segmentFiles(folder.path).last))
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: file)))
+        let first = try #require(Self.range(of: Array("{\"n\":1}".utf8), in: bytes))
+        bytes[first + 3] ^= 0xFF
+        try Data(bytes).write(to: URL(fileURLWithPath: file))
+        #expect(Self.pending(journal).map(\.sequence) == [2, 3])
+        #expect(journal.dropped == 1 && journal.done == 1)
+        try journal.acknowledge(2)
+        try journal.acknowledge(3)
+        #expect(journal.done == 3 && journal.count(after: 0) == 0)
+        journal.close()
+    }
+
+    /// An opening that fails before its first segment is an error, not a crash.
+    @Test func aJournalThatCannotBeginIsRefused() throws {
+        let folder = try ScratchFolder()
+        let recorder = Recorder()
+        // Where the first segment would go, a folder.
+        #expect(mkdir(folder.path + "/" + OutboxSegment.name(number: 1), 0o700) == 0)
+        #expect(throws: OutboxError.self) { _ = try Self.open(folder.path, recorder) }
+    }
+
     @Test func garbageAfterTheLastRecordIsCutOff() throws {
         let folder = try ScratchFolder()
         let recorder = Recorder()

@@ -145,13 +145,17 @@ final class MQTTConnection: @unchecked Sendable {
         DispatchQueue(label: "lookout.mqtt-network").async { [self] in run() }
     }
 
-    /// Hands a message to libmosquitto; returns its message ID, or nil when there is no connection.
+    /// Hands a message to libmosquitto; returns its message ID, or nil when it was not taken.
+    ///
+    /// A QoS 1 message is queued before libmosquitto tries to send it: "no connection" with a
+    /// message ID (the socket closed a moment ago) means taken, sent on the next connection.
     func publish(topic: String, payload: [UInt8], retain: Bool) -> Int32? {
         var messageID: Int32 = 0
         let code = payload.withUnsafeBytes {
             lk_mosquitto_publish(handle, &messageID, topic, Int32($0.count), $0.baseAddress, 1, retain)
         }
-        return code == Int32(MOSQ_ERR_SUCCESS.rawValue) ? messageID : nil
+        let taken = code == Int32(MOSQ_ERR_SUCCESS.rawValue) || (code == Int32(MOSQ_ERR_NO_CONN.rawValue) && messageID != 0)
+        return taken ? messageID : nil
     }
 
     /// Disconnects cleanly and ends the network thread, waiting `timeout` seconds at most. A

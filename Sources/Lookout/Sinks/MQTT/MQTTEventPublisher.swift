@@ -494,14 +494,19 @@ public final class MQTTEventPublisher: @unchecked Sendable {
             }
             if outbox.dropped > droppedBefore { reportOutboxDrops(outbox) }
             if appended {
-                nextSequence = max(nextSequence, outbox.nextSequence)
                 scheduleSync()
                 return
             }
-            nextSequence = max(nextSequence, outbox.nextSequence)
         }
-        let sequence = nextSequence
-        nextSequence += 1
+        // No outbox, or it could not write: the event waits in memory, numbered in the same
+        // series (the journal's while there is one), so ids keep their order.
+        let sequence: UInt64
+        if let outbox {
+            sequence = outbox.skipSequence()
+        } else {
+            sequence = nextSequence
+            nextSequence += 1
+        }
         let payload = MQTTEventID.splice(MQTTEventID.text(node: node, camera: camera, sequence: sequence), into: line)
         if events.append(Message(topic: topics.events, payload: payload, retain: false)) {
             reportDrops()

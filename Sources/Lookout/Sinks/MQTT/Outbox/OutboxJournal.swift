@@ -105,6 +105,13 @@ public final class OutboxJournal {
     /// Bytes in the journal's segment files.
     public var bytes: Int64 { segments.reduce(0) { $0 + $1.bytes } }
 
+    /// The next sequence, for an event that could not be written (a disk error) and waits in
+    /// memory instead: ids keep their order, and it is not given again while this journal is open.
+    public func skipSequence() -> UInt64 {
+        defer { nextSequence += 1 }
+        return nextSequence
+    }
+
     /// Writes an event whose payload `payload` makes from its sequence; returns the sequence, or
     /// nil when the event alone is larger than half the size bound (dropped, counted).
     public func append(topic: String, payload: (UInt64) -> [UInt8]) throws(OutboxError) -> UInt64? {
@@ -142,12 +149,16 @@ public final class OutboxJournal {
                case (.event(let sequence, let wallTime, let topic, let payload), _)? = OutboxRecord.decode(bytes, at: 0) {
                 return Event(sequence: sequence, wallTime: wallTime, topic: topic, payload: payload)
             }
-            // Written whole and gone since (the disk): nothing to send; done as dropped.
+            // Written whole and gone since (the disk): nothing to send; done as dropped, and the
+            // done mark moves past it (else it would hold every later event back for ever).
             warn("outbox \(directory): event \(entry.sequence) cannot be read back; it is lost")
             if !pending[index].acknowledged {
                 pending[index].acknowledged = true
                 dropped += 1
                 lastDropCause = "unreadable"
+                try? advanceDone()
+                index = firstIndex(after: entry.sequence)
+                continue
             }
             index += 1
         }
@@ -166,7 +177,7 @@ public final class OutboxJournal {
         let index = firstIndex(after: sequence - 1)
         guard index < pending.count, pending[index].sequence == sequence else { return } // dropped meanwhile
         pending[index].acknowledged = true
-        if index == head { try advanceDone() }
+        if pending[head].acknowledged { try advanceDone() }
     }
 
     /// Drops the events older than the age bound (the oldest first), counted.
@@ -194,8 +205,11 @@ public final class OutboxJournal {
     /// Syncs and releases the files and the lock; what is not done stays for the next opening.
     public func close() {
         guard lockDescriptor >= 0 else { return }
-        _ = try? write(Self.closedBytes) { OutboxRecord.closed(nextSequence: nextSequence).encoded() }
-        try? sync()
+        // An opening that failed before its first segment has nothing to write to.
+        if !segments.isEmpty {
+            _ = try? write(Self.closedBytes) { OutboxRecord.closed(nextSequence: nextSequence).encoded() }
+            try? sync()
+        }
         segments.removeAll()
         Glibc.close(lockDescriptor)
         lockDescriptor = -1
@@ -414,9 +428,10 @@ public final class OutboxJournal {
             segments.append(segment)
         }
         nextSequence = max(nextSequence, highest + 1, done + 1) + (tornUnnumbered ? 1 : 0)
-        if !closedCleanly, let reservation, reservation.boot != boot, reservation.through >= nextSequence {
+        if !closedCleanly, let reservation, reservation.boot != boot || boot.isEmpty, reservation.through >= nextSequence {
             // The machine stopped (a power cut, a crash) with the journal open: events given
-            // numbers after the last sync may have gone out and been lost from the disk.
+            // numbers after the last sync may have gone out and been lost from the disk. Without
+            // a boot ID to tell (systemd's ProcSubset=pid hides /proc/sys), any unclean close counts.
             warn("outbox \(directory): not closed before the machine restarted; event numbers go on from \(reservation.through + 1), past any that may have gone out unsynced")
             nextSequence = reservation.through + 1
         }

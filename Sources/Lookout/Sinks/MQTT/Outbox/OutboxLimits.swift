@@ -15,8 +15,9 @@ public struct OutboxLimits: Sendable, Equatable {
     }
 
     /// A segment file is closed and a new one begun past this: an eighth of the bound, so
-    /// dropping the oldest segment frees room without dropping most of the journal.
-    var segmentBytes: Int64 { max(4096, maximumBytes / 8) }
+    /// dropping the oldest segment frees room without dropping most of the journal; at most
+    /// 64 MiB, as an opening reads each segment whole.
+    var segmentBytes: Int64 { min(64 << 20, max(4096, maximumBytes / 8)) }
 }
 
 /// Where a publisher keeps its outbox: the state directory and the bounds.
