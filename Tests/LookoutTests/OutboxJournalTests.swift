@@ -35,6 +35,13 @@ struct OutboxJournalTests {
         return events
     }
 
+    /// Cuts the clean close's record off the newest segment: the journal as an unclean end leaves it.
+    static func removeClosingRecord(_ directory: String) throws {
+        let file = directory + "/" + (try #require(try segmentFiles(directory).last))
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int)
+        #expect(truncate(file, off_t(size - closedRecordBytes)) == 0)
+    }
+
     static func segmentFiles(_ directory: String) throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix("segment-") }.sorted()
     }
@@ -155,17 +162,13 @@ struct OutboxJournalTests {
         for _ in 1...3 { _ = try journal.append(topic: "t") { Self.payload($0) } }
         journal.close()
         // Without its closing record, the journal looks as a machine's crash leaves it.
-        let file = folder.path + "/" + (try #require(try Self.segmentFiles(folder.path).last))
-        let size = try #require(try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int)
-        #expect(truncate(file, off_t(size - Self.closedRecordBytes)) == 0)
+        try Self.removeClosingRecord(folder.path)
         // The same boot (Lookout killed): the kernel had every record, numbers go on by one.
         journal = try Self.open(folder.path, recorder, boot: "boot-a")
         #expect(journal.nextSequence == 4)
         #expect(recorder.warnings.isEmpty)
         journal.close()
-        let again = folder.path + "/" + (try #require(try Self.segmentFiles(folder.path).last))
-        let closedSize = try #require(try FileManager.default.attributesOfItem(atPath: again)[.size] as? Int)
-        #expect(truncate(again, off_t(closedSize - Self.closedRecordBytes)) == 0)
+        try Self.removeClosingRecord(folder.path)
         // Another boot: events numbered after the last sync may have gone out and been lost.
         journal = try Self.open(folder.path, recorder, boot: "boot-b")
         #expect(journal.nextSequence == OutboxJournal.reservation + 1)
@@ -186,9 +189,7 @@ struct OutboxJournalTests {
         var journal = try Self.open(folder.path, recorder, boot: "")
         for _ in 1...3 { _ = try journal.append(topic: "t") { Self.payload($0) } }
         journal.close()
-        let file = folder.path + "/" + (try #require(try Self.segmentFiles(folder.path).last))
-        let size = try #require(try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int)
-        #expect(truncate(file, off_t(size - Self.closedRecordBytes)) == 0)
+        try Self.removeClosingRecord(folder.path)
         journal = try Self.open(folder.path, recorder, boot: "")
         #expect(journal.nextSequence == OutboxJournal.reservation + 1)
         #expect(Self.pending(journal).map(\.sequence) == [1, 2, 3])
