@@ -7,7 +7,7 @@
 
 #define FUNCTIONS(X)                                                                                               \
     X(mosquitto_lib_init) X(mosquitto_new) X(mosquitto_destroy) X(mosquitto_will_set)                             \
-    X(mosquitto_username_pw_set) X(mosquitto_connect) X(mosquitto_reconnect) X(mosquitto_disconnect)              \
+    X(mosquitto_username_pw_set) X(mosquitto_connect_async) X(mosquitto_reconnect_async) X(mosquitto_disconnect)  \
     X(mosquitto_publish) X(mosquitto_loop) X(mosquitto_threaded_set) X(mosquitto_int_option)                      \
     X(mosquitto_user_data_set) X(mosquitto_tls_set) X(mosquitto_connect_callback_set)                            \
     X(mosquitto_publish_callback_set) X(mosquitto_subscribe) X(mosquitto_message_callback_set)
@@ -56,10 +56,10 @@ int lk_mosquitto_will_set(struct mosquitto *mosq, const char *topic, int payload
 int lk_mosquitto_username_pw_set(struct mosquitto *mosq, const char *username, const char *password) {
     return real.mosquitto_username_pw_set(mosq, username, password);
 }
-int lk_mosquitto_connect(struct mosquitto *mosq, const char *host, int port, int keepalive) {
-    return real.mosquitto_connect(mosq, host, port, keepalive);
+int lk_mosquitto_connect_async(struct mosquitto *mosq, const char *host, int port, int keepalive) {
+    return real.mosquitto_connect_async(mosq, host, port, keepalive);
 }
-int lk_mosquitto_reconnect(struct mosquitto *mosq) { return real.mosquitto_reconnect(mosq); }
+int lk_mosquitto_reconnect_async(struct mosquitto *mosq) { return real.mosquitto_reconnect_async(mosq); }
 int lk_mosquitto_disconnect(struct mosquitto *mosq) { return real.mosquitto_disconnect(mosq); }
 int lk_mosquitto_publish(struct mosquitto *mosq, int *mid, const char *topic, int payloadlen, const void *payload,
                          int qos, bool retain) {

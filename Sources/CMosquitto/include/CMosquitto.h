@@ -16,8 +16,10 @@ void lk_mosquitto_destroy(struct mosquitto *mosq);
 int lk_mosquitto_will_set(struct mosquitto *mosq, const char *topic, int payloadlen, const void *payload, int qos,
                           bool retain);
 int lk_mosquitto_username_pw_set(struct mosquitto *mosq, const char *username, const char *password);
-int lk_mosquitto_connect(struct mosquitto *mosq, const char *host, int port, int keepalive);
-int lk_mosquitto_reconnect(struct mosquitto *mosq);
+// Non-blocking: the TCP connect goes on in lk_mosquitto_loop, so a host that does not answer
+// costs the caller's own deadline, not the kernel's SYN retries (about two minutes).
+int lk_mosquitto_connect_async(struct mosquitto *mosq, const char *host, int port, int keepalive);
+int lk_mosquitto_reconnect_async(struct mosquitto *mosq);
 int lk_mosquitto_disconnect(struct mosquitto *mosq);
 int lk_mosquitto_publish(struct mosquitto *mosq, int *mid, const char *topic, int payloadlen, const void *payload,
                          int qos, bool retain);

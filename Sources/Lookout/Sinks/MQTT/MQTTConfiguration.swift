@@ -61,6 +61,19 @@ public struct MQTTConfiguration: Sendable {
     /// The brokers without passwords, comma-separated, for messages.
     public var redactedBrokers: String { brokers.map(\.redacted).joined(separator: ",") }
 
+    /// The broker a connection tries first (an index into `brokers`); nil: one chosen from the
+    /// client ID, the same at every start, so that a fleet whose nodes list the same brokers
+    /// spreads its connections over them rather than piling onto the first.
+    public var firstBroker: Int?
+
+    /// `firstBroker`, or the one the client ID picks (FNV-1a, stable across runs and machines).
+    var startingBroker: Int {
+        if let firstBroker { return min(max(0, firstBroker), brokers.count - 1) }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in clientID.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+        return Int(hash % UInt64(brokers.count))
+    }
+
     public var topics: MQTTTopics { MQTTTopics(prefix: topicPrefix) }
 
     /// The configuration of `camera`'s own connection under this node's: topics under

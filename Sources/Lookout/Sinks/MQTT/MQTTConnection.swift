@@ -41,7 +41,7 @@ final class MQTTConnection: @unchecked Sendable {
 
     private let handle: OpaquePointer
     private let configuration: MQTTConfiguration
-    /// Topics subscribed to (QoS 1) on every connection: a broker that lost the session (or one
+    /// Topics subscribed to (QoS 0) on every connection: a broker that lost the session (or one
     /// that never had it) gets them again.
     private let subscriptions: [String]
     private let onEvent: @Sendable (Event) -> Void
@@ -55,7 +55,7 @@ final class MQTTConnection: @unchecked Sendable {
     /// MonotonicClock nanoseconds when the attempt now waiting for the broker began; 0 when none is.
     private let attemptStartedAt = Atomic<Int64>(0)
     /// The broker of the attempt under way or the connection up (an index into `brokers`).
-    private let brokerIndex = Atomic<Int>(0)
+    private let brokerIndex: Atomic<Int>
     private let wake = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
     private var started = false
@@ -68,6 +68,7 @@ final class MQTTConnection: @unchecked Sendable {
         }
         self.handle = handle
         self.configuration = configuration
+        self.brokerIndex = Atomic(configuration.startingBroker)
         self.subscriptions = subscriptions
         self.onEvent = onEvent
         // Every stored property is set: when this throws, deinit runs and destroys the handle
@@ -134,6 +135,11 @@ final class MQTTConnection: @unchecked Sendable {
         try check("mosquitto_username_pw_set", lk_mosquitto_username_pw_set(handle, username, password))
     }
 
+    /// Seconds an attempt waits for the broker's CONNACK (the TCP connect included) before the
+    /// next broker is tried: far more than a loaded broker takes, far less than the kernel's
+    /// two minutes of SYN retries to a host that is off.
+    static let connectTimeout = 15.0
+
     /// The broker of the attempt under way, or of the connection up.
     var currentBroker: Int { brokerIndex.load(ordering: .relaxed) }
 
@@ -182,7 +188,9 @@ final class MQTTConnection: @unchecked Sendable {
             sessionUp.store(true, ordering: .relaxed)
             // A failed subscription is not fatal: what it brings (Home Assistant's restarts) is
             // a nicety, and the next connection tries again.
-            for topic in subscriptions { _ = lk_mosquitto_subscribe(handle, nil, topic, 1) }
+            // QoS 0: only a live message matters (Home Assistant's restart), and on a clustered
+            // broker each QoS 1 subscription of a persistent session is a replicated consumer.
+            for topic in subscriptions { _ = lk_mosquitto_subscribe(handle, nil, topic, 0) }
             onEvent(.connected(broker: currentBroker))
         } else {
             refusedByBroker.store(true, ordering: .relaxed)
@@ -196,21 +204,24 @@ final class MQTTConnection: @unchecked Sendable {
         var delay = 1.0
         /// The broker libmosquitto last connected to (`reconnect` goes there again); nil at first.
         var lastTried: Int?
-        var index = 0
+        let first = configuration.startingBroker
+        var index = first
         while !stopping.load(ordering: .relaxed) {
             brokerIndex.store(index, ordering: .relaxed)
             attemptStartedAt.store(MonotonicClock.nanoseconds(), ordering: .relaxed)
             let broker = brokers[index]
             let code: Int32
             if lastTried == index {
-                code = lk_mosquitto_reconnect(handle)
+                code = lk_mosquitto_reconnect_async(handle)
             } else {
                 // Another broker may take other credentials; the TLS settings are the fabric's.
                 // (Checked at set-up: this cannot fail.)
                 try? useCredentials(of: broker)
-                code = lk_mosquitto_connect(handle, broker.host, Int32(broker.port), Int32(configuration.keepAlive))
+                code = lk_mosquitto_connect_async(handle, broker.host, Int32(broker.port), Int32(configuration.keepAlive))
             }
             lastTried = index
+            /// No CONNACK within `connectTimeout` (a host that is off, a broker that is stuck).
+            var unanswered = false
             if code == Int32(MOSQ_ERR_SUCCESS.rawValue) {
                 // On stop, the loop runs on until libmosquitto has written the DISCONNECT and
                 // closed the socket (NO_CONN), within the stop's bound: cut short, the broker
@@ -223,6 +234,12 @@ final class MQTTConnection: @unchecked Sendable {
                        !sessionUp.load(ordering: .relaxed) || MonotonicClock.nanoseconds() > stopBy.load(ordering: .relaxed) {
                         break
                     }
+                    let started = attemptStartedAt.load(ordering: .relaxed)
+                    if loop == Int32(MOSQ_ERR_SUCCESS.rawValue), !sessionUp.load(ordering: .relaxed), started != 0,
+                       MonotonicClock.nanoseconds() - started > Int64(Self.connectTimeout * 1e9) {
+                        unanswered = true
+                        break
+                    }
                 }
                 let reason = MQTTError.message(for: loop)
                 if stopping.load(ordering: .relaxed) { break }
@@ -233,7 +250,7 @@ final class MQTTConnection: @unchecked Sendable {
                 } else if refusedByBroker.exchange(false, ordering: .relaxed) {
                     // Said when the CONNACK came.
                 } else {
-                    onEvent(.connectFailed(broker: index, reason))
+                    onEvent(.connectFailed(broker: index, unanswered ? "no answer within \(Int(Self.connectTimeout)) s" : reason))
                 }
             } else {
                 let reason = MQTTError.message(for: code)
@@ -244,7 +261,7 @@ final class MQTTConnection: @unchecked Sendable {
             // the first delay (1 s), and a whole round failing doubles it, up to 30 s.
             index = (index + 1) % brokers.count
             _ = wake.wait(timeout: .now() + delay)
-            if index == 0 || brokers.count == 1 { delay = min(delay * 2, 30) }
+            if index == first || brokers.count == 1 { delay = min(delay * 2, 30) }
         }
     }
 }

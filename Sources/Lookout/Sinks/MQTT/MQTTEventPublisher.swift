@@ -91,7 +91,7 @@ public final class MQTTEventPublisher: @unchecked Sendable {
     private var stateToSend: [Message] = []
     private var connected = false
     /// The broker of the connection up, or of the last one (an index into `configuration.brokers`).
-    private var brokerInUse = 0
+    private var brokerInUse: Int
     /// What `available` says while connected: a camera is offline while its input is lost.
     private var available = true
     private var everConnected = false
@@ -120,6 +120,7 @@ public final class MQTTEventPublisher: @unchecked Sendable {
     public init(configuration: MQTTConfiguration, logger: Logger) throws(MQTTError) {
         self.configuration = configuration
         self.topics = configuration.topics
+        self.brokerInUse = configuration.startingBroker
         self.discovery = configuration.camera == nil ? nil : configuration.homeAssistantDiscoveryPrefix.map {
             HomeAssistantDiscovery(discoveryPrefix: $0, configuration: configuration)
         }
