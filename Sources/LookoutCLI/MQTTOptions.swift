@@ -8,8 +8,8 @@ import Glibc
 /// Options for publishing events to an MQTT broker.
 struct MQTTOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp(
-        "Publish events to this broker: mqtt[s]://[user@]host[:port]/prefix (see docs/automation.md).",
-        valueName: "url"))
+        "Publish events to this broker: mqtt[s]://[user@]host[:port]/prefix; or to the brokers of one fabric (a cluster), comma-separated: mqtt://a:1883,mqtt://b:1883/prefix connects to one and fails over to the next (see docs/automation.md, docs/fleet.md).",
+        valueName: "url[,url...]"))
     var mqtt: String?
 
     @Option(name: .customLong("mqtt-user"), help: ArgumentHelp("MQTT user name (overrides the URL's).", valueName: "name"))
@@ -31,7 +31,7 @@ struct MQTTOptions: ParsableArguments {
     var keyFile: String?
 
     @Option(name: .customLong("mqtt-client-id"), help: ArgumentHelp(
-        "MQTT client ID (default lookout-<host>-<pid>; 1 to \(MQTTConfiguration.maximumGivenClientIDBytes) bytes): each camera connects as <id>-<camera>.", valueName: "id"))
+        "MQTT client ID, the same at every start so the brokers keep the session (default lookout-<host>, and -<prefix> for a prefix other than lookout; 1 to \(MQTTConfiguration.maximumGivenClientIDBytes) bytes): each camera connects as <id>-<camera>.", valueName: "id"))
     var clientID: String?
 
     static let queueRange = ValueRange.integer(1...1_000_000)
@@ -60,19 +60,20 @@ struct MQTTOptions: ParsableArguments {
 
     mutating func validate() throws {
         if let mqtt {
-            let broker: MQTTBrokerAddress
-            do { broker = try MQTTBrokerAddress(mqtt) } catch { throw ValidationError(error.description + ".") }
-            if !broker.usesTLS && (caFile != nil || certificateFile != nil) {
+            let brokers: MQTTBrokerList
+            do { brokers = try MQTTBrokerList(mqtt) } catch { throw ValidationError(error.description + ".") }
+            if !brokers.first.usesTLS && (caFile != nil || certificateFile != nil) {
                 throw ValidationError("--mqtt-ca, --mqtt-cert and --mqtt-key need an mqtts:// address.")
             }
-            try Self.check("--mqtt: the topic prefix", broker.topicPrefix, maximumBytes: MQTTConfiguration.maximumTopicPrefixBytes)
-            if let user {
-                try Self.check("--mqtt-user", user, maximumBytes: MQTTConfiguration.maximumCredentialBytes)
-            } else if let name = broker.username {
-                try Self.check("--mqtt: the user name", name, maximumBytes: MQTTConfiguration.maximumCredentialBytes)
-            }
-            if let password = broker.password {
-                try Self.check("--mqtt: the password", password, maximumBytes: MQTTConfiguration.maximumCredentialBytes)
+            try Self.check("--mqtt: the topic prefix", brokers.topicPrefix, maximumBytes: MQTTConfiguration.maximumTopicPrefixBytes)
+            if let user { try Self.check("--mqtt-user", user, maximumBytes: MQTTConfiguration.maximumCredentialBytes) }
+            for broker in brokers.addresses {
+                if user == nil, let name = broker.username {
+                    try Self.check("--mqtt: the user name", name, maximumBytes: MQTTConfiguration.maximumCredentialBytes)
+                }
+                if let password = broker.password {
+                    try Self.check("--mqtt: the password", password, maximumBytes: MQTTConfiguration.maximumCredentialBytes)
+                }
             }
             if let clientID {
                 try Self.check("--mqtt-client-id", clientID, maximumBytes: MQTTConfiguration.maximumGivenClientIDBytes,

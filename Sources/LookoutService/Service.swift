@@ -328,11 +328,12 @@ public final class Service: @unchecked Sendable {
         if let url = effective.mqtt {
             let password = try ServiceSecrets.mqttPassword(effective, spelled: spelled)
             do throws(MQTTError) {
-                let broker = try MQTTBrokerAddress(url)
-                if broker.password != nil {
+                let brokers = try MQTTBrokerList(url)
+                if brokers.addresses.contains(where: { $0.password != nil }) {
                     diagnostics("warning: the MQTT password in --mqtt is visible to every user of this machine; use --mqtt-password-file or LOOKOUT_MQTT_PASSWORD")
                 }
-                var mqtt = MQTTConfiguration(broker: broker, clientID: effective.mqttClientID ?? ServiceSecrets.defaultClientID())
+                var mqtt = MQTTConfiguration(brokers: brokers,
+                                             clientID: effective.mqttClientID ?? ServiceSecrets.defaultClientID(topicPrefix: brokers.topicPrefix))
                 mqtt.username = effective.mqttUser
                 mqtt.password = password
                 mqtt.caFile = effective.mqttCA

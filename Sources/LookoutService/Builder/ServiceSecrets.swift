@@ -79,11 +79,18 @@ enum ServiceSecrets {
     }
 
     /// The MQTT client ID made when none is given: lookout-<host>-<pid>.
-    static func defaultClientID() -> String {
+    /// The same at every start, so the brokers keep the session (persistent sessions): `lookout-<host>`,
+    /// and the topic prefix when it is not the default (two nodes on one host differ by prefix).
+    static func defaultClientID(topicPrefix: String) -> String {
         var name = [CChar](repeating: 0, count: 256)
         gethostname(&name, name.count - 1)
         let bytes = name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
         let host = String(decoding: bytes, as: UTF8.self).prefix(40)
-        return "lookout-\(host.isEmpty ? "host" : String(host))-\(getpid())"
+        var id = "lookout-" + (host.isEmpty ? "host" : String(host))
+        if topicPrefix != "lookout" {
+            let prefix = topicPrefix.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") ? $0 : "-" }
+            id += "-" + String(prefix)
+        }
+        return String(decoding: id.utf8.prefix(MQTTConfiguration.maximumGivenClientIDBytes), as: UTF8.self)
     }
 }

@@ -50,7 +50,7 @@ public enum ConfigurationCheck {
         if (global.mqttCert == nil) != (global.mqttKey == nil) {
             problem(global.mqttCert == nil ? "mqtt.mqtt-key" : "mqtt.mqtt-cert", "mqtt-cert and mqtt-key go together")
         }
-        if let url = global.mqtt, let broker = try? MQTTBrokerAddress(url), !broker.usesTLS {
+        if let url = global.mqtt, let broker = try? MQTTBrokerList(url).first, !broker.usesTLS {
             for key in ["mqtt-ca", "mqtt-cert", "mqtt-key"] where ConfigurationKey.named(key)?.isGiven(global) == true {
                 problem("mqtt.\(key)", "needs an mqtts:// address in mqtt:")
             }

@@ -135,7 +135,8 @@ extension ConfigurationKey {
     ]
 
     private static let mqtt: [ConfigurationKey] = [
-        .init("mqtt", .mqtt, .global, \.mqtt, .mqttURL, secret: true, "Publish events to this broker."),
+        .init("mqtt", .mqtt, .global, \.mqtt, .mqttURLs, secret: true,
+              "Publish events to this broker, or to these brokers of one fabric (a cluster): connect to one, fail over to the next."),
         .init("mqtt-user", .mqtt, .global, \.mqttUser, .mqttText(maximumBytes: MQTTConfiguration.maximumCredentialBytes),
               "MQTT user name (overrides the URL's)."),
         .init("mqtt-password-file", .mqtt, .global, \.mqttPasswordFile, .path,
@@ -144,7 +145,7 @@ extension ConfigurationKey {
         .init("mqtt-cert", .mqtt, .global, \.mqttCert, .path, "Client certificate (PEM) for mqtts://."),
         .init("mqtt-key", .mqtt, .global, \.mqttKey, .path, "Private key (PEM, unencrypted) of mqtt-cert."),
         .init("mqtt-client-id", .mqtt, .global, \.mqttClientID, .mqttText(maximumBytes: MQTTConfiguration.maximumGivenClientIDBytes),
-              defaultText: "lookout-<host>-<pid>", "MQTT client ID: each camera connects as <id>-<camera>."),
+              defaultText: "lookout-<host>[-<prefix>]", "MQTT client ID, the same at every start (persistent sessions): each camera connects as <id>-<camera>."),
         .init("mqtt-queue", .mqtt, .global, \.mqttQueue, .integer(1...1_000_000), default: 10_000,
               "Events kept while the broker is away; past it the oldest are dropped."),
         .init("ha-discovery", .mqtt, .global, \.haDiscovery, .bool, default: false, "Publish Home Assistant discovery configs."),

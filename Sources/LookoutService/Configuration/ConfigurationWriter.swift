@@ -57,8 +57,11 @@ public enum ConfigurationWriter {
 
     /// A secret as shown: a URL keeps all but its password.
     private static func redacted(_ value: ConfigurationValue) -> ConfigurationValue {
-        guard case .string(let text) = value else { return .string("***") }
-        return .string(text.contains("://") ? FFmpegInput.redacted(text) : "***")
+        switch value {
+        case .string(let text): return .string(text.contains("://") ? FFmpegInput.redacted(text) : "***")
+        case .list(let items): return .list(items.map(redacted)) // several brokers' addresses
+        default: return .string("***")
+        }
     }
 
     /// `value` as YAML text, block style, in the file's key order.

@@ -18,11 +18,47 @@ extension ValueKind where Value == String {
                          write: { .string($0) })
     }()
 
-    /// An MQTT broker's address.
-    static let mqttURL = text("mqtt[s]://[user[:password]@]host[:port]/prefix", maximumBytes: 4096, pattern: "^mqtts?://") { text in
-        guard let broker = try? MQTTBrokerAddress(text) else { return false }
-        return MQTTConfiguration.textProblem(broker.topicPrefix, maximumBytes: MQTTConfiguration.maximumTopicPrefixBytes) == nil
-    }
+    /// The MQTT brokers of one fabric: one address, several comma-separated in one text, or a list
+    /// (each `mqtt[s]://[user[:password]@]host[:port][/prefix]`); kept as the comma-separated text.
+    static let mqttURLs: ValueKind = {
+        let allowed = "mqtt[s]://[user[:password]@]host[:port]/prefix, or a list of such addresses of one fabric"
+        let address: ConfigurationValue = .schema(["type": .string("string"), "minLength": .integer(1), "maxLength": .integer(4096),
+                                                   "pattern": .string("^mqtts?://")])
+        @Sendable func valid(_ text: String) -> Bool {
+            guard text.utf8.count <= 4096 * MQTTBrokerList.maximumCount, !text.contains("\0"),
+                  let brokers = try? MQTTBrokerList(text) else { return false }
+            return MQTTConfiguration.textProblem(brokers.topicPrefix, maximumBytes: MQTTConfiguration.maximumTopicPrefixBytes) == nil
+        }
+        return ValueKind(allowed: allowed,
+                         schema: .schema(["anyOf": .list([address, .schema(["type": .string("array"), "items": address, "minItems": .integer(1),
+                                                                             "maxItems": .integer(MQTTBrokerList.maximumCount)])])]),
+                         read: { value in
+                             let text: String
+                             switch value {
+                             case .string(let single): text = single
+                             case .list(let items):
+                                 let texts = items.compactMap { item -> String? in if case .string(let one) = item { one } else { nil } }
+                                 guard texts.count == items.count, !texts.isEmpty else { return nil }
+                                 text = texts.joined(separator: ",")
+                             default: return nil
+                             }
+                             return valid(text) ? text : nil
+                         },
+                         write: { text in
+                             let addresses = MQTTBrokerList.split(text)
+                             return addresses.count == 1 ? .string(text) : .list(addresses.map { .string($0) })
+                         },
+                         explain: { value in
+                             let text: String? = switch value {
+                             case .string(let single): single
+                             case .list(let items): items.compactMap { if case .string(let one) = $0 { one } else { nil } }.joined(separator: ",")
+                             default: nil
+                             }
+                             guard let text else { return nil }
+                             do throws(MQTTError) { _ = try MQTTBrokerList(text) } catch { return error.description }
+                             return nil
+                         })
+    }()
 
     /// MQTT text (a user name, a client ID) a broker takes.
     static func mqttText(maximumBytes: Int) -> ValueKind {

@@ -1,6 +1,13 @@
 /// Everything the MQTT publisher needs: the broker, credentials, TLS files and behaviour.
 public struct MQTTConfiguration: Sendable {
-    public var broker: MQTTBrokerAddress
+    /// The brokers of one fabric, tried in turn: a connection fails over to the next when its
+    /// broker is lost or cannot be reached (`MQTTBrokerList`).
+    public var brokers: [MQTTBrokerAddress]
+    /// The first broker; setting it makes it the only one.
+    public var broker: MQTTBrokerAddress {
+        get { brokers[0] }
+        set { brokers = [newValue] }
+    }
     /// Overrides the user name and password of the address (from a file or the environment).
     public var username: String?
     public var password: String?
@@ -9,6 +16,9 @@ public struct MQTTConfiguration: Sendable {
     public var caFile: String?
     public var certificateFile: String?
     public var keyFile: String?
+    /// The client ID, the same at every start: the brokers keep the session (clean session off)
+    /// with its subscriptions and the QoS 1 messages in flight for the next connection, on any
+    /// broker of the fabric.
     public var clientID: String
     /// Seconds between keep-alive pings; the broker declares Lookout gone (and publishes the
     /// "offline" will) after 1.5 times this without traffic.
@@ -31,10 +41,19 @@ public struct MQTTConfiguration: Sendable {
     public var zones: [String] = []
 
     public init(broker: MQTTBrokerAddress, clientID: String) {
-        self.broker = broker
+        self.brokers = [broker]
         self.clientID = clientID
         self.topicPrefix = broker.topicPrefix
     }
+
+    public init(brokers: MQTTBrokerList, clientID: String) {
+        self.brokers = brokers.addresses
+        self.clientID = clientID
+        self.topicPrefix = brokers.topicPrefix
+    }
+
+    /// The brokers without passwords, comma-separated, for messages.
+    public var redactedBrokers: String { brokers.map(\.redacted).joined(separator: ",") }
 
     public var topics: MQTTTopics { MQTTTopics(prefix: topicPrefix) }
 

@@ -6,18 +6,22 @@ import Glibc
 #endif
 
 /// One libmosquitto client with its own network thread: connects, keeps the connection alive,
-/// and reconnects with backoff (1 s doubling to 30 s) for as long as it runs.
+/// and reconnects with backoff (1 s doubling to 30 s) for as long as it runs. With several
+/// brokers (one fabric), each attempt after a loss or a failure goes to the next broker in turn.
 ///
-/// libmosquitto queues QoS 1 messages it has accepted and sends them again after a reconnect;
-/// the caller bounds how many it hands over. Events arrive on the network thread.
+/// The session is persistent (clean session off, the configuration's stable client ID): the
+/// fabric keeps its subscriptions and QoS 1 state between connections, on whichever broker.
+/// libmosquitto keeps the QoS 1 messages it has accepted and not seen acknowledged, and sends them
+/// again on the next connection, to the same broker or the next; the caller bounds how many it
+/// hands over. Events arrive on the network thread.
 final class MQTTConnection: @unchecked Sendable {
     enum Event: Sendable {
-        /// The broker accepted the connection.
-        case connected
-        /// A connection attempt failed or the broker refused it.
-        case connectFailed(String)
-        /// An established connection was lost.
-        case disconnected(String)
+        /// The broker (an index into the configuration's `brokers`) accepted the connection.
+        case connected(broker: Int)
+        /// A connection attempt to this broker failed or the broker refused it.
+        case connectFailed(broker: Int, String)
+        /// An established connection to this broker was lost.
+        case disconnected(broker: Int, String)
         /// The broker acknowledged the QoS 1 message with this ID.
         case acknowledged(Int32)
         /// A message arrived on a subscribed topic; `retained` when the broker kept it from before
@@ -37,8 +41,8 @@ final class MQTTConnection: @unchecked Sendable {
 
     private let handle: OpaquePointer
     private let configuration: MQTTConfiguration
-    /// Topics subscribed to (QoS 1) on every connection: the session is clean, so each connect
-    /// subscribes again.
+    /// Topics subscribed to (QoS 1) on every connection: a broker that lost the session (or one
+    /// that never had it) gets them again.
     private let subscriptions: [String]
     private let onEvent: @Sendable (Event) -> Void
     private let stopping = Atomic<Bool>(false)
@@ -50,6 +54,8 @@ final class MQTTConnection: @unchecked Sendable {
     private let refusedByBroker = Atomic<Bool>(false)
     /// MonotonicClock nanoseconds when the attempt now waiting for the broker began; 0 when none is.
     private let attemptStartedAt = Atomic<Int64>(0)
+    /// The broker of the attempt under way or the connection up (an index into `brokers`).
+    private let brokerIndex = Atomic<Int>(0)
     private let wake = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
     private var started = false
@@ -57,7 +63,7 @@ final class MQTTConnection: @unchecked Sendable {
     init(configuration: MQTTConfiguration, subscriptions: [String] = [],
          onEvent: @escaping @Sendable (Event) -> Void) throws(MQTTError) {
         if let reason = Self.libraryLoadError { throw .libraryMissing(reason) }
-        guard let handle = lk_mosquitto_new(configuration.clientID, true, nil) else {
+        guard let handle = lk_mosquitto_new(configuration.clientID, false, nil) else {
             throw .library(call: "mosquitto_new", code: Int32(MOSQ_ERR_ERRNO.rawValue))
         }
         self.handle = handle
@@ -105,11 +111,8 @@ final class MQTTConnection: @unchecked Sendable {
         let topics = configuration.topics
         try check("mosquitto_will_set", lk_mosquitto_will_set(handle, topics.availability, Int32(MQTTTopics.offline.utf8.count),
                                                            MQTTTopics.offline, 1, true))
-        let username = configuration.username ?? configuration.broker.username
-        let password = configuration.password ?? configuration.broker.password
-        if username != nil || password != nil {
-            try check("mosquitto_username_pw_set", lk_mosquitto_username_pw_set(handle, username, password))
-        }
+        // Each broker's credentials are checked now; the first broker's are set last, for the first attempt.
+        for broker in configuration.brokers.reversed() { try useCredentials(of: broker) }
         if configuration.broker.usesTLS {
             for path in [configuration.caFile, configuration.certificateFile, configuration.keyFile].compactMap({ $0 }) {
                 guard path.withPlatformPath({ access($0, R_OK) }) == 0 else { throw .unreadableFile(path: path, .current) }
@@ -123,6 +126,16 @@ final class MQTTConnection: @unchecked Sendable {
                                                              { _, _, _, _ in 0 }))
         }
     }
+
+    /// The user name and password for `broker`: the configuration's, else the address's own.
+    private func useCredentials(of broker: MQTTBrokerAddress) throws(MQTTError) {
+        let username = configuration.username ?? broker.username
+        let password = configuration.password ?? broker.password
+        try check("mosquitto_username_pw_set", lk_mosquitto_username_pw_set(handle, username, password))
+    }
+
+    /// The broker of the attempt under way, or of the connection up.
+    var currentBroker: Int { brokerIndex.load(ordering: .relaxed) }
 
     /// Starts connecting on the network thread.
     func start() {
@@ -166,24 +179,34 @@ final class MQTTConnection: @unchecked Sendable {
             // A failed subscription is not fatal: what it brings (Home Assistant's restarts) is
             // a nicety, and the next connection tries again.
             for topic in subscriptions { _ = lk_mosquitto_subscribe(handle, nil, topic, 1) }
-            onEvent(.connected)
+            onEvent(.connected(broker: currentBroker))
         } else {
             refusedByBroker.store(true, ordering: .relaxed)
-            onEvent(.connectFailed("the broker refused the connection: " + MQTTResultCode.words(forRefusal: code)))
+            onEvent(.connectFailed(broker: currentBroker, "the broker refused the connection: " + MQTTResultCode.words(forRefusal: code)))
         }
     }
 
     private func run() {
         defer { finished.signal() }
-        let broker = configuration.broker
+        let brokers = configuration.brokers
         var delay = 1.0
-        var firstAttempt = true
+        /// The broker libmosquitto last connected to (`reconnect` goes there again); nil at first.
+        var lastTried: Int?
+        var index = 0
         while !stopping.load(ordering: .relaxed) {
+            brokerIndex.store(index, ordering: .relaxed)
             attemptStartedAt.store(MonotonicClock.nanoseconds(), ordering: .relaxed)
-            let code = firstAttempt
-                ? lk_mosquitto_connect(handle, broker.host, Int32(broker.port), Int32(configuration.keepAlive))
-                : lk_mosquitto_reconnect(handle)
-            firstAttempt = false
+            let broker = brokers[index]
+            let code: Int32
+            if lastTried == index {
+                code = lk_mosquitto_reconnect(handle)
+            } else {
+                // Another broker may take other credentials; the TLS settings are the fabric's.
+                // (Checked at set-up: this cannot fail.)
+                try? useCredentials(of: broker)
+                code = lk_mosquitto_connect(handle, broker.host, Int32(broker.port), Int32(configuration.keepAlive))
+            }
+            lastTried = index
             if code == Int32(MOSQ_ERR_SUCCESS.rawValue) {
                 // On stop, the loop runs on until libmosquitto has written the DISCONNECT and
                 // closed the socket (NO_CONN), within the stop's bound: cut short, the broker
@@ -202,19 +225,22 @@ final class MQTTConnection: @unchecked Sendable {
                 attemptStartedAt.store(0, ordering: .relaxed)
                 if sessionUp.exchange(false, ordering: .relaxed) {
                     delay = 1
-                    onEvent(.disconnected(reason))
+                    onEvent(.disconnected(broker: index, reason))
                 } else if refusedByBroker.exchange(false, ordering: .relaxed) {
                     // Said when the CONNACK came.
                 } else {
-                    onEvent(.connectFailed(reason))
+                    onEvent(.connectFailed(broker: index, reason))
                 }
             } else {
                 let reason = MQTTError.message(for: code)
                 attemptStartedAt.store(0, ordering: .relaxed)
-                onEvent(.connectFailed(reason))
+                onEvent(.connectFailed(broker: index, reason))
             }
+            // The next attempt goes to the next broker; a lost broker's successor is tried after
+            // the first delay (1 s), and a whole round failing doubles it, up to 30 s.
+            index = (index + 1) % brokers.count
             _ = wake.wait(timeout: .now() + delay)
-            delay = min(delay * 2, 30)
+            if index == 0 || brokers.count == 1 { delay = min(delay * 2, 30) }
         }
     }
 }

@@ -28,6 +28,8 @@ public final class MQTTEventPublisher: @unchecked Sendable {
         public var pending = 0
         /// Whether the broker connection is up now.
         public var connected = false
+        /// The broker connected to now (its address without the password), nil while none is.
+        public var broker: String?
     }
 
     private struct Message {
@@ -55,6 +57,8 @@ public final class MQTTEventPublisher: @unchecked Sendable {
     private var retainedState: [(topic: String, payload: [UInt8])] = []
     private var stateToSend: [Message] = []
     private var connected = false
+    /// The broker of the connection up, or of the last one (an index into `configuration.brokers`).
+    private var brokerInUse = 0
     /// What `available` says while connected: a camera is offline while its input is lost.
     private var available = true
     private var everConnected = false
@@ -62,7 +66,9 @@ public final class MQTTEventPublisher: @unchecked Sendable {
     /// handshake must still wait for it at the end, rather than take "not connected" for
     /// "unreachable".
     private var firstAttemptPending = true
+    /// The last failure to connect, and each broker's last one said (said again only when it changes).
     private var lastFailure: String?
+    private var failuresSaid: [Int: String] = [:]
     /// Why the last connection was lost, until the next is made.
     private var lastLoss: String?
     private var unacknowledged = 0
@@ -173,7 +179,8 @@ public final class MQTTEventPublisher: @unchecked Sendable {
     public var statistics: Statistics {
         queue.sync {
             Statistics(acknowledged: acknowledged, dropped: events.dropped + scans.dropped,
-                       pending: events.count + scans.count + stateToSend.count + unacknowledged, connected: connected)
+                       pending: events.count + scans.count + stateToSend.count + unacknowledged, connected: connected,
+                       broker: connected ? configuration.brokers[brokerInUse].redacted : nil)
         }
     }
 
@@ -289,15 +296,20 @@ public final class MQTTEventPublisher: @unchecked Sendable {
 
     private func handle(_ event: MQTTConnection.Event) {
         switch event {
-        case .connected:
+        case .connected(let broker):
             connected = true
             firstAttemptPending = false
             let queued = events.count
+            let failedOver = broker != brokerInUse
+            brokerInUse = broker
             if everConnected {
-                logger.notice("MQTT: reconnected to \(configuration.broker.redacted)\(queued > 0 ? "; delivering \(queued) queued event\(queued == 1 ? "" : "s")" : "")")
+                logger.notice("MQTT: \(failedOver ? "failed over" : "reconnected") to \(configuration.brokers[broker].redacted)\(queued > 0 ? "; delivering \(queued) queued event\(queued == 1 ? "" : "s")" : "")")
+            } else if configuration.brokers.count > 1 {
+                logger.info("MQTT: connected to \(configuration.brokers[broker].redacted)")
             }
             everConnected = true
             lastFailure = nil
+            failuresSaid = [:]
             lastLoss = nil
             sendEverythingRetained()
         case .message(let topic, let payload, let retained):
@@ -307,20 +319,24 @@ public final class MQTTEventPublisher: @unchecked Sendable {
                   payload.elementsEqual(HomeAssistantDiscovery.statusOnline.utf8) else { break }
             logger.notice("MQTT: Home Assistant is back online; publishing discovery and state again")
             sendEverythingRetained()
-        case .connectFailed(let reason):
+        case .connectFailed(let broker, let reason):
             connected = false
             firstAttemptPending = false
-            if reason != lastFailure {
-                logger.warning("MQTT: cannot connect to \(configuration.broker.redacted): \(reason); retrying")
-                lastFailure = reason
+            lastFailure = reason
+            if failuresSaid[broker] != reason {
+                failuresSaid[broker] = reason
+                let retry = configuration.brokers.count > 1 ? "trying \(configuration.brokers[(broker + 1) % configuration.brokers.count].redacted) next" : "retrying"
+                logger.warning("MQTT: cannot connect to \(configuration.brokers[broker].redacted): \(reason); \(retry)")
             }
             signalIdleIfWaiting()
-        case .disconnected(let reason):
+        case .disconnected(let broker, let reason):
             connected = false
             firstAttemptPending = false
             lastFailure = nil
             lastLoss = reason
-            logger.warning("MQTT: connection to \(configuration.broker.redacted) lost (\(reason)); events are queued until it is back")
+            let next = configuration.brokers.count > 1
+                ? "failing over to \(configuration.brokers[(broker + 1) % configuration.brokers.count].redacted)" : "events are queued until it is back"
+            logger.warning("MQTT: connection to \(configuration.brokers[broker].redacted) lost (\(reason)); \(next)")
             signalIdleIfWaiting()
         case .acknowledged:
             unacknowledged = max(0, unacknowledged - 1)

@@ -54,15 +54,22 @@ public final class MQTTEventSink: EventSink, @unchecked Sendable {
         let statistics = publisher.statistics
         return StatisticsSection(
             name: "mqtt",
-            fields: [StatisticsField("connected", .bool(statistics.connected)),
-                     StatisticsField("acknowledged", .integer(statistics.acknowledged)),
-                     StatisticsField("dropped", .integer(statistics.dropped)),
-                     StatisticsField("queued", .integer(statistics.pending))],
+            // `broker` only while connected: which broker of the fabric this camera uses.
+            fields: [StatisticsField("connected", .bool(statistics.connected))]
+                + (statistics.broker.map { [StatisticsField("broker", .string($0))] } ?? [])
+                + [StatisticsField("acknowledged", .integer(statistics.acknowledged)),
+                   StatisticsField("dropped", .integer(statistics.dropped)),
+                   StatisticsField("queued", .integer(statistics.pending))],
             metrics: [StatisticsMetric("lookout_mqtt_queue_depth", help: "MQTT messages waiting for the broker.",
                                        .gauge(Double(statistics.pending))),
                       StatisticsMetric("lookout_mqtt_connected", help: "1 while connected to the MQTT broker.",
                                        .gauge(statistics.connected ? 1 : 0)),
                       StatisticsMetric("lookout_mqtt_dropped_total", help: "Events dropped from the full MQTT queue.",
-                                       .counter(statistics.dropped))])
+                                       .counter(statistics.dropped))]
+                // One series per broker of the fabric, 1 for the one connected to: a failover moves the 1.
+                + publisher.configuration.brokers.map(\.redacted).map { broker in
+                    StatisticsMetric("lookout_mqtt_broker", help: "1 for the MQTT broker of the list connected to now, else 0.",
+                                     labels: [("broker", broker)], .gauge(statistics.broker == broker ? 1 : 0))
+                })
     }
 }
