@@ -249,7 +249,7 @@ class Connection:
     its availability topic, keep-alive 30 s; the broker list rotated per node so that the fleet
     spreads over the cluster."""
 
-    def __init__(self, client_id, availability, brokers, counter, subscribe=None, on_message=None):
+    def __init__(self, client_id, availability, brokers, counter, subscribe=None, on_message=None, subscribe_qos=1):
         self.client = mqtt.Client(client_id=client_id, clean_session=False, protocol=mqtt.MQTTv311)
         self.client.will_set(availability, b"offline", qos=1, retain=True)
         self.client.max_inflight_messages_set(64)
@@ -262,7 +262,7 @@ class Connection:
         def on_connect(client, userdata, flags, rc):
             if rc == 0:
                 if subscribe:
-                    client.subscribe(subscribe, qos=1)
+                    client.subscribe(subscribe, qos=subscribe_qos)
                 self.connected.set()
         self.client.on_connect = on_connect
         if on_message:
@@ -281,13 +281,15 @@ class Connection:
 
 
 class Camera:
-    def __init__(self, node, name, script, brokers, counters):
+    def __init__(self, node, name, script, brokers, counters, status_qos=1):
         self.node, self.name, self.script = node, name, script
         self.prefix = f"{node.prefix}"
         self.sequence = 0
+        self.restarts = 0
         self.counters = counters
         self.connection = Connection(f"{node.client_id}-{name}", f"{self.prefix}/{name}/available", brokers,
-                                     counters["all"], subscribe="homeassistant/status", on_message=self.on_status)
+                                     counters["all"], subscribe="homeassistant/status", on_message=self.on_status,
+                                     subscribe_qos=status_qos)
 
     def rename(self, text):
         """The recording's names made this camera's: prefix, node client ID, camera name."""
@@ -330,6 +332,7 @@ class Camera:
     def on_status(self, client, userdata, message):
         # Home Assistant is back: every camera sends its discovery configs again (as Lookout does).
         if message.payload == b"online" and not message.retain:
+            self.restarts += 1
             self.send_discovery(self.counters["discovery_restart"])
 
 
@@ -343,14 +346,14 @@ class Node:
         self.cameras = []
 
 
-def run_fleet(cameras, per_node, seconds, brokers, monitors, scripts, quiet=False):
+def run_fleet(cameras, per_node, seconds, brokers, monitors, scripts, status_qos=1):
     counters = {name: Counter() for name in ("all", "discovery_start", "discovery_restart", "steady")}
     nodes = []
     for index in range((cameras + per_node - 1) // per_node):
         node = Node(index, "fleet", brokers, counters)
         for c in range(min(per_node, cameras - index * per_node)):
             script = scripts[(index * per_node + c) % len(scripts)]
-            node.cameras.append(Camera(node, f"cam{c + 1}", script, node.brokers, counters))
+            node.cameras.append(Camera(node, f"cam{c + 1}", script, node.brokers, counters, status_qos))
         nodes.append(node)
     connections = [n.connection for n in nodes] + [c.connection for n in nodes for c in n.cameras]
     wait_for(lambda: all(c.connected.is_set() for c in connections), 300, "the fleet did not connect")
@@ -360,8 +363,7 @@ def run_fleet(cameras, per_node, seconds, brokers, monitors, scripts, quiet=Fals
         for camera in node.cameras:
             camera.start()
     wait_for(lambda: counters["all"].acked >= counters["all"].sent, 300, "the start was not acknowledged")
-    if not quiet:
-        print(f"fleet-sim: {cameras} cameras on {len(nodes)} nodes connected and started", file=sys.stderr)
+    print(f"fleet-sim: {cameras} cameras on {len(nodes)} nodes connected and started", file=sys.stderr)
 
     # Steady state: every camera replays its clip's events in a loop, from a random point of it.
     schedule, begin = [], time.monotonic()
@@ -374,10 +376,13 @@ def run_fleet(cameras, per_node, seconds, brokers, monitors, scripts, quiet=Fals
             heapq.heappush(schedule, (begin + t, i, id(message), camera, message))
     first = broker_figures(monitors)
     end = begin + seconds
+    lag = 0.0
     while schedule and schedule[0][0] < end:
         at, i, key, camera, message = heapq.heappop(schedule)
-        if at > time.monotonic():
-            time.sleep(at - time.monotonic())
+        delay = at - time.monotonic()
+        if delay > 0:
+            time.sleep(delay)
+        lag = max(lag, -delay)
         camera.send(message, counters["steady"])
         heapq.heappush(schedule, (at + camera.script.period, i, key, camera, message))
     wait_for(lambda: counters["all"].acked >= counters["all"].sent, 300, "the run was not acknowledged")
@@ -391,8 +396,14 @@ def run_fleet(cameras, per_node, seconds, brokers, monitors, scripts, quiet=Fals
     publisher.loop_start()
     publisher.publish("homeassistant/status", b"online", qos=1).wait_for_publish()
     expected = sum(len(c.script.discovery) for n in nodes for c in n.cameras)
-    wait_for(lambda: counters["discovery_restart"].sent >= expected and counters["all"].acked >= counters["all"].sent,
-             300, "the discovery after a Home Assistant restart was not acknowledged")
+    try:
+        wait_for(lambda: counters["discovery_restart"].sent >= expected and counters["all"].acked >= counters["all"].sent,
+                 120, "the discovery after a Home Assistant restart was not acknowledged")
+    except SystemExit as failure:
+        told = sum(1 for n in nodes for c in n.cameras if c.restarts)
+        raise SystemExit(f"{failure}: {told} of {cameras} cameras got homeassistant/status; "
+                         f"{counters['discovery_restart'].sent} of {expected} configs sent; "
+                         f"{counters['all'].acked} of {counters['all'].sent} messages acknowledged")
     publisher.loop_stop()
     publisher.disconnect()
     after = broker_figures(monitors)
@@ -400,6 +411,8 @@ def run_fleet(cameras, per_node, seconds, brokers, monitors, scripts, quiet=Fals
         connection.close()
     return {
         "cameras": cameras, "nodes": len(nodes), "connections": len(connections), "seconds": round(elapsed, 1),
+        # How late the simulator sent a message at worst: the rates hold only while this is small.
+        "max_lag_s": round(lag, 3),
         "published_per_s": round(counters["steady"].sent / elapsed, 1),
         "published_bytes_per_s": round(counters["steady"].bytes / elapsed),
         "events_per_s": round(sum(c.sequence for n in nodes for c in n.cameras) / elapsed, 2),
@@ -451,7 +464,7 @@ def run(args):
         cluster = Cluster()
         brokers, monitors = cluster.brokers, cluster.monitor
     try:
-        result = run_fleet(args.cameras, args.cameras_per_node, args.seconds, brokers, monitors, scripts)
+        result = run_fleet(args.cameras, args.cameras_per_node, args.seconds, brokers, monitors, scripts, args.ha_status_qos)
     finally:
         if cluster:
             cluster.stop()
@@ -466,7 +479,8 @@ def report(args):
     for cameras in (10, 100):
         cluster = Cluster()
         try:
-            results.append(run_fleet(cameras, args.cameras_per_node, args.seconds, cluster.brokers, cluster.monitor, scripts))
+            results.append(run_fleet(cameras, args.cameras_per_node, args.seconds, cluster.brokers, cluster.monitor, scripts,
+                                     args.ha_status_qos))
         finally:
             cluster.stop()
         print(json.dumps(results[-1]), file=sys.stderr)
@@ -500,7 +514,7 @@ def report(args):
     table = "\n".join(lines)
     print(table)
     print(f"\nRecording: {traffic['command']} ({traffic['lookout']}); {args.seconds} s of steady state per fleet; "
-          f"nats-server {nats_version()} on {os.cpu_count()} cores.")
+          f"homeassistant/status subscribed at QoS {args.ha_status_qos}; nats-server {nats_version()} on {os.cpu_count()} cores.")
     return table
 
 
@@ -521,6 +535,10 @@ def main():
     every = commands.add_parser("report", help="10 and 100 cameras, and the table")
     every.add_argument("seconds", type=float, nargs="?", default=60)
     every.add_argument("--cameras-per-node", type=int, default=5)
+    for command in (one, every):
+        # Lookout subscribes at QoS 1; at QoS 0 a NATS session's subscription needs no JetStream consumer.
+        command.add_argument("--ha-status-qos", type=int, choices=(0, 1), default=1,
+                             help="the QoS of each camera's homeassistant/status subscription (Lookout: 1)")
     args = parser.parse_args()
     {"record": record, "run": run, "report": report}[args.command](args)
 
