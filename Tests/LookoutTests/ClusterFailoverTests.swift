@@ -91,8 +91,13 @@ struct ClusterFailoverTests {
                 "Lookout did not connect again: \(lookout.process.errors.lines.suffix(10))")
         let failedOver = try #require(now)
         #expect(failedOver != killed)
-        let status = try #require(try httpGet(lookout.base + "/api/status").json, "no status")
-        let broker = (status["mqtt"] as? [String: Any])?["broker"] as? String ?? ""
+        // The status names the broker in use once Lookout has its CONNACK (the broker lists the
+        // connection as soon as it has the CONNECT).
+        var broker = ""
+        #expect(NATSCluster.poll(timeout: 60) {
+            broker = lookout.statistics()?["broker"] as? String ?? ""
+            return !broker.isEmpty
+        }, "no broker in \(String(describing: lookout.statistics()))")
         #expect(broker == cluster.nodes[failedOver].url || broker.hasPrefix(cluster.nodes[failedOver].url + "/"),
                 "status names \(broker), connected to \(cluster.nodes[failedOver].url)")
 
