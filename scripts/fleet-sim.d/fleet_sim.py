@@ -201,9 +201,11 @@ mqtt {{ listen: 127.0.0.1:{self.mqtt[i]}, stream_replicas: {replicas} }}
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
-def monitor(port, endpoint):
+def monitor(address, endpoint):
+    """A monitoring endpoint's JSON; address is a port on this machine or (host, port)."""
+    host, port = address if isinstance(address, tuple) else ("127.0.0.1", address)
     try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/{endpoint}", timeout=10) as answer:
+        with urllib.request.urlopen(f"http://{host}:{port}/{endpoint}", timeout=10) as answer:
             return json.load(answer)
     except OSError:
         return None
@@ -434,13 +436,13 @@ def broker_figures(monitors):
     """From each node's monitoring endpoint: resident memory, CPU, messages in and out (/varz);
     the MQTT streams' retained messages and sessions and the consumers (/jsz, one node's view)."""
     figures = {"mem": [], "cpu": [], "in_msgs": 0, "out_msgs": 0, "retained": 0, "sessions": 0, "consumers": 0, "store": 0}
-    for port in monitors:
-        varz = monitor(port, "varz") or {}
+    for address in monitors:
+        varz = monitor(address, "varz") or {}
         figures["mem"].append(varz.get("mem", 0))
         figures["cpu"].append(varz.get("cpu", 0))
         figures["in_msgs"] += varz.get("in_msgs", 0)
         figures["out_msgs"] += varz.get("out_msgs", 0)
-    jsz = monitor(monitors[0], "jsz?accounts=true&streams=true") or {}
+    jsz = (monitor(monitors[0], "jsz?accounts=true&streams=true") or {}) if monitors else {}
     figures["store"] = jsz.get("storage", 0)
     for account in jsz.get("account_details", []):
         for stream in account.get("stream_detail", []):
@@ -459,7 +461,8 @@ def run(args):
     if args.brokers:
         brokers = [tuple(b.split("//")[-1].rsplit(":", 1)) for b in args.brokers.split(",")]
         brokers = [(h, int(p)) for h, p in brokers]
-        monitors = [int(p) for p in args.monitors.split(",")] if args.monitors else []
+        # Each broker's monitoring port, on the broker's host.
+        monitors = [(host, int(p)) for (host, _), p in zip(brokers, args.monitors.split(","))] if args.monitors else []
     else:
         cluster = Cluster()
         brokers, monitors = cluster.brokers, cluster.monitor
