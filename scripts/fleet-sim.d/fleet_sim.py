@@ -387,6 +387,8 @@ def run_fleet(cameras, per_node, seconds, brokers, monitors, scripts, status_qos
         lag = max(lag, -delay)
         camera.send(message, counters["steady"])
         heapq.heappush(schedule, (at + camera.script.period, i, key, camera, message))
+    # The window is whole: rates are over its length, not up to its last message.
+    time.sleep(max(0.0, end - time.monotonic()))
     wait_for(lambda: counters["all"].acked >= counters["all"].sent, 300, "the run was not acknowledged")
     elapsed = time.monotonic() - begin
     steady = broker_figures(monitors)
