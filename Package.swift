@@ -9,6 +9,9 @@ let package = Package(
     products: [
         .library(name: "Lookout", targets: ["Lookout", "LookoutHTTP", "LookoutService"]),
         .executable(name: "lookout", targets: ["LookoutCLI"]),
+        // The process zxing-cpp reads in (CZXing's worker): installed in ../lib/lookout/ from
+        // lookout (or beside it, as in a build folder).
+        .executable(name: "lookout-zxing", targets: ["LookoutZXingHelper"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -52,17 +55,21 @@ let package = Package(
                 .linkedLibrary("stdc++"),
             ]
         ),
+        // Plain code on planes (halving), shared by the library and zxing-cpp's helper process,
+        // which links neither OpenCV nor Swift's runtime so that it starts in a few milliseconds.
+        .target(name: "CPlanes", path: "Sources/CPlanes", cxxSettings: [.unsafeFlags(["-O2"])]),
         // zxing-cpp, the second code decoder, is C++ too: one extern "C" call.
         .target(
             name: "CZXing",
-            dependencies: ["COpenCV"],
+            dependencies: ["CPlanes"],
             path: "Sources/CZXing",
             cxxSettings: [.unsafeFlags(["-O2"])],
             linkerSettings: [.linkedLibrary("ZXing"), .linkedLibrary("stdc++")]
         ),
+        .executableTarget(name: "LookoutZXingHelper", dependencies: ["CZXing"], path: "Sources/LookoutZXingHelper"),
         .target(
             name: "Lookout",
-            dependencies: ["CV4L2", "CZBar", "CTurboJPEG", "COpenCV", "CZXing", "CMosquitto", "CMatroska",
+            dependencies: ["CV4L2", "CZBar", "CTurboJPEG", "COpenCV", "CPlanes", "CZXing", "CMosquitto", "CMatroska",
                            .product(name: "Logging", package: "swift-log")],
             path: "Sources/Lookout",
             // The JSON Schema of output lines lives beside the encoders that write them.

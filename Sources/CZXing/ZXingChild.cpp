@@ -1,6 +1,6 @@
 // The read and the result protocol shared by the forked reader and the worker (ZXingChild.hpp).
 #include "ZXingChild.hpp"
-#include "COpenCV.h"
+#include "CPlanes.h"
 
 // text() in UTF-8 (zxing-cpp 1.4 otherwise gives a std::wstring).
 #define ZX_USE_UTF8 1

@@ -36,9 +36,26 @@ struct MQTTOptions: ParsableArguments {
 
     static let queueRange = ValueRange.integer(1...1_000_000)
     @Option(name: .customLong("mqtt-queue"), parsing: .unconditional, help: ArgumentHelp(
-        "Events kept while the broker is away; past it the oldest are dropped (\(MQTTOptions.queueRange.text)). (default: 10000)", valueName: "n"),
+        "Code values for the scan trigger kept in memory while the broker is away (events wait in the outbox); past it the oldest are dropped (\(MQTTOptions.queueRange.text)). (default: 10000)", valueName: "n"),
             transform: { try MQTTOptions.queueRange.parse($0) })
     var queueCapacity: Int?
+
+    @Option(name: .customLong("state-dir"), help: ArgumentHelp(
+        "Keep each camera's MQTT outbox (events not yet acknowledged) in DIR/outbox/<client ID>. (default: \(StateDirectory.defaultText))",
+        valueName: "dir"))
+    var stateDirectory: String?
+
+    static let outboxSizeRange = ValueRange.bytes((1 << 20)...(1 << 40))
+    @Option(name: .customLong("outbox-max-size"), parsing: .unconditional, help: ArgumentHelp(
+        "A camera's MQTT outbox never grows past this; the oldest events are dropped (\(MQTTOptions.outboxSizeRange.text)). (default: 64M)",
+        valueName: "size"), transform: { try MQTTOptions.outboxSizeRange.parse($0) })
+    var outboxMaxSize: ByteCountArgument?
+
+    static let outboxAgeRange = ValueRange.age(1...(3650 * 86_400))
+    @Option(name: .customLong("outbox-max-age"), parsing: .unconditional, help: ArgumentHelp(
+        "Events older than this are dropped from the MQTT outbox (\(MQTTOptions.outboxAgeRange.text)). (default: 7d)", valueName: "age"),
+            transform: { try MQTTOptions.outboxAgeRange.parse($0) })
+    var outboxMaxAge: AgeArgument?
 
     @Flag(name: .customLong("ha-discovery"), help: "Publish Home Assistant discovery configs (a presence sensor and a last-code sensor).")
     var homeAssistantDiscovery = false
@@ -52,7 +69,8 @@ struct MQTTOptions: ParsableArguments {
         if mqtt == nil {
             let given = [(user != nil, "--mqtt-user"), (passwordFile != nil, "--mqtt-password-file"), (caFile != nil, "--mqtt-ca"),
                          (certificateFile != nil, "--mqtt-cert"), (keyFile != nil, "--mqtt-key"), (clientID != nil, "--mqtt-client-id"),
-                         (homeAssistantDiscovery, "--ha-discovery")].filter(\.0).map(\.1)
+                         (homeAssistantDiscovery, "--ha-discovery"), (stateDirectory != nil, "--state-dir"),
+                         (outboxMaxSize != nil, "--outbox-max-size"), (outboxMaxAge != nil, "--outbox-max-age")].filter(\.0).map(\.1)
             if let first = given.first { throw ValidationError("\(first) needs --mqtt.") }
         }
         guard (certificateFile == nil) == (keyFile == nil) else { throw ValidationError("--mqtt-cert and --mqtt-key go together.") }
@@ -106,6 +124,9 @@ struct MQTTOptions: ParsableArguments {
         settings.mqttKey = keyFile
         settings.mqttClientID = clientID
         settings.mqttQueue = queueCapacity
+        settings.stateDir = stateDirectory
+        settings.outboxMaxSize = outboxMaxSize
+        settings.outboxMaxAge = outboxMaxAge
         if homeAssistantDiscovery { settings.haDiscovery = true }
         settings.haPrefix = homeAssistantPrefix
         return settings

@@ -167,6 +167,7 @@ struct RunCommand: ParsableCommand {
         var environment = Service.Environment(output: standardOutput, logger: logger)
         environment.notices = { if !quiet { logger.notice("\($0)") } }
         environment.standardInputIsClosed = StandardDescriptors.standardInputWasClosed
+        if let problem = ZXingHelper.problem { logger.warning("\(problem)") }
         let service: Service
         do throws(ServiceError) {
             service = try Service(configuration: configuration, overrides: overrides, environment: environment)
@@ -263,6 +264,7 @@ struct RunCommand: ParsableCommand {
         switch error.kind {
         case .usage: return ExitCode(ExitStatus.usage)
         case .noInput: return ExitCode(ExitStatus.noInput)
+        case .cannotCreate: return ExitCode(ExitStatus.cannotCreate)
         case .failure: return ExitCode(ExitStatus.failure)
         }
     }

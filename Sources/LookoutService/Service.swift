@@ -341,6 +341,11 @@ public final class Service: @unchecked Sendable {
                 mqtt.keyFile = effective.mqttKey
                 mqtt.queueCapacity = effective.resolved(\.mqttQueue)
                 mqtt.homeAssistantDiscoveryPrefix = effective.haDiscovery == true ? effective.resolved(\.haPrefix) : nil
+                let stateDirectory = StateDirectory.resolve(effective.stateDir, environment: StateDirectory.processEnvironment)
+                do throws(OutboxError) { try OutboxDirectory.prepare(stateDirectory: stateDirectory) } catch { throw .outbox(error) }
+                mqtt.outbox = OutboxSettings(stateDirectory: stateDirectory,
+                                             limits: OutboxLimits(maximumBytes: effective.resolved(\.outboxMaxSize).bytes,
+                                                                  maximumAge: effective.resolved(\.outboxMaxAge).seconds))
                 shared.mqtt = mqtt
             } catch {
                 throw .mqtt(error)

@@ -28,9 +28,9 @@ struct CodeSecondPassTests {
     }
 
     /// zxing-cpp's looks at `image` until one reads something, at most three. A look can fail on
-    /// its own: a child forked from this busy, multithreaded test process may inherit a lock
-    /// another thread held, and is killed at the timeout; it is counted and skipped, as a frame's
-    /// would be. Returns the codes and the looks taken.
+    /// its own: on two cores loaded by every suite at once, its helper process may not be through
+    /// before the timeout, and is killed; it is counted and skipped, as a frame's would be.
+    /// Returns the codes and the looks taken.
     static func zxingLooks(_ scanner: ZXingScanner, at image: PixelBuffer) -> (codes: [ScannedCode], looks: Int) {
         var codes: [ScannedCode] = [], looks = 0
         while codes.isEmpty, looks < 3 {

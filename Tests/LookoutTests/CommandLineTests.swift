@@ -27,9 +27,9 @@ func lookout(_ arguments: [String], input: Data? = nil, environment: [String: St
     let process = Process()
     process.executableURL = URL(fileURLWithPath: lookoutBinary)
     process.arguments = arguments
-    if !environment.isEmpty {
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-    }
+    let stateHome = ScratchStateHome(environment)
+    defer { withExtendedLifetime(stateHome) {} }
+    process.environment = ProcessInfo.processInfo.environment.merging(stateHome.environment) { $1 }
     let out = Pipe(), err = Pipe(), stdin = Pipe()
     process.standardOutput = out
     process.standardError = err

@@ -82,14 +82,14 @@ import Testing
         case "max-pixels": "1920x1080"
         case "masks": "[[[0, 0], [0.2, 0], [0.2, 0.2]]]"
         case "zones": "{desk: [[0.5, 0.5], [1, 0.5], [1, 1]]}"
-        case "record-keep", "record-memory": "64M"
+        case "record-keep", "record-memory", "outbox-max-size": "64M"
         case "record-max-age": "7d"
         case "dedupe", "presence-window", "presence-off", "face-leave", "pre-roll", "post-roll", "segment", "hook-timeout": "2s"
         case "hwaccel": "vaapi"
         case "face-width": "640"
         case "scale-factor": "1.2"
         case "mqtt-client-id", "mqtt-user", "ha-prefix": "name"
-        case "face-model", "face-verifier", "face-profile", "snapshots", "record", "mqtt-password-file", "mqtt-ca", "mqtt-cert", "mqtt-key", "http-token-file": "/tmp/x"
+        case "face-model", "face-verifier", "face-profile", "snapshots", "record", "mqtt-password-file", "mqtt-ca", "mqtt-cert", "mqtt-key", "http-token-file", "state-dir": "/tmp/x"
         default:
             ConfigurationKey.named(key)?.allowed == "true or false" ? "true" : "2"
         }

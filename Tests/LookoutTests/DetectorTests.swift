@@ -1,4 +1,4 @@
-import COpenCV
+import CPlanes
 import Foundation
 import Testing
 @testable import Lookout

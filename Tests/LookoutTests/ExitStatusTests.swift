@@ -24,6 +24,9 @@ struct ExitStatusTests {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
         process.arguments = ["--mount", "sh", "-c", script, lookoutBinary, Fixtures.path("qr-mono.y4m")]
+        let stateHome = ScratchStateHome([:])
+        process.environment = ProcessInfo.processInfo.environment.merging(stateHome.environment) { $1 }
+        defer { withExtendedLifetime(stateHome) {} }
         let err = Pipe()
         process.standardError = err
         process.standardOutput = FileHandle.nullDevice

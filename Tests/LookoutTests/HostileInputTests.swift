@@ -31,9 +31,12 @@ func measuredLookout(_ arguments: [[UInt8]], stdin: String? = "/dev/null", timeo
         return copy
     } + [nil]
     defer { argv.forEach { $0?.deallocate() } }
+    let stateHome = ScratchStateHome([:])
+    let envp = ProcessInfo.processInfo.environment.merging(stateHome.environment) { $1 }.map { strdup("\($0)=\($1)") } + [nil]
+    defer { envp.forEach { free($0) }; withExtendedLifetime(stateHome) {} }
     var pid: pid_t = 0
     let start = Date()
-    try #require(posix_spawn(&pid, lookoutBinary, &actions, nil, argv, environ) == 0)
+    try #require(posix_spawn(&pid, lookoutBinary, &actions, nil, argv, envp) == 0)
     var status: Int32 = 0
     var peakKilobytes = 0
     let deadline = Date().addingTimeInterval(timeout)

@@ -11,11 +11,13 @@ import Testing
         defer { broker.stop() }
         let prefix = "reload-\(UUID().uuidString.prefix(8))"
         let clip = Fixtures.path("sample.mjpeg")
+        let state = try ScratchFolder()
         func configuration(_ cameras: [String]) throws -> LookoutConfiguration {
             try ConfigurationFile.parse("""
                 mqtt:
                   mqtt: \(broker.url)/\(prefix)
                   ha-discovery: true
+                  state-dir: \(state.path)
                 cameras:
                 \(cameras.map { "  \($0):\n    input: \(clip)\n" }.joined())
                 """, file: "mqtt.yml")

@@ -98,6 +98,8 @@ final class BackgroundProcess {
     /// Kept for the life of the process: a released Pipe closes its reading end.
     private let outputPipe = Pipe(), errorPipe = Pipe()
     private var status: Int32?
+    /// The scratch state directory (`XDG_STATE_HOME`) given to the child, removed with it.
+    private let stateHome: ScratchStateHome
 
     init(_ executable: String, _ arguments: [String], environment: [String: String] = [:], withInput: Bool = false) throws {
         self.executable = executable
@@ -123,7 +125,8 @@ final class BackgroundProcess {
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
         startWithDefaultSignals(&attributes)
-        let environmentList = ProcessInfo.processInfo.environment.merging(environment) { $1 }.map { "\($0)=\($1)" }
+        stateHome = ScratchStateHome(environment)
+        let environmentList = ProcessInfo.processInfo.environment.merging(stateHome.environment) { $1 }.map { "\($0)=\($1)" }
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = environmentList.map { strdup($0) } + [nil]
         defer { (argv + envp).forEach { free($0) } }
@@ -178,6 +181,29 @@ final class BackgroundProcess {
             kill(pid, SIGKILL)
             while isRunning { Thread.sleep(forTimeInterval: 0.01) }
         }
+    }
+}
+
+/// A child's own state directory (`XDG_STATE_HOME`, a scratch folder) unless the test gives one:
+/// Lookout keeps each camera's MQTT outbox there, locked; children running at the same time must
+/// not share it, nor write to the real home.
+final class ScratchStateHome {
+    let environment: [String: String]
+    private let path: String?
+
+    init(_ given: [String: String]) {
+        if given["XDG_STATE_HOME"] != nil || given["STATE_DIRECTORY"] != nil {
+            path = nil
+            environment = given
+        } else {
+            let path = NSTemporaryDirectory() + "lookout-test-state-\(UUID().uuidString)"
+            self.path = path
+            environment = given.merging(["XDG_STATE_HOME": path]) { $1 }
+        }
+    }
+
+    deinit {
+        if let path { try? FileManager.default.removeItem(atPath: path) }
     }
 }
 

@@ -10,7 +10,7 @@ struct ZXingWorkerTests {
     static func frame(_ name: String) throws -> PixelBuffer { try StillImage.load(path: Fixtures.path(name)) }
 
     /// The inodes of the readers' shared images (memfd "lookout-zxing") a process maps, by the
-    /// mapping's start: a fork inherits every reader's, and suites beside this one have readers too.
+    /// mapping's start: suites beside this one have readers too.
     static func sharedImageInodes(of process: String = "self") throws -> [UInt: Substring] {
         // Read to the end: procfs reports a size of 0.
         let maps = try #require(FileHandle(forReadingAtPath: "/proc/\(process)/maps")).readDataToEndOfFile()
@@ -72,10 +72,11 @@ struct ZXingWorkerTests {
             let reader = ZXingFrameReader(types: [.dataMatrix])
             #expect(reader.readFrame(image).map(\.type) == [.dataMatrix])
             pid = try #require(reader.workerProcessID)
-            // This process and its worker map the same image.
+            // This process and its worker map the same image, and the worker no other reader's (it
+            // is not a fork: it holds nothing of this process but its socket and image).
             let address = try #require(reader.sharedImageAddress)
             inode = try #require(try Self.sharedImageInodes()[address])
-            #expect(try Self.sharedImageInodes(of: "\(pid)")[address] == inode)
+            #expect(try Array(Self.sharedImageInodes(of: "\(pid)").values) == [inode])
             let held = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").compactMap { Int($0) }.sorted()
             #expect(held.count == 4 && held.prefix(3) == [0, 1, 2], "the worker holds \(held)")
         }
@@ -84,5 +85,25 @@ struct ZXingWorkerTests {
         let worker = try #require(lk_zx_worker_create())
         lk_zx_worker_destroy(worker)
         lk_zx_worker_destroy(nil)
+    }
+
+    /// Without its helper, zxing-cpp reads nothing: `lookout scan` says why at start, and each
+    /// look fails and is counted; nothing else stops.
+    @Test func aMissingHelperIsSaidAndEachLookCounted() throws {
+        let result = try lookout(["scan", "--types", "aztec,ean13", Fixtures.path("aztec-bcbp.png"), Fixtures.path("ean13.png")],
+                                 environment: ["LOOKOUT_ZXING_HELPER": "/nonexistent/lookout-zxing"])
+        #expect(result.status == 0)
+        #expect(result.stderr.contains("zxing-cpp's helper /nonexistent/lookout-zxing cannot be run (No such file or directory)"),
+                "\(result.stderr)")
+        // ZBar still reads the EAN-13; the Aztec symbol needs zxing-cpp.
+        #expect(result.lines.count == 1 && result.lines.first?.contains(#""value":"4006381333931""#) == true, "\(result.lines)")
+    }
+
+    /// The helper is Lookout's, not a user's: run by hand it says so and exits 64.
+    @Test func theHelperRunByHandSaysWhatItIs() throws {
+        let helper = URL(fileURLWithPath: lookoutBinary).deletingLastPathComponent().appendingPathComponent("lookout-zxing").path
+        let run = try BackgroundProcess(helper, [])
+        #expect(run.waitForExit() == 64)
+        #expect(run.errors.lines == ["lookout-zxing: Lookout's zxing-cpp reader; lookout starts it, not a user"])
     }
 }

@@ -71,10 +71,6 @@ int lk_cascade_detect(lk_cascade *cascade, const unsigned char *gray, int width,
                       int stride, const lk_cascade_params *params, lk_rect *out, int capacity,
                       char *err, size_t err_len);
 
-// Writes the (width/2) x (height/2) plane of 2x2 means of an 8-bit gray image into `out`
-// (tightly packed).
-void lk_half_scale(const unsigned char *gray, int width, int height, int stride, unsigned char *out);
-
 // Writes the (2*width) x (2*height) bicubic enlargement of an 8-bit gray image into `out` (tightly
 // packed). Returns 0, or -1 when OpenCV failed.
 int lk_double_scale(const unsigned char *gray, int width, int height, int stride, unsigned char *out);

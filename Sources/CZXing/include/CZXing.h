@@ -42,13 +42,13 @@ typedef struct lk_zx_region {
 } lk_zx_region;
 
 // Reads the codes of `formats` in an 8-bit gray image (stride in bytes), trying harder and
-// rotated, in a forked child. Payloads are the symbol's bytes; for a QR code with an ECI
-// designator, its text in UTF-8 (as ZBar gives). Writes at most `capacity` codes and their payloads
-// into `bytes`. Why a child: Debian's zxing-cpp 1.4 is built with its assertions on, and some
-// images trip them (zxing-cpp issues 516 and 740: abort() in Result::operator== on linear codes),
-// which would end the whole process. The child shares the image copy-on-write and sends the
-// results through a pipe; past `timeout_ms` it is killed. Returns the count, -1 on error, -2 when
-// the child died (an assertion: the image is skipped), -3 on timeout.
+// rotated, in a helper process (a worker, below, for this one image). Payloads are the symbol's
+// bytes; for a QR code with an ECI designator, its text in UTF-8 (as ZBar gives). Writes at most
+// `capacity` codes and their payloads into `bytes`. Why another process: Debian's zxing-cpp 1.4 is
+// built with its assertions on, and some images trip them (zxing-cpp issues 516 and 740: abort()
+// in Result::operator== on linear codes), which would end the whole process. Past `timeout_ms`
+// the helper is killed. Returns the count, -1 on error (no helper could be started), -2 when the
+// helper died (an assertion: the image is skipped), -3 on timeout.
 int lk_zxing_read_isolated(const unsigned char *gray, int width, int height, int stride, int formats,
                            lk_zx_code *out, int capacity, unsigned char *bytes, int bytes_capacity,
                            int timeout_ms, char *err, size_t err_len);
@@ -67,9 +67,11 @@ int lk_zxing_read_regions_isolated(const unsigned char *gray, int width, int hei
 int lk_zx_locate(const unsigned char *gray, int width, int height, int stride, int cell,
                  lk_zx_region *out, int capacity);
 
-// A long-lived reader process for every-frame use: forked once (not exec'd: it holds no
-// descriptor of the parent's but its socket), fed each image through a shared memfd mapping and a
-// request on a socketpair, its results sent back on it. A worker that dies on an image (an
+// A long-lived reader process: the helper program lookout-zxing (beside this program, in
+// ../lib/lookout/ from it, or $LOOKOUT_ZXING_HELPER), started with posix_spawn (never a fork of this
+// multithreaded process) and holding no descriptor of the parent's but its socket and image; fed
+// each image through a shared memfd mapping and a request on a socketpair, its results sent back
+// on it. A worker that dies on an image (an
 // assertion), or runs past `timeout_ms` (then it is killed), costs that image only: the call
 // returns -2 or -3, and the next call starts a new one. One caller at a time.
 typedef struct lk_zx_worker lk_zx_worker;
@@ -87,6 +89,10 @@ int lk_zx_worker_starts(const lk_zx_worker *worker);
 int lk_zx_worker_pid(const lk_zx_worker *worker);
 // The start of the shared image mapping (its line in /proc/PID/maps), NULL before the first read.
 const void *lk_zx_worker_image(const lk_zx_worker *worker);
+// The helper program's main (Sources/LookoutZXingHelper): serves one worker, then returns its status.
+int lk_zx_worker_main(int argc, char **argv);
+// The helper program workers are started from (found once; see above).
+const char *lk_zx_helper_path(void);
 
 #ifdef __cplusplus
 }

@@ -1,4 +1,4 @@
-import COpenCV
+import CPlanes
 import CZBar
 
 /// A rectangle of a plane, in its pixels.

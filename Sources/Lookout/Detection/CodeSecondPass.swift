@@ -1,4 +1,5 @@
 import COpenCV
+import CPlanes
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -45,7 +46,8 @@ final class CodeSecondPass {
     init(types: Set<MetadataObjectType>, steps: [Step] = Step.allCases) {
         self.steps = steps
         zbar = BarcodeScanner(types: types)
-        zxing = ZXingScanner(types: types)
+        // One helper process for every look of this pass, kept from the first to the pass's end.
+        zxing = ZXingScanner(types: types, keepsWorker: true)
     }
 
     /// Codes in `region` of the plane, in the plane's pixels; empty when none was read before

@@ -5,11 +5,11 @@ import CZXing
 /// symbols only about the middle of what it is given, so it reads windows of the image:
 /// - a still (`lookout scan`): the whole image, the places that look like a symbol (also at twice
 ///   the size when small), then windows of 2/3, 1/2 and 1/3 of its shorter side at half-window
-///   steps, in one forked child (as the second pass does), within the budget;
+///   steps, in one helper process (as the second pass does), within the budget;
 /// - video: per frame, a window around each code read on the last frame, then the next windows of
 ///   a rotation (the frame at half size, then windows of 2/3, 1/2 and 1/3 of its height) up to
-///   `framePixels`, in a long-lived worker process fed through shared memory (a fork per frame
-///   cost 2 to 4 times the CPU: docs/accuracy.md). A worker that dies on a frame costs that frame
+///   `framePixels`, in a long-lived worker process (the helper lookout-zxing) fed through shared
+///   memory (a process per frame cost 2 to 4 times the CPU: docs/accuracy.md). A worker that dies on a frame costs that frame
 ///   only, and is counted; the next frame starts a new one.
 /// Used on one queue only.
 final class ZXingFrameReader {

@@ -8,10 +8,20 @@ final class ZXingScanner {
     private var found = [lk_zx_code](repeating: lk_zx_code(), count: 16)
     private var bytes = [UInt8](repeating: 0, count: 16 * 4096)
     private var message = [CChar](repeating: 0, count: 256)
+    /// Looks without a worker of the caller's go to one of this scanner's own, kept between looks
+    /// (started at the first), rather than to a helper process per look, whose start would take a
+    /// video frame's budget; nil when not kept.
+    private let keepsWorker: Bool
+    private var ownWorker: OpaquePointer?
 
-    init(types: Set<MetadataObjectType>) {
+    init(types: Set<MetadataObjectType>, keepsWorker: Bool = false) {
         self.types = types
+        self.keepsWorker = keepsWorker
         formats = types.reduce(0) { $0 | (Self.format(of: $1) ?? 0) }
+    }
+
+    deinit {
+        if let ownWorker { lk_zx_worker_destroy(ownWorker) }
     }
 
     /// The ZXing format bit for a type ZXing reads. ISBNs are EAN-13 symbols.
@@ -42,16 +52,18 @@ final class ZXingScanner {
     private(set) var failures = 0
 
     /// Codes in a plane (any stride), corners in the plane's pixels times `scale`. The reader runs
-    /// in a forked child (see lk_zxing_read_isolated), killed after `timeout` milliseconds.
+    /// in a helper process (this scanner's worker when it keeps one, else one for this look; see
+    /// lk_zxing_read_isolated), killed after `timeout` milliseconds.
     func scan(plane: UnsafeRawPointer, width: Int, height: Int, bytesPerRow: Int, scale: Double = 1,
               timeout: Int) -> [ScannedCode] {
-        scan(plane: plane, width: width, height: height, bytesPerRow: bytesPerRow, scale: scale,
-             regions: [lk_zx_region(x: 0, y: 0, width: Int32(width), height: Int32(height), shrink: 1)], budget: 0,
-             timeout: timeout, worker: nil)
+        if keepsWorker, ownWorker == nil { ownWorker = lk_zx_worker_create() }
+        return scan(plane: plane, width: width, height: height, bytesPerRow: bytesPerRow, scale: scale,
+                    regions: [lk_zx_region(x: 0, y: 0, width: Int32(width), height: Int32(height), shrink: 1)], budget: 0,
+                    timeout: timeout, worker: ownWorker)
     }
 
     /// Codes in `regions` of a plane, read in turn until `budget` milliseconds have passed (0: no
-    /// limit), in `worker` when given, else in a forked child; the reader is killed after
+    /// limit), in `worker` when given, else in a helper process of its own; the reader is killed after
     /// `timeout` milliseconds.
     func scan(plane: UnsafeRawPointer, width: Int, height: Int, bytesPerRow: Int, scale: Double = 1,
               regions: [lk_zx_region], budget: Int, timeout: Int, worker: OpaquePointer?) -> [ScannedCode] {

@@ -41,6 +41,8 @@ public enum ServiceError: Error, CustomStringConvertible {
         case usage
         /// Something to read is missing or unreadable (66).
         case noInput
+        /// The state directory or a camera's outbox in it cannot be created, written or locked (73).
+        case cannotCreate
         /// Something else failed (1), or the capture error's own kind.
         case failure
     }
@@ -51,6 +53,7 @@ public enum ServiceError: Error, CustomStringConvertible {
         case .unreadableSecret, .standardInputClosed: return .noInput
         case .mqtt(.invalidURL): return .usage
         case .mqtt(.unreadableFile): return .noInput
+        case .mqtt(.outbox): return .cannotCreate
         case .mqtt, .web, .capture, .stopped: return .failure
         }
     }

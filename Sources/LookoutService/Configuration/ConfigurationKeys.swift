@@ -11,6 +11,7 @@ extension ConfigurationKey {
     private static let eventDefaults = EventSettings()
     private static let recordingDefaults = ClipRecorder.Settings()
     private static let snapshotDefaults = SnapshotWriter.Options()
+    private static let outboxDefaults = OutboxLimits()
 
     private static let capture: [ConfigurationKey] = [
         .init("size", .capture, .camera, \.size, .frameSize, defaultText: "1280x720 or the nearest offered",
@@ -147,7 +148,14 @@ extension ConfigurationKey {
         .init("mqtt-client-id", .mqtt, .global, \.mqttClientID, .mqttText(maximumBytes: MQTTConfiguration.maximumGivenClientIDBytes),
               defaultText: "lookout-<host>[-<prefix>]", "MQTT client ID, the same at every start (persistent sessions): each camera connects as <id>-<camera>."),
         .init("mqtt-queue", .mqtt, .global, \.mqttQueue, .integer(1...1_000_000), default: 10_000,
-              "Events kept while the broker is away; past it the oldest are dropped."),
+              "Code values for the scan trigger kept in memory while the broker is away (events wait in the outbox); past it the oldest are dropped."),
+        .init("state-dir", .mqtt, .global, \.stateDir, .path, defaultText: StateDirectory.defaultText,
+              "Where each camera's MQTT outbox (events not yet acknowledged by the broker) is kept: <dir>/outbox/<client ID>."),
+        .init("outbox-max-size", .mqtt, .global, \.outboxMaxSize, .bytes((1 << 20)...(1 << 40)), default: ByteCountValue(bytes: outboxDefaults.maximumBytes),
+              "A camera's MQTT outbox never grows past this; past it the oldest events are dropped."),
+        .init("outbox-max-age", .mqtt, .global, \.outboxMaxAge, .age(1...(3650 * 86_400)), default: AgeValue(seconds: outboxDefaults.maximumAge),
+              defaultText: AgeValue.words(seconds: outboxDefaults.maximumAge),
+              "Events older than this are dropped from the MQTT outbox."),
         .init("ha-discovery", .mqtt, .global, \.haDiscovery, .bool, default: false, "Publish Home Assistant discovery configs."),
         .init("ha-prefix", .mqtt, .global, \.haPrefix, .mqttTopic, default: "homeassistant", "Home Assistant's discovery prefix."),
         .init("mqtt-name", .mqtt, .cameraOnly, \.mqttName, .cameraName, defaultText: "the camera's name",

@@ -82,6 +82,10 @@ public struct ConfigurationSettings: Sendable, Hashable {
     public var mqttKey: String?
     public var mqttClientID: String?
     public var mqttQueue: Int?
+    /// Where Lookout keeps what outlives a run: each camera's MQTT outbox.
+    public var stateDir: String?
+    public var outboxMaxSize: ByteCountValue?
+    public var outboxMaxAge: AgeValue?
     public var haDiscovery: Bool?
     public var haPrefix: String?
     /// The camera's name in MQTT topics (default: the camera's name).

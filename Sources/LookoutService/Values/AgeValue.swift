@@ -3,6 +3,8 @@
 public struct AgeValue: Sendable, Hashable, CustomStringConvertible {
     public var seconds: Double
 
+    public init(seconds: Double) { self.seconds = seconds }
+
     public init?(argument: String) {
         let text = argument.lowercased()
         let units: [(suffix: String, scale: Double)] = [("d", 86_400), ("h", 3600), ("m", 60), ("s", 1), ("", 1)]

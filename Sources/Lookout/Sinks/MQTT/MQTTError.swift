@@ -11,6 +11,8 @@ public enum MQTTError: Error, Equatable, Sendable, CustomStringConvertible {
     case library(call: String, code: Int32)
     /// libmosquitto cannot be loaded (it is opened only when MQTT is used); carries the loader's message.
     case libraryMissing(String)
+    /// A camera's outbox on disk cannot be opened.
+    case outbox(OutboxError)
 
     public var description: String {
         switch self {
@@ -22,6 +24,8 @@ public enum MQTTError: Error, Equatable, Sendable, CustomStringConvertible {
             return "\(call) failed: \(MQTTError.message(for: code))"
         case .libraryMissing(let reason):
             return "MQTT needs libmosquitto (Debian: libmosquitto1): \(reason)"
+        case .outbox(let error):
+            return error.description
         }
     }
 

@@ -15,14 +15,17 @@ import Synchronization
 ///   first event), after every reconnect, and again whenever Home Assistant says on its status
 ///   topic that it is back online (it forgets what it did not keep while restarting).
 ///
-/// Publishing never blocks the caller. While the broker is away, events wait in a bounded queue
-/// (oldest dropped and counted) and go out in order on reconnect, after availability and the
-/// retained state are published again. Every message is QoS 1.
+/// Publishing never blocks the caller. While the broker is away, events wait in the camera's
+/// outbox on disk (`configuration.outbox`, an `OutboxJournal`: kept across restarts until the
+/// broker acknowledges them), or without one in a bounded queue in memory (oldest dropped and
+/// counted), and go out in order on reconnect, after availability and the retained state are
+/// published again. Each event line carries `"id":"<node>/<camera>/<sequence>"` first. Every
+/// message is QoS 1.
 public final class MQTTEventPublisher: @unchecked Sendable {
     public struct Statistics: Sendable, Equatable {
         /// Messages the broker acknowledged.
         public var acknowledged = 0
-        /// Events dropped because the queue was full.
+        /// Events dropped because the queue was full, or past the outbox's bounds.
         public var dropped = 0
         /// Events and state not yet acknowledged.
         public var pending = 0
@@ -30,6 +33,23 @@ public final class MQTTEventPublisher: @unchecked Sendable {
         public var connected = false
         /// The broker connected to now (its address without the password), nil while none is.
         public var broker: String?
+        /// Events in the outbox not acknowledged yet (waiting, or sent), and its files' bytes.
+        public var outboxPending = 0
+        public var outboxBytes: Int64 = 0
+        /// Events the outbox dropped past its size or age bound (or lost to damage on disk).
+        public var outboxDropped = 0
+
+        public init(acknowledged: Int = 0, dropped: Int = 0, pending: Int = 0, connected: Bool = false, broker: String? = nil,
+                    outboxPending: Int = 0, outboxBytes: Int64 = 0, outboxDropped: Int = 0) {
+            self.acknowledged = acknowledged
+            self.dropped = dropped
+            self.pending = pending
+            self.connected = connected
+            self.broker = broker
+            self.outboxPending = outboxPending
+            self.outboxBytes = outboxBytes
+            self.outboxDropped = outboxDropped
+        }
     }
 
     private struct Message {
@@ -50,6 +70,19 @@ public final class MQTTEventPublisher: @unchecked Sendable {
     /// messages leave in the order they were made.
     private let queue = DispatchQueue(label: "lookout.mqtt-publisher")
     private var events: BoundedQueue<Message>
+    /// The camera's events on disk until acknowledged; nil without an outbox (then `events`).
+    private var outbox: OutboxJournal?
+    /// The highest outbox sequence handed to libmosquitto: it sends its own in-flight messages
+    /// again after a reconnect, so they are not handed over twice.
+    private var handedThrough: UInt64 = 0
+    /// Outbox events handed over, by libmosquitto's message ID, until acknowledged.
+    private var inFlightEvents: [Int32: UInt64] = [:]
+    /// The next event's sequence without an outbox: the wall clock in microseconds at start, so
+    /// that ids stay unique across runs.
+    private var nextSequence: UInt64
+    private var syncScheduled = false
+    private var outboxDroppedReported = 0
+    private var lastOutboxFailure: String?
     /// Each code's value for `scan` (Home Assistant's trigger), bounded like the events, sent after
     /// them: the events' queue, its bound and its report stay about events.
     private var scans: BoundedQueue<Message>
@@ -92,6 +125,21 @@ public final class MQTTEventPublisher: @unchecked Sendable {
         }
         self.logger = logger
         self.events = BoundedQueue(capacity: max(1, configuration.queueCapacity))
+        self.nextSequence = UInt64(max(1, OutboxJournal.wallMilliseconds())) * 1000
+        if let settings = configuration.outbox, configuration.camera != nil {
+            do throws(OutboxError) {
+                let journal = try OutboxJournal(directory: settings.directory(clientID: configuration.clientID), limits: settings.limits) {
+                    [logger] in logger.warning("MQTT: \($0)")
+                }
+                outbox = journal
+                handedThrough = journal.done
+                if journal.pendingCount > 0 {
+                    logger.notice("MQTT: \(journal.pendingCount) event\(journal.pendingCount == 1 ? "" : "s") of camera \(configuration.camera ?? "") waiting in \(journal.directory) from before; delivered first")
+                }
+            } catch {
+                throw .outbox(error)
+            }
+        }
         self.scans = BoundedQueue(capacity: max(1, configuration.queueCapacity))
         if configuration.camera != nil {
             retainedState = [(topics.presence, Array("OFF".utf8))]
@@ -132,9 +180,7 @@ public final class MQTTEventPublisher: @unchecked Sendable {
             default:
                 break
             }
-            if events.append(Message(topic: topics.events, payload: payload, retain: false)) {
-                reportDrops()
-            }
+            appendEvent(payload)
             if case .code(let code) = event {
                 scans.append(Message(topic: topics.codeScanned, payload: Array(code.stringValue.utf8), retain: false))
             }
@@ -178,9 +224,10 @@ public final class MQTTEventPublisher: @unchecked Sendable {
 
     public var statistics: Statistics {
         queue.sync {
-            Statistics(acknowledged: acknowledged, dropped: events.dropped + scans.dropped,
-                       pending: events.count + scans.count + stateToSend.count + unacknowledged, connected: connected,
-                       broker: connected ? configuration.brokers[brokerInUse].redacted : nil)
+            Statistics(acknowledged: acknowledged, dropped: events.dropped + scans.dropped + (outbox?.dropped ?? 0),
+                       pending: events.count + outboxWaiting + scans.count + stateToSend.count + unacknowledged, connected: connected,
+                       broker: connected ? configuration.brokers[brokerInUse].redacted : nil,
+                       outboxPending: outbox?.pendingCount ?? 0, outboxBytes: outbox?.bytes ?? 0, outboxDropped: outbox?.dropped ?? 0)
         }
     }
 
@@ -230,6 +277,14 @@ public final class MQTTEventPublisher: @unchecked Sendable {
         /// Events and retained state messages the broker did not acknowledge.
         public var messages: Int
         public var cause: Cause
+        /// Events of those kept in the outbox for the next start.
+        public var kept = 0
+
+        public init(messages: Int, cause: Cause, kept: Int = 0) {
+            self.messages = messages
+            self.cause = cause
+            self.kept = kept
+        }
     }
 
     /// Delivers what is queued, publishes "offline" and disconnects, all within `deadline` (3 s
@@ -246,6 +301,11 @@ public final class MQTTEventPublisher: @unchecked Sendable {
         let waited = Double(MonotonicClock.nanoseconds() - start) / 1e9
         let undelivered = queue.sync { undeliveredNow(waited: waited) }
         connection.stop(timeout: deadline.remaining(atMost: 2))
+        // What is not done stays on disk for the next start; the lock goes with the files.
+        queue.sync {
+            outbox?.close()
+            outbox = nil
+        }
         return undelivered
     }
 
@@ -267,7 +327,7 @@ public final class MQTTEventPublisher: @unchecked Sendable {
     private func undeliveredNow(waited: Double) -> Undelivered? {
         // A connection never made would have sent availability, discovery and state first.
         let firstMessages = 1 + (discovery?.messages.count ?? 0) + retainedState.count
-        let messages = events.count + scans.count + (everConnected ? stateToSend.count + unacknowledged : firstMessages)
+        let messages = events.count + outboxWaiting + scans.count + (everConnected ? stateToSend.count + unacknowledged : firstMessages)
         guard messages > 0 else { return nil }
         let cause: Undelivered.Cause
         if connected {
@@ -281,7 +341,7 @@ public final class MQTTEventPublisher: @unchecked Sendable {
         } else {
             cause = .noAnswer(seconds: waited) // the first attempt not yet under way
         }
-        return Undelivered(messages: messages, cause: cause)
+        return Undelivered(messages: messages, cause: cause, kept: outbox?.pendingCount ?? 0)
     }
 
     private func setState(_ topic: String, _ payload: [UInt8]) {
@@ -299,7 +359,7 @@ public final class MQTTEventPublisher: @unchecked Sendable {
         case .connected(let broker):
             connected = true
             firstAttemptPending = false
-            let queued = events.count
+            let queued = events.count + outboxWaiting
             let failedOver = broker != brokerInUse
             brokerInUse = broker
             if everConnected {
@@ -338,9 +398,13 @@ public final class MQTTEventPublisher: @unchecked Sendable {
                 ? "failing over to \(configuration.brokers[(broker + 1) % configuration.brokers.count].redacted)" : "events are queued until it is back"
             logger.warning("MQTT: connection to \(configuration.brokers[broker].redacted) lost (\(reason)); \(next)")
             signalIdleIfWaiting()
-        case .acknowledged:
+        case .acknowledged(let messageID):
             unacknowledged = max(0, unacknowledged - 1)
             acknowledged += 1
+            if let sequence = inFlightEvents.removeValue(forKey: messageID) {
+                usingOutbox { journal throws(OutboxError) in try journal.acknowledge(sequence) }
+                scheduleSync()
+            }
             drain()
         }
     }
@@ -357,10 +421,16 @@ public final class MQTTEventPublisher: @unchecked Sendable {
     }
 
     private func drain() {
+        if connected { usingOutbox { journal throws(OutboxError) in try journal.dropExpired() } }
         while connected && unacknowledged < window {
             let message: Message
             if !stateToSend.isEmpty {
                 message = stateToSend.removeFirst()
+            } else if let outbox, let event = outbox.event(after: handedThrough) {
+                guard let messageID = send(Message(topic: event.topic, payload: event.payload, retain: false)) else { break }
+                inFlightEvents[messageID] = event.sequence
+                handedThrough = event.sequence
+                continue
             } else if let event = events.popFirst() {
                 message = event
             } else if let scan = scans.popFirst() {
@@ -368,7 +438,7 @@ public final class MQTTEventPublisher: @unchecked Sendable {
             } else {
                 break
             }
-            if !send(message) {
+            if send(message) == nil {
                 if message.topic == topics.events {
                     events.prepend(message)
                 } else if message.topic == topics.codeScanned {
@@ -382,18 +452,19 @@ public final class MQTTEventPublisher: @unchecked Sendable {
         signalIdleIfWaiting()
     }
 
+    /// Hands `message` to libmosquitto; its message ID, or nil when there is no connection.
     @discardableResult
-    private func send(_ message: Message) -> Bool {
-        guard connection.publish(topic: message.topic, payload: message.payload, retain: message.retain) != nil else {
-            return false
+    private func send(_ message: Message) -> Int32? {
+        guard let messageID = connection.publish(topic: message.topic, payload: message.payload, retain: message.retain) else {
+            return nil
         }
         unacknowledged += 1
-        return true
+        return messageID
     }
 
     /// Nothing left to deliver, or no broker to deliver it to (the first attempt has been made).
     private var isIdleQueueOnly: Bool {
-        connected ? events.isEmpty && scans.isEmpty && stateToSend.isEmpty && unacknowledged == 0 : !firstAttemptPending
+        connected ? events.isEmpty && outboxWaiting == 0 && scans.isEmpty && stateToSend.isEmpty && unacknowledged == 0 : !firstAttemptPending
     }
 
     private func signalIdleIfWaiting() {
@@ -401,6 +472,73 @@ public final class MQTTEventPublisher: @unchecked Sendable {
         if isIdleQueueOnly {
             waitingForIdle = false
             idle.signal()
+        }
+    }
+
+    /// Outbox events not handed to libmosquitto yet.
+    private var outboxWaiting: Int { outbox?.count(after: handedThrough) ?? 0 }
+
+    /// Gives the event line its id and keeps it: in the outbox, or in memory without one (or
+    /// when the outbox cannot be written: a disk error loses the event at a restart, not now).
+    private func appendEvent(_ line: [UInt8]) {
+        let node = configuration.nodeID ?? configuration.clientID, camera = configuration.camera ?? ""
+        if let outbox {
+            let droppedBefore = outbox.dropped
+            // Kept, or dropped past the bounds (counted): either way the outbox has dealt with it.
+            var appended = false
+            usingOutbox { journal throws(OutboxError) in
+                _ = try journal.append(topic: topics.events) {
+                    MQTTEventID.splice(MQTTEventID.text(node: node, camera: camera, sequence: $0), into: line)
+                }
+                appended = true
+            }
+            if outbox.dropped > droppedBefore { reportOutboxDrops(outbox) }
+            if appended {
+                nextSequence = max(nextSequence, outbox.nextSequence)
+                scheduleSync()
+                return
+            }
+            nextSequence = max(nextSequence, outbox.nextSequence)
+        }
+        let sequence = nextSequence
+        nextSequence += 1
+        let payload = MQTTEventID.splice(MQTTEventID.text(node: node, camera: camera, sequence: sequence), into: line)
+        if events.append(Message(topic: topics.events, payload: payload, retain: false)) {
+            reportDrops()
+        }
+    }
+
+    /// Runs `body` on the outbox; a disk error is a warning (once per kind), not a stop.
+    private func usingOutbox(_ body: (OutboxJournal) throws(OutboxError) -> Void) {
+        guard let outbox else { return }
+        do throws(OutboxError) {
+            try body(outbox)
+            lastOutboxFailure = nil
+        } catch {
+            if error.description != lastOutboxFailure {
+                lastOutboxFailure = error.description
+                logger.warning("MQTT: \(error); events wait in memory meanwhile and are lost at a restart")
+            }
+        }
+    }
+
+    /// fsync(2)s the outbox within its interval of the first record written since the last.
+    private func scheduleSync() {
+        guard let outbox, outbox.unsynced > 0, !syncScheduled else { return }
+        syncScheduled = true
+        queue.asyncAfter(deadline: .fromNow(seconds: outbox.limits.syncInterval)) { [weak self] in
+            guard let self else { return }
+            syncScheduled = false
+            usingOutbox { journal throws(OutboxError) in try journal.sync() }
+        }
+    }
+
+    /// As `reportDrops`, for the outbox's bounds.
+    private func reportOutboxDrops(_ outbox: OutboxJournal) {
+        let dropped = outbox.dropped
+        if outboxDroppedReported == 0 || dropped - outboxDroppedReported >= 1000 {
+            outboxDroppedReported = dropped
+            logger.warning("MQTT: outbox \(outbox.directory) \(outbox.lastDropCause); dropped the oldest events, \(dropped) dropped so far")
         }
     }
 

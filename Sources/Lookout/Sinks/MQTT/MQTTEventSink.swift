@@ -49,7 +49,8 @@ public final class MQTTEventSink: EventSink, @unchecked Sendable {
         }
     }
 
-    /// `mqtt`: events the broker acknowledged, dropped because the queue was full, and waiting now.
+    /// `mqtt`: events the broker acknowledged, dropped (the queue full, the outbox's bounds), and
+    /// waiting now; the outbox's events not yet acknowledged, its bytes and its drops.
     public func statisticsSection(camera: String?) -> StatisticsSection? {
         let statistics = publisher.statistics
         return StatisticsSection(
@@ -59,13 +60,22 @@ public final class MQTTEventSink: EventSink, @unchecked Sendable {
                 + (statistics.broker.map { [StatisticsField("broker", .string($0))] } ?? [])
                 + [StatisticsField("acknowledged", .integer(statistics.acknowledged)),
                    StatisticsField("dropped", .integer(statistics.dropped)),
-                   StatisticsField("queued", .integer(statistics.pending))],
+                   StatisticsField("queued", .integer(statistics.pending)),
+                   StatisticsField("outbox_pending", .integer(statistics.outboxPending)),
+                   StatisticsField("outbox_bytes", .integer(Int(statistics.outboxBytes))),
+                   StatisticsField("outbox_dropped", .integer(statistics.outboxDropped))],
             metrics: [StatisticsMetric("lookout_mqtt_queue_depth", help: "MQTT messages waiting for the broker.",
                                        .gauge(Double(statistics.pending))),
                       StatisticsMetric("lookout_mqtt_connected", help: "1 while connected to the MQTT broker.",
                                        .gauge(statistics.connected ? 1 : 0)),
-                      StatisticsMetric("lookout_mqtt_dropped_total", help: "Events dropped from the full MQTT queue.",
-                                       .counter(statistics.dropped))]
+                      StatisticsMetric("lookout_mqtt_dropped_total", help: "Events dropped from the full MQTT queue or the outbox.",
+                                       .counter(statistics.dropped)),
+                      StatisticsMetric("lookout_mqtt_outbox_pending", help: "Events in the MQTT outbox on disk not acknowledged yet.",
+                                       .gauge(Double(statistics.outboxPending))),
+                      StatisticsMetric("lookout_mqtt_outbox_bytes", help: "Bytes of the MQTT outbox's files.",
+                                       .gauge(Double(statistics.outboxBytes))),
+                      StatisticsMetric("lookout_mqtt_outbox_dropped_total", help: "Events the MQTT outbox dropped past its size or age bound.",
+                                       .counter(statistics.outboxDropped))]
                 // One series per broker of the fabric, 1 for the one connected to: a failover moves the 1.
                 + publisher.configuration.brokers.map(\.redacted).map { broker in
                     StatisticsMetric("lookout_mqtt_broker", help: "1 for the MQTT broker of the list connected to now, else 0.",

@@ -29,13 +29,15 @@ final class MQTTUndeliveredReport: Sendable {
             let matching = entries.filter { $0.undelivered.cause.kind == kind }
             guard let first = matching.first?.undelivered.cause else { return nil }
             let shortest = matching.min { ($0.undelivered.cause.seconds ?? 0) < ($1.undelivered.cause.seconds ?? 0) }?.undelivered.cause ?? first
-            let total = MQTTEventPublisher.Undelivered(messages: matching.reduce(0) { $0 + $1.undelivered.messages }, cause: shortest)
+            let total = MQTTEventPublisher.Undelivered(messages: matching.reduce(0) { $0 + $1.undelivered.messages }, cause: shortest,
+                                                       kept: matching.reduce(0) { $0 + $1.undelivered.kept })
             return Self.sentence(broker: broker, senders: matching.map(\.sender), total)
         }
     }
 
     static func sentence(broker: MQTTBrokerAddress, senders: [String], _ undelivered: MQTTEventPublisher.Undelivered) -> String {
         let count = undelivered.messages
-        return "MQTT: \(count) message\(count == 1 ? "" : "s") to \(broker.redacted) not delivered (\(senders.joined(separator: ", "))): \(undelivered.cause.description)"
+        let kept = undelivered.kept == 0 ? "" : "; \(undelivered.kept) event\(undelivered.kept == 1 ? "" : "s") kept in the outbox for the next start"
+        return "MQTT: \(count) message\(count == 1 ? "" : "s") to \(broker.redacted) not delivered (\(senders.joined(separator: ", "))): \(undelivered.cause.description)\(kept)"
     }
 }

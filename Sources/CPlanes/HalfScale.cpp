@@ -1,7 +1,7 @@
 // Halving a luma plane: each output pixel the rounded mean of a 2x2 block. Own code rather than
 // cv::resize, whose thread pool would wake for every frame; SSE2 (every x86-64) does 16 output
 // pixels a step, a plain loop the rest and other CPUs.
-#include "COpenCV.h"
+#include "CPlanes.h"
 
 #include <cstdint>
 #if defined(__SSE2__)

@@ -1,0 +1,434 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A camera connection's events on disk until the broker has them: append-only segment files in
+/// a directory of its own, locked (flock(2)) while open so that two processes never share it.
+///
+/// Each event gets the next sequence, never given before in this directory (not after everything
+/// was delivered and the files deleted, nor after a torn write); "done through S" marks record
+/// what the broker acknowledged or the bounds dropped. Records are written as they come (one
+/// write(2) each: a killed process loses nothing the kernel has) and synced in batches. Past the
+/// size or age bound the oldest events are dropped, and counted. Opening reads the segments back:
+/// a torn last record is cut off with a warning, damage elsewhere loses only what cannot be read.
+///
+/// Not thread-safe: its owner calls it from one queue.
+public final class OutboxJournal {
+    /// An event read back from the journal.
+    public struct Event: Sendable, Equatable {
+        public var sequence: UInt64
+        /// Milliseconds since 1970 when it was made.
+        public var wallTime: Int64
+        public var topic: String
+        public var payload: [UInt8]
+    }
+
+    private struct Entry {
+        var sequence: UInt64
+        var wallTime: Int64
+        var segment: Int
+        var offset: Int64
+        var length: Int
+        var acknowledged = false
+    }
+
+    public let directory: String
+    public let limits: OutboxLimits
+    private var lockDescriptor: Int32 = -1
+    /// Oldest first; the last is the one appended to.
+    private var segments: [OutboxSegment] = []
+    /// Events after the done mark, in sequence order, from `head` on.
+    private var pending: [Entry] = []
+    private var head = 0
+    /// The sequence the next event gets.
+    public private(set) var nextSequence: UInt64 = 1
+    /// Every event up to this one is done (acknowledged or dropped); 0: none yet.
+    public private(set) var done: UInt64 = 0
+    /// Events dropped since it was opened: past a bound, or lost to damage found when opening.
+    public private(set) var dropped = 0
+    /// Why events were dropped last ("full (67108864 bytes)", "older than 604800 s"), for a warning.
+    public private(set) var lastDropCause = ""
+    /// Records written since the last fsync.
+    public private(set) var unsynced = 0
+    private let clock: () -> Int64
+    private let warn: (String) -> Void
+    /// The kernel's boot ID: a journal not closed cleanly under another boot may have lost its
+    /// unsynced tail, and with it numbers already given.
+    private let boot: String
+    /// Sequences up to this may be given: a synced reservation says so.
+    private var reservedThrough: UInt64 = 0
+    /// Sequences reserved at a time: one fsync(2) per this many events.
+    static let reservation: UInt64 = 1024
+
+    /// This boot's ID (/proc/sys/kernel/random/boot_id), or "" where there is none.
+    public static func currentBoot() -> String {
+        let descriptor = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return "" }
+        defer { Glibc.close(descriptor) }
+        var bytes = [UInt8](repeating: 0, count: 64)
+        let count = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, 64) }
+        return String(decoding: bytes.prefix(max(0, count)).filter { $0 > 0x20 }, as: UTF8.self)
+    }
+
+    /// Milliseconds since 1970, the clock the age bound goes by.
+    public static func wallMilliseconds() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
+    }
+
+    /// Opens (creating it, 0700) the journal in `directory`, reads what it holds, and begins a new
+    /// segment. `warn` hears what was damaged and what the bounds drop.
+    public init(directory: String, limits: OutboxLimits = OutboxLimits(), clock: @escaping () -> Int64 = OutboxJournal.wallMilliseconds,
+                boot: String = OutboxJournal.currentBoot(), warn: @escaping (String) -> Void) throws(OutboxError) {
+        self.directory = directory
+        self.limits = limits
+        self.clock = clock
+        self.boot = boot
+        self.warn = warn
+        try OutboxDirectory.make(directory)
+        try lock()
+        try recover()
+        try rotate()
+        try makeRoom(0) // the bound may have shrunk since
+        try writeOwedMark()
+        try dropExpired()
+    }
+
+    deinit {
+        close()
+    }
+
+    /// Events not done yet: waiting, or sent and not acknowledged.
+    public var pendingCount: Int { pending.count - head }
+
+    /// Bytes in the journal's segment files.
+    public var bytes: Int64 { segments.reduce(0) { $0 + $1.bytes } }
+
+    /// Writes an event whose payload `payload` makes from its sequence; returns the sequence, or
+    /// nil when the event alone is larger than half the size bound (dropped, counted).
+    public func append(topic: String, payload: (UInt64) -> [UInt8]) throws(OutboxError) -> UInt64? {
+        try dropExpired()
+        let sequence = nextSequence
+        if sequence > reservedThrough {
+            let through = sequence + Self.reservation - 1
+            _ = try write(Self.reserveBytes(boot)) { OutboxRecord.reserve(through: through, boot: boot).encoded() }
+            try sync()
+            reservedThrough = through
+        }
+        let wallTime = clock()
+        let record = OutboxRecord.event(sequence: sequence, wallTime: wallTime, topic: topic, payload: payload(sequence)).encoded()
+        guard Int64(record.count) <= limits.maximumBytes / 2 else {
+            dropped += 1
+            lastDropCause = "an event of \(record.count) bytes is over half its bound"
+            return nil
+        }
+        let offset = try write(record.count) { record }
+        pending.append(Entry(sequence: sequence, wallTime: wallTime, segment: active.number, offset: offset, length: record.count))
+        active.lastEventSequence = sequence
+        nextSequence += 1
+        try syncIfBatchFull()
+        try writeOwedMark()
+        return sequence
+    }
+
+    /// The first event not done with a sequence after `sequence`, read from its file.
+    public func event(after sequence: UInt64) -> Event? {
+        var index = firstIndex(after: sequence)
+        while index < pending.count {
+            let entry = pending[index]
+            if let segment = segments.first(where: { $0.number == entry.segment }),
+               let bytes = segment.read(offset: entry.offset, length: entry.length),
+               case (.event(let sequence, let wallTime, let topic, let payload), _)? = OutboxRecord.decode(bytes, at: 0) {
+                return Event(sequence: sequence, wallTime: wallTime, topic: topic, payload: payload)
+            }
+            // Written whole and gone since (the disk): nothing to send; done as dropped.
+            warn("outbox \(directory): event \(entry.sequence) cannot be read back; it is lost")
+            if !pending[index].acknowledged {
+                pending[index].acknowledged = true
+                dropped += 1
+                lastDropCause = "unreadable"
+            }
+            index += 1
+        }
+        return nil
+    }
+
+    /// Events not done with a sequence after `sequence`.
+    public func count(after sequence: UInt64) -> Int {
+        pending.count - firstIndex(after: sequence)
+    }
+
+    /// The broker acknowledged the event `sequence`: the done mark moves past every event
+    /// acknowledged or dropped without a gap, and segments wholly done are deleted.
+    public func acknowledge(_ sequence: UInt64) throws(OutboxError) {
+        guard sequence > done else { return }
+        let index = firstIndex(after: sequence - 1)
+        guard index < pending.count, pending[index].sequence == sequence else { return } // dropped meanwhile
+        pending[index].acknowledged = true
+        if index == head { try advanceDone() }
+    }
+
+    /// Drops the events older than the age bound (the oldest first), counted.
+    public func dropExpired() throws(OutboxError) {
+        let cutoff = clock() - Int64(limits.maximumAge * 1000)
+        let before = head
+        var droppedNow = 0
+        while head < pending.count, pending[head].wallTime < cutoff {
+            if !pending[head].acknowledged { droppedNow += 1 }
+            head += 1
+        }
+        guard head != before else { return }
+        dropped += droppedNow
+        if droppedNow > 0 { lastDropCause = "older than \(Int(limits.maximumAge)) s" }
+        try advanceDone()
+    }
+
+    /// fsync(2)s what was written since the last.
+    public func sync() throws(OutboxError) {
+        guard unsynced > 0 else { return }
+        unsynced = 0
+        try active.sync()
+    }
+
+    /// Syncs and releases the files and the lock; what is not done stays for the next opening.
+    public func close() {
+        guard lockDescriptor >= 0 else { return }
+        _ = try? write(Self.closedBytes) { OutboxRecord.closed(nextSequence: nextSequence).encoded() }
+        try? sync()
+        segments.removeAll()
+        Glibc.close(lockDescriptor)
+        lockDescriptor = -1
+    }
+
+    // MARK: Writing
+
+    private var active: OutboxSegment { segments[segments.count - 1] }
+    /// The done mark moved without a record saying so (segments dropped to make room).
+    private var markOwed = false
+    private static let startRecordBytes = OutboxRecord.start(nextSequence: 0, done: 0).encoded().count
+    private static let markBytes = OutboxRecord.done(sequence: 0).encoded().count
+    private static let closedBytes = OutboxRecord.closed(nextSequence: 0).encoded().count
+    private static func reserveBytes(_ boot: String) -> Int { OutboxRecord.reserve(through: 0, boot: boot).encoded().count }
+
+    /// Makes room for `size` bytes (a new segment past the segment size; the oldest segments
+    /// dropped past the size bound), then appends what `record` makes; returns its offset.
+    private func write(_ size: Int, _ record: () -> [UInt8]) throws(OutboxError) -> Int64 {
+        let rotating = active.bytes + Int64(size) > limits.segmentBytes && active.bytes > Int64(Self.startRecordBytes + Self.reserveBytes(boot))
+        try makeRoom(Int64(size) + (rotating ? Int64(Self.startRecordBytes + Self.reserveBytes(boot)) : 0))
+        if rotating { try rotate() }
+        try makeRoom(Int64(size))
+        let offset = active.bytes
+        try active.append(record())
+        unsynced += 1
+        return offset
+    }
+
+    private func makeRoom(_ size: Int64) throws(OutboxError) {
+        while bytes + size > limits.maximumBytes, segments.count > 1 { try dropOldestSegment() }
+    }
+
+    /// Deletes the oldest segment with its events, counted as dropped.
+    private func dropOldestSegment() throws(OutboxError) {
+        let oldest = segments[0]
+        var droppedNow = 0
+        while head < pending.count, pending[head].segment == oldest.number {
+            if !pending[head].acknowledged { droppedNow += 1 }
+            head += 1
+        }
+        try oldest.remove()
+        segments.removeFirst()
+        dropped += droppedNow
+        if let last = oldest.lastEventSequence, last > done { done = last }
+        advanceDoneInMemory()
+        markOwed = true
+        if droppedNow > 0 { lastDropCause = "full (\(limits.maximumBytes) bytes)" }
+    }
+
+    /// Closes the segment appended to (synced) and begins the next with a start record.
+    private func rotate() throws(OutboxError) {
+        if let current = segments.last { try current.sync() }
+        let number = (segments.last?.number ?? 0) + 1
+        let path = directory + "/" + OutboxSegment.name(number: number)
+        let segment = try OutboxSegment(number: number, path: path, creating: true)
+        segments.append(segment)
+        try segment.append(OutboxRecord.start(nextSequence: nextSequence, done: done).encoded())
+        // The reservation goes on with the newest segment: older ones may be deleted.
+        if reservedThrough > 0 { try segment.append(OutboxRecord.reserve(through: reservedThrough, boot: boot).encoded()) }
+        try segment.sync()
+        try deleteFinishedSegments()
+        try Self.syncDirectory(directory)
+    }
+
+    private func advanceDoneInMemory() {
+        while head < pending.count, pending[head].acknowledged { head += 1 }
+        let through = head < pending.count ? pending[head].sequence - 1 : nextSequence - 1
+        if through > done { done = through }
+        if head > 1024, head * 2 > pending.count {
+            pending.removeFirst(head)
+            head = 0
+        }
+    }
+
+    /// Moves the done mark as far as it goes and records it.
+    private func advanceDone() throws(OutboxError) {
+        let before = done
+        advanceDoneInMemory()
+        if done != before { markOwed = true }
+        try writeOwedMark()
+    }
+
+    private func writeOwedMark() throws(OutboxError) {
+        guard markOwed else { return }
+        markOwed = false
+        _ = try write(Self.markBytes) { OutboxRecord.done(sequence: done).encoded() }
+        try deleteFinishedSegments()
+        try syncIfBatchFull()
+    }
+
+    private func syncIfBatchFull() throws(OutboxError) {
+        if unsynced >= limits.syncRecords { try sync() }
+    }
+
+    /// Deletes the segments, but the one appended to, whose events are all done.
+    private func deleteFinishedSegments() throws(OutboxError) {
+        var index = 0
+        while index < segments.count - 1 {
+            if (segments[index].lastEventSequence ?? 0) <= done {
+                try segments[index].remove()
+                segments.remove(at: index)
+            } else {
+                index += 1
+            }
+        }
+    }
+
+    /// The index in `pending` of the first event with a sequence after `sequence`.
+    private func firstIndex(after sequence: UInt64) -> Int {
+        var low = head, high = pending.count
+        while low < high {
+            let middle = (low + high) / 2
+            if pending[middle].sequence <= sequence { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+
+    // MARK: Opening
+
+    private static func syncDirectory(_ path: String) throws(OutboxError) {
+        let descriptor = path.withPlatformPath { open($0, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        guard descriptor >= 0 else { throw .cannotWrite(path: path, .current) }
+        defer { Glibc.close(descriptor) }
+        guard fsync(descriptor) == 0 else { throw .cannotWrite(path: path, .current) }
+    }
+
+    private func lock() throws(OutboxError) {
+        let path = directory + "/lock"
+        let descriptor = path.withPlatformPath { open($0, O_RDWR | O_CREAT | O_CLOEXEC, 0o600) }
+        guard descriptor >= 0 else { throw .cannotWrite(path: path, .current) }
+        // A child being started by any thread holds a copy of a descriptor until its exec(2)
+        // closes it, and the lock with it: a lock just released (a reload, a restart of the
+        // camera) may stay held that long. Another process holds it for good.
+        var attempts = 0
+        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+            let error = Errno.current
+            attempts += 1
+            if error.rawValue == EWOULDBLOCK, attempts < 100 {
+                usleep(10_000)
+                continue
+            }
+            Glibc.close(descriptor)
+            if error.rawValue == EWOULDBLOCK { throw .inUse(directory: directory) }
+            throw .cannotWrite(path: path, error)
+        }
+        lockDescriptor = descriptor
+    }
+
+    /// The segments' names, by number.
+    private func segmentNumbers() throws(OutboxError) -> [Int] {
+        guard let stream = directory.withPlatformPath({ opendir($0) }) else { throw .cannotWrite(path: directory, .current) }
+        defer { closedir(stream) }
+        var numbers: [Int] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if let number = OutboxSegment.number(fromName: name) { numbers.append(number) }
+        }
+        return numbers.sorted()
+    }
+
+    /// Reads every segment back: the events, the done mark and the next sequence.
+    private func recover() throws(OutboxError) {
+        let numbers = try segmentNumbers()
+        var entries: [Entry] = []
+        var highest: UInt64 = 0
+        var tornUnnumbered = false
+        var reservation: (through: UInt64, boot: String)?
+        var closedCleanly = true
+        for (position, number) in numbers.enumerated() {
+            let segment = try OutboxSegment(number: number, path: directory + "/" + OutboxSegment.name(number: number), creating: false)
+            let contents = try segment.readAll()
+            let scan = OutboxRecord.scan(contents)
+            for (record, offset, length) in scan.records {
+                switch record {
+                case .event(let sequence, let wallTime, _, _):
+                    entries.append(Entry(sequence: sequence, wallTime: wallTime, segment: number, offset: Int64(offset), length: length))
+                    segment.lastEventSequence = max(segment.lastEventSequence ?? 0, sequence)
+                    highest = max(highest, sequence)
+                case .done(let sequence):
+                    done = max(done, sequence)
+                case .start(let next, let mark):
+                    nextSequence = max(nextSequence, next)
+                    done = max(done, mark)
+                case .reserve(let through, let reservedBoot):
+                    reservation = (through, reservedBoot)
+                case .closed(let next):
+                    nextSequence = max(nextSequence, next)
+                }
+                closedCleanly = if case .closed = record { true } else { false }
+            }
+            if let torn = scan.damagedSequence { highest = max(highest, torn) }
+            var damaged = scan.damaged
+            if position == numbers.count - 1, let last = damaged.last, last.offset + last.length == contents.count {
+                // A torn last record: the process or the machine stopped while it was written.
+                damaged.removeLast()
+                try segment.truncate(to: Int64(scan.end))
+                let torn = OutboxRecord.damagedEventSequence(contents, at: last.offset)
+                // Its number may have gone out before the write was cut: never given again.
+                tornUnnumbered = torn == nil
+                let event = torn.map { $0 > done ? ", event \($0), lost" : "" } ?? ""
+                if !event.isEmpty {
+                    dropped += 1
+                    lastDropCause = "damaged"
+                }
+                warn("outbox \(directory): cut off a torn last record (\(last.length) bytes\(event)) in \(segment.path); every earlier record is kept")
+            }
+            for stretch in damaged {
+                // The events between the whole records either side of it.
+                let before = Self.eventSequences(scan, before: stretch.offset).last ?? done
+                let after = Self.eventSequences(scan, from: stretch.offset).first
+                let lost = after.map { $0 > max(before, done) ? Int($0 - max(before, done)) - 1 : 0 } ?? 0
+                dropped += lost
+                if lost > 0 { lastDropCause = "damaged" }
+                warn("outbox \(directory): \(stretch.length) bytes at offset \(stretch.offset) of \(segment.path) cannot be read; \(lost) event\(lost == 1 ? "" : "s") lost")
+            }
+            segments.append(segment)
+        }
+        nextSequence = max(nextSequence, highest + 1, done + 1) + (tornUnnumbered ? 1 : 0)
+        if !closedCleanly, let reservation, reservation.boot != boot, reservation.through >= nextSequence {
+            // The machine stopped (a power cut, a crash) with the journal open: events given
+            // numbers after the last sync may have gone out and been lost from the disk.
+            warn("outbox \(directory): not closed before the machine restarted; event numbers go on from \(reservation.through + 1), past any that may have gone out unsynced")
+            nextSequence = reservation.through + 1
+        }
+        entries.sort { $0.sequence < $1.sequence }
+        pending = entries.filter { $0.sequence > done }
+    }
+
+    private static func eventSequences(_ scan: OutboxRecord.Scan, before offset: Int) -> [UInt64] {
+        scan.records.filter { $0.offset < offset }.compactMap { if case .event(let sequence, _, _, _) = $0.record { sequence } else { nil } }
+    }
+
+    private static func eventSequences(_ scan: OutboxRecord.Scan, from offset: Int) -> [UInt64] {
+        scan.records.filter { $0.offset > offset }.compactMap { if case .event(let sequence, _, _, _) = $0.record { sequence } else { nil } }
+    }
+}

@@ -1,0 +1,108 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One file of an outbox journal, `segment-<number>.log`: records appended one write(2) each.
+/// Open for reading (pending events are read back when sent) and, the newest, for appending.
+final class OutboxSegment {
+    let number: Int
+    let path: String
+    private let descriptor: Int32
+    /// Bytes in the file.
+    private(set) var bytes: Int64
+    /// The highest event sequence in it, if any: once it is done, the segment can go.
+    var lastEventSequence: UInt64?
+
+    static func name(number: Int) -> String {
+        let digits = String(number)
+        return "segment-" + String(repeating: "0", count: max(0, 10 - digits.count)) + digits + ".log"
+    }
+
+    /// The number a file name gives, or nil for another file.
+    static func number(fromName name: String) -> Int? {
+        guard name.hasPrefix("segment-"), name.hasSuffix(".log") else { return nil }
+        return Int(name.dropFirst(8).dropLast(4))
+    }
+
+    /// Opens the file at `path`, creating it (empty) when `creating`.
+    init(number: Int, path: String, creating: Bool) throws(OutboxError) {
+        let flags = O_RDWR | O_APPEND | O_CLOEXEC | (creating ? O_CREAT | O_EXCL : 0)
+        let descriptor = path.withPlatformPath { open($0, flags, 0o600) }
+        guard descriptor >= 0 else { throw .cannotWrite(path: path, .current) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else {
+            let error = Errno.current
+            close(descriptor)
+            throw .cannotWrite(path: path, error)
+        }
+        self.number = number
+        self.path = path
+        self.descriptor = descriptor
+        self.bytes = Int64(status.st_size)
+    }
+
+    deinit {
+        close(descriptor)
+    }
+
+    /// The whole file.
+    func readAll() throws(OutboxError) -> [UInt8] {
+        var contents = [UInt8](repeating: 0, count: Int(bytes))
+        var done = 0
+        while done < contents.count {
+            let count = contents.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + done, $0.count - done, off_t(done)) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else {
+                if count < 0 { throw .cannotWrite(path: path, .current) }
+                contents.removeLast(contents.count - done) // shorter than it was a moment ago
+                break
+            }
+            done += count
+        }
+        return contents
+    }
+
+    /// `length` bytes at `offset`, or nil when they cannot be read whole.
+    func read(offset: Int64, length: Int) -> [UInt8]? {
+        var contents = [UInt8](repeating: 0, count: length)
+        var done = 0
+        while done < length {
+            let count = contents.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + done, length - done, off_t(offset) + off_t(done)) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { return nil }
+            done += count
+        }
+        return contents
+    }
+
+    /// Appends `record` in one write(2) (more only when the kernel takes part of it).
+    func append(_ record: [UInt8]) throws(OutboxError) {
+        var done = 0
+        while done < record.count {
+            let count = record.withUnsafeBytes { write(descriptor, $0.baseAddress! + done, $0.count - done) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else {
+                let error = Errno.current
+                // Whatever part was written is cut off: the journal's end stays a record's end.
+                _ = ftruncate(descriptor, off_t(bytes))
+                throw .cannotWrite(path: path, error)
+            }
+            done += count
+        }
+        bytes += Int64(record.count)
+    }
+
+    /// Cuts the file at `length` bytes (a torn end).
+    func truncate(to length: Int64) throws(OutboxError) {
+        guard ftruncate(descriptor, off_t(length)) == 0 else { throw .cannotWrite(path: path, .current) }
+        bytes = length
+    }
+
+    func sync() throws(OutboxError) {
+        guard fdatasync(descriptor) == 0 else { throw .cannotWrite(path: path, .current) }
+    }
+
+    func remove() throws(OutboxError) {
+        guard path.withPlatformPath({ unlink($0) }) == 0 || errno == ENOENT else { throw .cannotWrite(path: path, .current) }
+    }
+}
