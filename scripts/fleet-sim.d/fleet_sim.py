@@ -3,7 +3,7 @@
 Each simulated camera publishes what a real Lookout camera connection publishes, replayed from a
 recording of the real binary on the bundled clips (record): availability with a last will, retained
 state, Home Assistant discovery configs, and event lines at the rate the clip made them, with a
-persistent session (clean session off, client ID `<node>-<camera>`) and a QoS 1 subscription to
+persistent session (clean session off, client ID `<node>-<camera>`) and a QoS 0 subscription to
 homeassistant/status. Each simulated node has its own connection for `<prefix>/available`.
 """
 import argparse
@@ -246,10 +246,18 @@ class Counter:
             self.acked += 1
 
 
+def starting_broker(client_id, count):
+    """The broker Lookout's connection with `client_id` tries first (FNV-1a of the ID)."""
+    value = 0xcbf29ce484222325
+    for byte in client_id.encode():
+        value = ((value ^ byte) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+    return value % count
+
+
 class Connection:
     """One MQTT client as Lookout makes it: persistent session, retained last will "offline" on
-    its availability topic, keep-alive 30 s; the broker list rotated per node so that the fleet
-    spreads over the cluster."""
+    its availability topic, keep-alive 30 s; the first broker the one its client ID picks
+    (FNV-1a, as MQTTConfiguration.startingBroker), so that the fleet spreads over the cluster."""
 
     def __init__(self, client_id, availability, brokers, counter, subscribe=None, on_message=None, subscribe_qos=1):
         self.client = mqtt.Client(client_id=client_id, clean_session=False, protocol=mqtt.MQTTv311)
@@ -269,7 +277,7 @@ class Connection:
         self.client.on_connect = on_connect
         if on_message:
             self.client.on_message = on_message
-        host, port = brokers[0]
+        host, port = brokers[starting_broker(client_id, len(brokers))]
         self.client.connect_async(host, port, keepalive=30)
         self.client.loop_start()
 
@@ -283,7 +291,7 @@ class Connection:
 
 
 class Camera:
-    def __init__(self, node, name, script, brokers, counters, status_qos=1):
+    def __init__(self, node, name, script, brokers, counters, status_qos=0):
         self.node, self.name, self.script = node, name, script
         self.prefix = f"{node.prefix}"
         self.sequence = 0
@@ -342,13 +350,13 @@ class Node:
     def __init__(self, index, prefix_root, brokers, counters):
         self.client_id = f"fleet-node-{index:05d}"
         self.prefix = f"{prefix_root}/node{index:05d}"
-        # Each node lists the brokers in its own order: the fleet spreads over the cluster.
-        self.brokers = brokers[index % len(brokers):] + brokers[:index % len(brokers)]
+        # Every node lists the same brokers; each connection starts where its client ID picks.
+        self.brokers = brokers
         self.connection = Connection(self.client_id, f"{self.prefix}/available", self.brokers, counters["all"])
         self.cameras = []
 
 
-def run_fleet(cameras, per_node, seconds, brokers, monitors, scripts, status_qos=1):
+def run_fleet(cameras, per_node, seconds, brokers, monitors, scripts, status_qos=0):
     counters = {name: Counter() for name in ("all", "discovery_start", "discovery_restart", "steady")}
     nodes = []
     for index in range((cameras + per_node - 1) // per_node):
@@ -541,9 +549,9 @@ def main():
     every.add_argument("seconds", type=float, nargs="?", default=60)
     every.add_argument("--cameras-per-node", type=int, default=5)
     for command in (one, every):
-        # Lookout subscribes at QoS 1; at QoS 0 a NATS session's subscription needs no JetStream consumer.
-        command.add_argument("--ha-status-qos", type=int, choices=(0, 1), default=1,
-                             help="the QoS of each camera's homeassistant/status subscription (Lookout: 1)")
+        # Lookout subscribes at QoS 0: a NATS session's QoS 1 subscription would be a JetStream consumer.
+        command.add_argument("--ha-status-qos", type=int, choices=(0, 1), default=0,
+                             help="the QoS of each camera's homeassistant/status subscription (Lookout: 0)")
     args = parser.parse_args()
     {"record": record, "run": run, "report": report}[args.command](args)
 
