@@ -76,7 +76,7 @@ struct ClusterFailoverTests {
 
         // Lookout publishes through one node; the subscriber resumes its session on another.
         var used: Int?
-        #expect(NATSCluster.poll(timeout: 60) { used = cluster.node(holding: node.cameraClientID); return used != nil }, "\(cluster.logs)")
+        #expect(eventually(timeout: 60, every: 0.2) { used = cluster.node(holding: node.cameraClientID); return used != nil }, "\(cluster.logs)")
         let killed = try #require(used)
         let survivor = (killed + 1) % cluster.nodes.count
         let subscriber = try Self.resumeSession(session, on: cluster, node: survivor)
@@ -91,7 +91,7 @@ struct ClusterFailoverTests {
         // elects new leaders; Lookout then goes on to the next).
         var broker = "", now: Int?
         func names(_ index: Int) -> Bool { broker == cluster.nodes[index].url || broker.hasPrefix(cluster.nodes[index].url + "/") }
-        #expect(NATSCluster.poll(timeout: 120) {
+        #expect(eventually(timeout: 120, every: 0.2) {
             broker = lookout.statistics()?["broker"] as? String ?? ""
             now = cluster.node(holding: node.cameraClientID)
             return now.map(names) ?? false
@@ -116,7 +116,7 @@ struct ClusterFailoverTests {
         // Brokers up: events flow. Then every broker down: events are kept in the outbox.
         let first = try node.start(brokers: brokers, stateDirectory: state.path, passes: 1)
         defer { first.process.signal(SIGKILL) }
-        #expect(NATSCluster.poll(timeout: 60) { (first.statistics()?["acknowledged"] as? Int ?? 0) > 0 }, "nothing acknowledged")
+        #expect(eventually(timeout: 60, every: 0.2) { (first.statistics()?["acknowledged"] as? Int ?? 0) > 0 }, "nothing acknowledged")
         cluster.killAll()
         try first.feed(passes: 2, marker: .sampleFrame)
         // On disk before the kill: the newest event (the sample frame's EAN-13) is in the journal.

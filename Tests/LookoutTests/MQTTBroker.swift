@@ -129,6 +129,18 @@ final class Subscriber {
 }
 
 extension Subscriber {
+    /// A persistent broker, stopped once a subscriber with a persistent session (`sessionID`) is
+    /// in place on `topics`: what is published while it is down reaches the subscriber when it
+    /// is started again.
+    static func onStoppedBroker(topics: [String], probe: String, sessionID: String) throws -> (MQTTBroker, Subscriber) {
+        let broker = try MQTTBroker(persistent: true)
+        try broker.start()
+        let subscriber = try Subscriber(port: broker.port, topics: topics, sessionID: sessionID)
+        try subscriber.waitUntilSubscribed(port: broker.port, topic: probe)
+        broker.stop()
+        return (broker, subscriber)
+    }
+
     /// The retained payloads, by topic, that a subscriber to `topics` arriving now is sent (the
     /// broker sends them on subscribing, before the probe published to `probe` afterwards).
     static func retained(port: Int, topics: [String], probe: String) throws -> [String: String] {

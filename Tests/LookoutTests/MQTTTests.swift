@@ -148,11 +148,8 @@ struct MQTTTests {
     /// trigger's queue in memory): all three arrive. The memory queue's own bound, for a library
     /// user without an outbox, is in OutboxDeliveryTests.
     @Test func theOutboxKeepsEveryEventPastTheMemoryQueuesBound() throws {
-        let broker = try MQTTBroker(persistent: true)
-        try broker.start()
-        let subscriber = try Subscriber(port: broker.port, topics: [Self.prefix + "/#"], sessionID: "lookout-test-bounded")
-        try subscriber.waitUntilSubscribed(port: broker.port, topic: Self.prefix + "/probe")
-        broker.stop()
+        let (broker, subscriber) = try Subscriber.onStoppedBroker(topics: [Self.prefix + "/#"], probe: Self.prefix + "/probe",
+                                                                  sessionID: "lookout-test-bounded")
         // The broker is down from the start: all three events wait in the outbox.
         let run = try Self.codeEventsFromStandardInput(to: broker, options: ["--mqtt-queue", "2"])
         try run.write(try Self.codeClip())

@@ -124,27 +124,16 @@ final class NATSCluster {
             // reaches only with the cluster's quorum. (Waiting for `cluster_size` to be the full
             // count as well timed out once under CI's load after every node had restarted.)
             var meta: [String: Any] = [:]
-            let joined = try Self.poll(timeout: deadline.timeIntervalSinceNow) {
+            let joined = try eventually(timeout: deadline.timeIntervalSinceNow, every: 0.2) {
                 guard process.isRunning, let jetStream = try monitor(index, "jsz"),
                       let cluster = jetStream["meta_cluster"] as? [String: Any] else { return false }
                 meta = cluster
                 return !(cluster["leader"] as? String ?? "").isEmpty
             }
             try #require(joined, "\(nodes[index].name) has no JetStream meta leader (meta_cluster \(meta)):\n\(logs)")
-            let accepted = try Self.poll(timeout: deadline.timeIntervalSinceNow) { try process.isRunning && mqttProbe(port: nodes[index].mqttPort) }
+            let accepted = try eventually(timeout: deadline.timeIntervalSinceNow, every: 0.2) { try process.isRunning && mqttProbe(port: nodes[index].mqttPort) }
             try #require(accepted, "\(nodes[index].name) does not accept MQTT clients:\n\(logs)")
         }
-    }
-
-    /// Asks `condition` every 0.2 s (each look starts a process) until it holds; false after
-    /// `timeout` seconds.
-    static func poll(timeout: Double, _ condition: () throws -> Bool) rethrows -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if try condition() { return true }
-            Thread.sleep(forTimeInterval: 0.2)
-        }
-        return try condition()
     }
 
     /// Publishes one QoS 1 message with mosquitto_pub: true when the broker acknowledged it (the

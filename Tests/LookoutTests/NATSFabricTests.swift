@@ -12,7 +12,7 @@ struct NATSFabricTests {
     /// leaders: the publish is tried again until `timeout`.
     static func publish(_ cluster: NATSCluster, node: Int, topic: String, _ payload: String, retain: Bool = false,
                         timeout: Double = 60) throws -> Bool {
-        try NATSCluster.poll(timeout: timeout) {
+        try eventually(timeout: timeout, every: 0.2) {
             let client = try BackgroundProcess("/usr/bin/mosquitto_pub", ["-h", "127.0.0.1", "-p", String(cluster.nodes[node].mqttPort),
                                                                           "-q", "1", "-t", topic, "-m", payload] + (retain ? ["-r"] : []))
             if !eventually(timeout: 20, { !client.isRunning }) { client.signal(SIGKILL) }
@@ -34,7 +34,7 @@ struct NATSFabricTests {
                                             ["-h", "127.0.0.1", "-p", String(cluster.nodes[1].mqttPort), "-i", "fabric-check-will",
                                              "-t", "fabric-check/nothing", "--will-topic", "fabric-check/available",
                                              "--will-payload", "offline", "--will-qos", "1", "--will-retain"])
-        #expect(NATSCluster.poll(timeout: 60) { cluster.node(holding: "fabric-check-will") == 1 })
+        #expect(eventually(timeout: 60, every: 0.2) { cluster.node(holding: "fabric-check-will") == 1 })
         // The will's client dies: node 2 publishes its will, retained, for the cluster. (Not
         // while a node is down: a retained message published in the seconds after the node
         // leading the retained stream died can be acknowledged and not kept; docs/fleet.md.)

@@ -125,12 +125,9 @@ struct OutboxDeliveryTests {
     /// Without an outbox (a library user who configures none), events wait in memory, bounded:
     /// the oldest dropped with a warning.
     @Test func withoutAnOutboxTheMemoryQueueDropsTheOldestWithAWarning() throws {
-        let broker = try MQTTBroker(persistent: true)
-        try broker.start()
         // A persistent session: the restarted broker keeps what arrives for it while it is away.
-        let live = try Subscriber(port: broker.port, topics: [Self.camera + "/events"], sessionID: "outbox-bounded-\(UUID().uuidString.prefix(8))")
-        try live.waitUntilSubscribed(port: broker.port, topic: Self.camera + "/events")
-        broker.stop()
+        let (broker, live) = try Subscriber.onStoppedBroker(topics: [Self.camera + "/events"], probe: Self.camera + "/events",
+                                                            sessionID: "outbox-bounded-\(UUID().uuidString.prefix(8))")
         var configuration = try Self.configuration(broker, state: "/nonexistent", node: "bounded")
         configuration.outbox = nil
         configuration.queueCapacity = 2

@@ -35,6 +35,15 @@ struct OutboxJournalTests {
         return events
     }
 
+    /// A journal with events 1 to 3 that ended without its clean close (a process killed, or a
+    /// machine that stopped), under `boot`.
+    static func endedUncleanly(_ directory: String, _ recorder: Recorder, boot: String) throws {
+        let journal = try open(directory, recorder, boot: boot)
+        for _ in 1...3 { _ = try journal.append(topic: "t") { payload($0) } }
+        journal.close()
+        try removeClosingRecord(directory)
+    }
+
     /// Cuts the clean close's record off the newest segment: the journal as an unclean end leaves it.
     static func removeClosingRecord(_ directory: String) throws {
         let file = directory + "/" + (try #require(try segmentFiles(directory).last))
@@ -158,13 +167,9 @@ struct OutboxJournalTests {
     @Test func afterTheMachineCrashedNumbersGoOnPastTheReservation() throws {
         let folder = try ScratchFolder()
         let recorder = Recorder()
-        var journal = try Self.open(folder.path, recorder, boot: "boot-a")
-        for _ in 1...3 { _ = try journal.append(topic: "t") { Self.payload($0) } }
-        journal.close()
-        // Without its closing record, the journal looks as a machine's crash leaves it.
-        try Self.removeClosingRecord(folder.path)
+        try Self.endedUncleanly(folder.path, recorder, boot: "boot-a")
         // The same boot (Lookout killed): the kernel had every record, numbers go on by one.
-        journal = try Self.open(folder.path, recorder, boot: "boot-a")
+        var journal = try Self.open(folder.path, recorder, boot: "boot-a")
         #expect(journal.nextSequence == 4)
         #expect(recorder.warnings.isEmpty)
         journal.close()
@@ -186,11 +191,8 @@ struct OutboxJournalTests {
     @Test func withoutABootIDAnUncleanEndSkipsTheReservation() throws {
         let folder = try ScratchFolder()
         let recorder = Recorder()
+        try Self.endedUncleanly(folder.path, recorder, boot: "")
         var journal = try Self.open(folder.path, recorder, boot: "")
-        for _ in 1...3 { _ = try journal.append(topic: "t") { Self.payload($0) } }
-        journal.close()
-        try Self.removeClosingRecord(folder.path)
-        journal = try Self.open(folder.path, recorder, boot: "")
         #expect(journal.nextSequence == OutboxJournal.reservation + 1)
         #expect(Self.pending(journal).map(\.sequence) == [1, 2, 3])
         journal.close()

@@ -220,13 +220,14 @@ func startWithDefaultSignals(_ attributes: inout posix_spawnattr_t) {
     posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
 }
 
-/// Waits until `condition` holds, looking every few milliseconds; false after `timeout` seconds.
-/// For an event with no notification of its own: the deadline is generous, not a measure.
-func eventually(timeout: Double = 60, _ condition: () throws -> Bool) rethrows -> Bool {
+/// Waits until `condition` holds, looking every `interval` seconds (a few milliseconds, or more
+/// for a look that starts a process); false after `timeout` seconds. For an event with no
+/// notification of its own: the deadline is generous, not a measure.
+func eventually(timeout: Double = 60, every interval: Double = 0.01, _ condition: () throws -> Bool) rethrows -> Bool {
     let deadline = Date().addingTimeInterval(timeout)
     while Date() < deadline {
         if try condition() { return true }
-        Thread.sleep(forTimeInterval: 0.01)
+        Thread.sleep(forTimeInterval: interval)
     }
     return try condition()
 }

@@ -88,8 +88,7 @@ enum ServiceSecrets {
         let host = String(decoding: bytes, as: UTF8.self).prefix(40)
         var id = "lookout-" + (host.isEmpty ? "host" : String(host))
         if topicPrefix != "lookout" {
-            let prefix = topicPrefix.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") ? $0 : "-" }
-            id += "-" + String(prefix)
+            id += "-" + MQTTTopics.identifier(from: topicPrefix, replacing: "-")
         }
         return String(decoding: id.utf8.prefix(MQTTConfiguration.maximumGivenClientIDBytes), as: UTF8.self)
     }

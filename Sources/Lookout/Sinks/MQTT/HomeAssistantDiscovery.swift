@@ -22,7 +22,7 @@ public struct HomeAssistantDiscovery: Sendable {
         self.topics = configuration.topics
         self.nodeAvailabilityTopic = configuration.nodeAvailabilityTopic
         self.zones = configuration.zones
-        self.nodeID = String(topics.prefix.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") ? $0 : "_" })
+        self.nodeID = MQTTTopics.identifier(from: topics.prefix, replacing: "_")
     }
 
     public var presenceConfigTopic: String { "\(discoveryPrefix)/binary_sensor/\(nodeID)/presence/config" }

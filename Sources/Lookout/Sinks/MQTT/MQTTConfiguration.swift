@@ -113,6 +113,12 @@ public struct MQTTTopics: Sendable, Equatable {
 
     public static let online = "online"
     public static let offline = "offline"
+
+    /// `text` with every character but ASCII letters, digits, `_` and `-` made `replacement`: an
+    /// ID made from a topic prefix (Home Assistant's node ID, the default client ID).
+    public static func identifier(from text: String, replacing replacement: Character) -> String {
+        String(text.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") ? $0 : replacement })
+    }
 }
 
 /// The bounds Lookout keeps MQTT values within, checked before libmosquitto sees them.

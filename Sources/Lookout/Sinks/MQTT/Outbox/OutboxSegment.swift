@@ -7,7 +7,8 @@ import Glibc
 final class OutboxSegment {
     let number: Int
     let path: String
-    private let descriptor: Int32
+    private let file: FileDescriptor
+    private var descriptor: Int32 { file.rawValue }
     /// Bytes in the file.
     private(set) var bytes: Int64
     /// The highest event sequence in it, if any: once it is done, the segment can go.
@@ -29,20 +30,11 @@ final class OutboxSegment {
         let flags = O_RDWR | O_APPEND | O_CLOEXEC | (creating ? O_CREAT | O_EXCL : 0)
         let descriptor = path.withPlatformPath { open($0, flags, 0o600) }
         guard descriptor >= 0 else { throw .cannotWrite(path: path, .current) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else {
-            let error = Errno.current
-            close(descriptor)
-            throw .cannotWrite(path: path, error)
-        }
+        let file = FileDescriptor(rawValue: descriptor)
+        do throws(Errno) { bytes = try file.status().size } catch { throw .cannotWrite(path: path, error) }
         self.number = number
         self.path = path
-        self.descriptor = descriptor
-        self.bytes = Int64(status.st_size)
-    }
-
-    deinit {
-        close(descriptor)
+        self.file = file
     }
 
     /// The whole file.
@@ -77,17 +69,12 @@ final class OutboxSegment {
 
     /// Appends `record` in one write(2) (more only when the kernel takes part of it).
     func append(_ record: [UInt8]) throws(OutboxError) {
-        var done = 0
-        while done < record.count {
-            let count = record.withUnsafeBytes { write(descriptor, $0.baseAddress! + done, $0.count - done) }
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else {
-                let error = Errno.current
-                // Whatever part was written is cut off: the journal's end stays a record's end.
-                _ = ftruncate(descriptor, off_t(bytes))
-                throw .cannotWrite(path: path, error)
-            }
-            done += count
+        do throws(Errno) {
+            try file.writeAll(record)
+        } catch {
+            // Whatever part was written is cut off: the journal's end stays a record's end.
+            _ = ftruncate(descriptor, off_t(bytes))
+            throw .cannotWrite(path: path, error)
         }
         bytes += Int64(record.count)
     }
