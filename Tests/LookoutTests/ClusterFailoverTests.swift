@@ -117,7 +117,11 @@ struct ClusterFailoverTests {
         let first = try node.start(brokers: brokers, stateDirectory: state.path, passes: 1)
         defer { first.process.signal(SIGKILL) }
         #expect(eventually(timeout: 60, every: 0.2) { (first.statistics()?["acknowledged"] as? Int ?? 0) > 0 }, "nothing acknowledged")
-        cluster.killAll()
+        // Stopped, not killed: NATS 2.9 does not fsync each stored message, and all three nodes
+        // killed at once lost events they had acknowledged (ids 1 to 38 in one CI run). What an
+        // acknowledged message survives is the broker's promise (replicas, on separate machines);
+        // the test is of what Lookout keeps while no broker is there.
+        cluster.stop()
         try first.feed(passes: 2, marker: .sampleFrame)
         // On disk before the kill: the newest event (the sample frame's EAN-13) is in the journal.
         #expect(eventually(timeout: 60) { node.journal(in: state.path, holds: "4006381333931") },
