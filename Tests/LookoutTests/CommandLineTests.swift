@@ -161,7 +161,7 @@ struct CommandLineTests {
     @Test func aFileThatIsNotAV4L2DeviceIsRefusedInOneSentence() throws {
         let result = try lookout(["devices", "--device", "/dev/null"])
         #expect(result.status == 1)
-        #expect(result.stderr == "lookout: /dev/null is not a V4L2 video device\n")
+        #expect(result.stderr == "lookout: /dev/null is a character device but not a video device (VIDIOC_QUERYCAP: Inappropriate ioctl for device); Lookout reads V4L2 cameras (/dev/videoN: `lookout devices` lists them), MJPEG and Y4M files and pipes, video files and URLs through ffmpeg, and - for standard input\n")
     }
 
     @Test func closedOutputPipeStopsAtOnceQuietly() throws {

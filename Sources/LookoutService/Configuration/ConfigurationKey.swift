@@ -70,6 +70,24 @@ public struct ConfigurationKey: Sendable {
     /// True when a camera's section may hold the key.
     public var isCameraKey: Bool { scope != .global }
 
+    /// The value as every message shows it: a secret key's redacted (`redacted(_:)`), any other's as it is.
+    public func shown(_ value: ConfigurationValue) -> ConfigurationValue { isSecret ? Self.redacted(value) : value }
+
+    /// A secret as shown (`lookout config print`, refusals): an address keeps all but its password
+    /// (`MQTTBrokerList.redacted(_:)`: whatever follows the user info's `:`, parsed or not), anything
+    /// else is `***`.
+    static func redacted(_ value: ConfigurationValue) -> ConfigurationValue {
+        switch value {
+        case .string(let text): return .string(text.contains("://") ? MQTTBrokerList.redacted(text) : "***")
+        case .list(let items): return .list(items.map(redacted)) // several brokers' addresses
+        default: return .string("***")
+        }
+    }
+
+    /// True when the key named `name` holds a secret: a key marked secret (`isSecret`), or a
+    /// camera's `input` (a URL's password). A `${VAR}` in its value is never shown expanded.
+    static func holdsSecret(_ name: String) -> Bool { name == "input" || named(name)?.isSecret == true }
+
     /// A list or map on one line, as YAML's flow style writes it.
     static func flow(_ value: ConfigurationValue) -> String {
         switch value {

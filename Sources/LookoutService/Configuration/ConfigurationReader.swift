@@ -8,8 +8,10 @@ enum ConfigurationReader {
     static let camerasKey = "cameras"
 
     /// The configuration, or every problem with it; `positions` receives where each key path was
-    /// written (for the checks that come after reading).
-    static func read(_ root: ConfigurationValue, file: String, positions: inout [String: FilePosition]) -> (LookoutConfiguration, [ConfigurationProblem]) {
+    /// written (for the checks that come after reading). A refusal quotes a value with `secrets`
+    /// hidden, and a secret key's value redacted (`ConfigurationKey.shown(_:)`).
+    static func read(_ root: ConfigurationValue, file: String, positions: inout [String: FilePosition],
+                     secrets: SecretRedaction = SecretRedaction()) -> (LookoutConfiguration, [ConfigurationProblem]) {
         var problems: [ConfigurationProblem] = []
         func problem(_ position: FilePosition?, _ path: String, _ message: String) {
             problems.append(ConfigurationProblem(file: file, position: position, keyPath: path, message: message))
@@ -27,7 +29,7 @@ enum ConfigurationReader {
         for entry in entries {
             positions[entry.key] = entry.position
             if entry.key == camerasKey {
-                configuration.cameras = readCameras(entry, positions: &positions, problem: problem)
+                configuration.cameras = readCameras(entry, positions: &positions, secrets: secrets, problem: problem)
                 continue
             }
             guard let section = ConfigurationSection(rawValue: entry.key) else {
@@ -57,7 +59,7 @@ enum ConfigurationReader {
                     continue
                 }
                 if let refusal = key.read(item.value, into: &configuration.settings) {
-                    problem(item.valuePosition ?? item.position, path, refusalWords(item.value, refusal, key: key))
+                    problem(item.valuePosition ?? item.position, path, refusalWords(item.value, refusal, key: key, secrets: secrets))
                 }
             }
         }
@@ -70,7 +72,7 @@ enum ConfigurationReader {
         return problems.isEmpty ? .success(configuration) : .failure(ConfigurationProblems(problems))
     }
 
-    private static func readCameras(_ entry: ConfigurationValue.Entry, positions: inout [String: FilePosition],
+    private static func readCameras(_ entry: ConfigurationValue.Entry, positions: inout [String: FilePosition], secrets: SecretRedaction,
                                     problem: (FilePosition?, String, String) -> Void) -> [CameraConfiguration] {
         guard case .map(let cameras) = entry.value else {
             if case .null = entry.value { return [] }
@@ -102,7 +104,7 @@ enum ConfigurationReader {
                 positions[keyPath] = item.position
                 if item.key == "input" {
                     guard case .string(let input) = item.value, !input.isEmpty, !input.contains("\0") else {
-                        problem(item.valuePosition ?? item.position, keyPath, "\(describe(item.value)) is not an input (allowed: a device such as /dev/video0, a file, - for standard input, or a URL)")
+                        problem(item.valuePosition ?? item.position, keyPath, "\(describe(item.value, secrets: secrets)) is not an input (allowed: a device such as /dev/video0, a file, - for standard input, or a URL)")
                         continue
                     }
                     configuration.input = input
@@ -120,7 +122,7 @@ enum ConfigurationReader {
                     continue
                 }
                 if let refusal = key.read(item.value, into: &configuration.settings) {
-                    problem(item.valuePosition ?? item.position, keyPath, refusalWords(item.value, refusal, key: key))
+                    problem(item.valuePosition ?? item.position, keyPath, refusalWords(item.value, refusal, key: key, secrets: secrets))
                 }
             }
             if !hasInput, !keys.contains(where: { $0.key == "input" }) {
@@ -138,21 +140,30 @@ enum ConfigurationReader {
         return "unknown \(what) (allowed: \(candidates.joined(separator: ", ")))"
     }
 
-    static func refusalWords(_ value: ConfigurationValue, _ refusal: ValueRefusal, key: ConfigurationKey? = nil) -> String {
-        if let reason = refusal.reason { return reason }
+    static func refusalWords(_ value: ConfigurationValue, _ refusal: ValueRefusal, key: ConfigurationKey? = nil,
+                             secrets: SecretRedaction = SecretRedaction()) -> String {
+        if var reason = refusal.reason {
+            // A secret key's words quote its value redacted (MQTTError does); should they quote it
+            // as given, it is redacted here.
+            if let key, key.isSecret, let text = value.scalarText, !text.isEmpty, let shown = key.shown(value).scalarText {
+                reason = reason.replacing(text, with: shown)
+            }
+            return secrets.apply(reason)
+        }
         // In a list, name the item that is wrong.
         if case .list(let items) = value, let key, items.count > 1 {
             var scratch = ConfigurationSettings()
             if let bad = items.first(where: { key.read(.list([$0]), into: &scratch) != nil }) {
-                return "\(describe(bad)) in the list is not allowed (allowed: \(refusal.range))"
+                return "\(describe(key.shown(bad), secrets: secrets)) in the list is not allowed (allowed: \(refusal.range))"
             }
         }
-        return "\(describe(value)) is not allowed (allowed: \(refusal.range))"
+        return "\(describe(key?.shown(value) ?? value, secrets: secrets)) is not allowed (allowed: \(refusal.range))"
     }
 
-    /// A value as a refusal quotes it: `'abc'`, `a list`.
-    static func describe(_ value: ConfigurationValue) -> String {
-        if let text = value.scalarText {
+    /// A value as a refusal quotes it: `'abc'`, `a list`; `secrets` hidden before it is shortened,
+    /// so that no part of one shows.
+    static func describe(_ value: ConfigurationValue, secrets: SecretRedaction = SecretRedaction()) -> String {
+        if let text = value.scalarText.map(secrets.apply) {
             let shown = text.count > 60 ? String(text.prefix(57)) + "..." : text
             return "'\(shown.escapedForDisplay)'"
         }

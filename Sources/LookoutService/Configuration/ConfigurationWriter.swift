@@ -8,7 +8,7 @@ public enum ConfigurationWriter {
         var entries: [ConfigurationValue.Entry] = []
         for section in ConfigurationSection.allCases {
             let keys = section.keys.compactMap { key in
-                key.value(in: configuration.settings).map { ConfigurationValue.Entry(key: key.name, value: redactingSecrets && key.isSecret ? redacted($0) : $0) }
+                key.value(in: configuration.settings).map { ConfigurationValue.Entry(key: key.name, value: redactingSecrets ? key.shown($0) : $0) }
             }
             if !keys.isEmpty { entries.append(.init(key: section.rawValue, value: .map(keys))) }
         }
@@ -49,19 +49,10 @@ public enum ConfigurationWriter {
         var entries = [ConfigurationValue.Entry(key: "input", value: .string(redactingSecrets ? FFmpegInput.redacted(input) : input))]
         for key in ConfigurationKey.all {
             if let value = key.value(in: settings) {
-                entries.append(.init(key: key.name, value: redactingSecrets && key.isSecret ? redacted(value) : value))
+                entries.append(.init(key: key.name, value: redactingSecrets ? key.shown(value) : value))
             }
         }
         return .map(entries)
-    }
-
-    /// A secret as shown: a URL keeps all but its password.
-    private static func redacted(_ value: ConfigurationValue) -> ConfigurationValue {
-        switch value {
-        case .string(let text): return .string(text.contains("://") ? FFmpegInput.redacted(text) : "***")
-        case .list(let items): return .list(items.map(redacted)) // several brokers' addresses
-        default: return .string("***")
-        }
     }
 
     /// `value` as YAML text, block style, in the file's key order.

@@ -24,39 +24,47 @@ extension ValueKind where Value == String {
         let allowed = "mqtt[s]://[user[:password]@]host[:port]/prefix, or a list of such addresses of one fabric"
         let address: ConfigurationValue = .schema(["type": .string("string"), "minLength": .integer(1), "maxLength": .integer(4096),
                                                    "pattern": .string("^mqtts?://")])
-        @Sendable func valid(_ text: String) -> Bool {
-            guard text.utf8.count <= 4096 * MQTTBrokerList.maximumCount, !text.contains("\0"),
-                  let brokers = try? MQTTBrokerList(text) else { return false }
-            return MQTTConfiguration.textProblem(brokers.topicPrefix, maximumBytes: MQTTConfiguration.maximumTopicPrefixBytes) == nil
+        // A list's items are parsed one by one, so each must begin with its scheme: joined with
+        // commas, one without would be read as part of the previous address's password.
+        @Sendable func brokers(_ value: ConfigurationValue) -> Result<MQTTBrokerList, MQTTError>? {
+            switch value {
+            case .string(let single): return Result { () throws(MQTTError) in try MQTTBrokerList(single) }
+            case .list(let items):
+                let texts = items.compactMap { item -> String? in if case .string(let one) = item { one } else { nil } }
+                guard texts.count == items.count, !texts.isEmpty else { return nil }
+                return Result { () throws(MQTTError) in try MQTTBrokerList(texts) }
+            default: return nil
+            }
+        }
+        @Sendable func text(_ value: ConfigurationValue) -> String? {
+            switch value {
+            case .string(let single): return single
+            case .list(let items): return items.compactMap { if case .string(let one) = $0 { one } else { nil } }.joined(separator: ",")
+            default: return nil
+            }
         }
         return ValueKind(allowed: allowed,
                          schema: .schema(["anyOf": .list([address, .schema(["type": .string("array"), "items": address, "minItems": .integer(1),
                                                                              "maxItems": .integer(MQTTBrokerList.maximumCount)])])]),
                          read: { value in
-                             let text: String
-                             switch value {
-                             case .string(let single): text = single
-                             case .list(let items):
-                                 let texts = items.compactMap { item -> String? in if case .string(let one) = item { one } else { nil } }
-                                 guard texts.count == items.count, !texts.isEmpty else { return nil }
-                                 text = texts.joined(separator: ",")
-                             default: return nil
-                             }
-                             return valid(text) ? text : nil
+                             guard let text = text(value), text.utf8.count <= 4096 * MQTTBrokerList.maximumCount, !text.contains("\0"),
+                                   case .success(let list)? = brokers(value),
+                                   MQTTConfiguration.textProblem(list.topicPrefix, maximumBytes: MQTTConfiguration.maximumTopicPrefixBytes) == nil
+                             else { return nil }
+                             return text
                          },
                          write: { text in
                              let addresses = MQTTBrokerList.split(text)
                              return addresses.count == 1 ? .string(text) : .list(addresses.map { .string($0) })
                          },
                          explain: { value in
-                             let text: String? = switch value {
-                             case .string(let single): single
-                             case .list(let items): items.compactMap { if case .string(let one) = $0 { one } else { nil } }.joined(separator: ",")
-                             default: nil
+                             switch brokers(value) {
+                             case .failure(let error)?: return error.description
+                             case .success(let list)?:
+                                 return MQTTConfiguration.textProblem(list.topicPrefix, maximumBytes: MQTTConfiguration.maximumTopicPrefixBytes)
+                                     .map { "the topic prefix of '\(String(list.redacted.prefix(80)))...' \($0)" }
+                             case nil: return nil
                              }
-                             guard let text else { return nil }
-                             do throws(MQTTError) { _ = try MQTTBrokerList(text) } catch { return error.description }
-                             return nil
                          })
     }()
 

@@ -10,7 +10,7 @@ public struct MQTTBrokerAddress: Sendable, Equatable {
     public var topicPrefix: String
 
     public init(_ text: String) throws(MQTTError) {
-        func invalid(_ reason: String) -> MQTTError { .invalidURL(text, reason: reason) }
+        func invalid(_ reason: String) -> MQTTError { .invalidURL(Self.redacted(text), reason: reason) }
         var rest = Substring(text)
         if rest.hasPrefix("mqtt://") {
             usesTLS = false
@@ -60,6 +60,12 @@ public struct MQTTBrokerAddress: Sendable, Equatable {
             host = String(hostPort)
         }
         guard !host.isEmpty else { throw invalid("no host") }
+        // Only a comma before the next `scheme://` separates addresses (MQTTBrokerList), and one in
+        // the user name or password is part of it: any other is an address written without its scheme.
+        if let comma = hostPort.firstIndex(of: ",") ?? rest[authority.endIndex...].firstIndex(of: ",") {
+            let after = text[text.index(after: comma)...].prefix { $0 != "," }
+            throw invalid("a comma outside the user name and password must begin the next address, with its scheme: '\(Self.redacted(String(after)))' has none (mqtt://a:1883,mqtt://b:1883/prefix; a topic prefix holds no comma)")
+        }
         if let portText {
             guard let value = Int(portText), (1...65535).contains(value) else {
                 throw invalid("the port must be a number from 1 to 65535")
@@ -85,6 +91,19 @@ public struct MQTTBrokerAddress: Sendable, Equatable {
         return "\(usesTLS ? "mqtts" : "mqtt")://\(user)\(hostText):\(port)/\(topicPrefix)"
     }
 
+    /// `text`, an address as given (parsed or not, with or without its scheme), with anything that
+    /// may be its password replaced by `***`: what a refusal quotes. The password is what follows
+    /// the first `:` of the user info, up to the last `@` before the path, or up to the last `@` of
+    /// all when the path holds one (a password with an unencoded `/`): a refusal may hide more than
+    /// the password, never less.
+    public static func redacted(_ text: String) -> String {
+        let rest = text.firstRange(of: "://").map { text[$0.upperBound...] } ?? text[...]
+        let authorityEnd = rest.firstIndex(of: "/") ?? rest.endIndex
+        guard let at = rest[..<authorityEnd].lastIndex(of: "@") ?? rest.lastIndex(of: "@"),
+              let colon = rest[..<at].firstIndex(of: ":") else { return text }
+        return String(text[...colon]) + "***" + String(text[at...])
+    }
+
     private static func percentDecoded(_ text: Substring, in url: String) throws(MQTTError) -> String {
         var bytes: [UInt8] = []
         var index = text.utf8.startIndex
@@ -95,7 +114,7 @@ public struct MQTTBrokerAddress: Sendable, Equatable {
                 let first = utf8.index(after: index)
                 guard first != utf8.endIndex, utf8.index(after: first) != utf8.endIndex,
                       let high = hexValue(utf8[first]), let low = hexValue(utf8[utf8.index(after: first)]) else {
-                    throw .invalidURL(url, reason: "a % in the user name or password is not followed by two hex digits")
+                    throw .invalidURL(redacted(url), reason: "a % in the user name or password is not followed by two hex digits")
                 }
                 bytes.append(high << 4 | low)
                 index = utf8.index(first, offsetBy: 2)

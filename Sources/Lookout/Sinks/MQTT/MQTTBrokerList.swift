@@ -3,7 +3,9 @@
 ///
 /// Every address publishes the same topics, so the topic prefix is one: the path of the addresses
 /// that give one (they must agree), else the default. Commas split addresses only where the next
-/// one begins (`,mqtt://`), so a password may hold a comma.
+/// one begins (`,mqtt://`), so a password may hold a comma; a comma anywhere else (in a host, a
+/// port or a topic prefix) is refused as an address written without its scheme
+/// (`mqtt://a:1883,b:1883/p`), never taken as part of a host name.
 public struct MQTTBrokerList: Sendable, Equatable {
     public let addresses: [MQTTBrokerAddress]
 
@@ -16,7 +18,7 @@ public struct MQTTBrokerList: Sendable, Equatable {
 
     /// One address per item, each `mqtt[s]://...`; the list as a whole is checked as `init(_:)` does.
     public init(_ texts: [String]) throws(MQTTError) {
-        let whole = texts.joined(separator: ",")
+        let whole = Self.redacted(texts.joined(separator: ","))
         guard !texts.isEmpty else { throw .invalidURL(whole, reason: "no broker address") }
         guard texts.count <= Self.maximumCount else {
             throw .invalidURL(whole, reason: "\(texts.count) brokers; at most \(Self.maximumCount)")
@@ -52,6 +54,12 @@ public struct MQTTBrokerList: Sendable, Equatable {
 
     /// The addresses without passwords, comma-separated, for messages.
     public var redacted: String { addresses.map(\.redacted).joined(separator: ",") }
+
+    /// `text`, addresses as given (parsed or not), with anything that may be a password replaced
+    /// by `***` (`MQTTBrokerAddress.redacted(_:)` for each): what a refusal quotes.
+    public static func redacted(_ text: String) -> String {
+        split(text).map(MQTTBrokerAddress.redacted).joined(separator: ",")
+    }
 
     /// `text` cut where each address begins.
     public static func split(_ text: String) -> [String] {

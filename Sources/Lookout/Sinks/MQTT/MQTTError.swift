@@ -3,7 +3,8 @@ import CMosquitto
 /// Why MQTT output cannot be set up. Connection trouble at run time is not an error: the
 /// publisher reconnects and reports it as a diagnostic.
 public enum MQTTError: Error, Equatable, Sendable, CustomStringConvertible {
-    /// The --mqtt address is malformed.
+    /// The --mqtt address is malformed; carries the address with its password replaced by `***`
+    /// (`MQTTBrokerList.redacted(_:)`), as every message quotes it.
     case invalidURL(String, reason: String)
     /// A TLS or credential file cannot be read.
     case unreadableFile(path: String, Errno)
@@ -17,7 +18,8 @@ public enum MQTTError: Error, Equatable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .invalidURL(let url, let reason):
-            return "invalid MQTT address '\(url)': \(reason)"
+            // Redacted again: whoever made the error, the message never shows a password.
+            return "invalid MQTT address '\(MQTTBrokerList.redacted(url))': \(reason)"
         case .unreadableFile(let path, let errno):
             return "\(path): \(errno)"
         case .library(let call, let code):

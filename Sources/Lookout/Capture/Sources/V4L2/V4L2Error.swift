@@ -5,7 +5,8 @@ public enum DeviceError: Error, Equatable, Sendable, CustomStringConvertible {
     case permissionDenied(path: String)
     case busy(path: String)
     case notACaptureDevice(path: String, card: String)
-    case notV4L2(path: String)
+    /// Not a V4L2 device: what the path is (`a character device`), and what VIDIOC_QUERYCAP said.
+    case notV4L2(path: String, what: String, Errno)
     case noStreaming(path: String)
     case formatRefused(path: String, requested: String, reason: String)
     case noUsableFormat(path: String, offered: [String])
@@ -21,8 +22,8 @@ public enum DeviceError: Error, Equatable, Sendable, CustomStringConvertible {
             return "\(path): permission denied; add your user to the 'video' group (sudo usermod -aG video $USER, then log in again)"
         case .busy(let path):
             return "\(path) is busy: another program is using the camera"
-        case .notV4L2(let path):
-            return "\(path) is not a V4L2 video device"
+        case .notV4L2(let path, let what, let errno):
+            return "\(path) is \(what) but not a video device (VIDIOC_QUERYCAP: \(errno)); Lookout reads V4L2 cameras (/dev/videoN: `lookout devices` lists them), MJPEG and Y4M files and pipes, video files and URLs through ffmpeg, and - for standard input"
         case .notACaptureDevice(let path, let card):
             return "\(path) (\(card)) is not a video capture device"
         case .noStreaming(let path):
@@ -46,8 +47,25 @@ public enum DeviceError: Error, Equatable, Sendable, CustomStringConvertible {
         case ENOENT, ENODEV, ENXIO: return .noSuchDevice(path: path)
         case EACCES, EPERM: return .permissionDenied(path: path)
         case EBUSY: return .busy(path: path)
-        case ENOTTY: return .notV4L2(path: path)
+        // libv4l2's open asks VIDIOC_QUERYCAP: a device of another kind answers ENOTTY (/dev/null)
+        // or EINVAL (/dev/urandom).
+        case ENOTTY, EINVAL: return .notV4L2(path: path, what: fileKind(path), errno)
         default: return .ioctlFailed(path: path, request: "open", errno)
+        }
+    }
+
+    /// What is at `path`, in words: "a character device", "a regular file".
+    private static func fileKind(_ path: String) -> String {
+        var info = stat()
+        guard path.withPlatformPath({ stat($0, &info) }) == 0 else { return "a file" }
+        switch info.st_mode & S_IFMT {
+        case S_IFCHR: return "a character device"
+        case S_IFBLK: return "a block device"
+        case S_IFREG: return "a regular file"
+        case S_IFIFO: return "a FIFO"
+        case S_IFSOCK: return "a socket"
+        case S_IFDIR: return "a directory"
+        default: return "a special file"
         }
     }
 }
