@@ -11,7 +11,8 @@ enum ExitStatus {
     static let failure: Int32 = 1
     static let usage: Int32 = 64
     static let noInput: Int32 = 66
-    /// The state directory (an MQTT outbox) cannot be created, written or locked (sysexits' EX_CANTCREAT).
+    /// The state directory (an MQTT outbox) cannot be created, written or locked, or holds a
+    /// symbolic link where Lookout makes a file or folder (sysexits' EX_CANTCREAT).
     static let cannotCreate: Int32 = 73
     /// The camera was lost and --exit-on-loss was given (EX_UNAVAILABLE).
     static let cameraLost: Int32 = 69

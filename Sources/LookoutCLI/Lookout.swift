@@ -41,8 +41,9 @@ struct Lookout: ParsableCommand {
               69  the camera was lost and --exit-on-loss was given
               72  the input needs ffmpeg and ffmpeg is not installed
               73  the state directory (--state-dir: each camera's MQTT
-                  outbox) cannot be created or written, or another
-                  Lookout process uses a camera's outbox
+                  outbox) cannot be created or written, another
+                  Lookout process uses it or a camera's outbox, or a
+                  name in it is a symbolic link (never followed)
               130/143/131  a second SIGINT/SIGTERM/SIGQUIT while stopping
             """,
         version: "0.2.0",

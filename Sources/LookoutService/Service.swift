@@ -78,6 +78,9 @@ public final class Service: @unchecked Sendable {
         /// The node's configuration: the node itself connects only when the parts it replaces
         /// are gone (a reload), so two nodes never hold the same client ID.
         var mqtt: MQTTConfiguration?
+        /// The state directory's outbox, locked (`outbox/lock`) before any broker connection and
+        /// held while the service uses it: a second process on it is refused before it connects.
+        var outbox: OutboxDirectory?
 
         var hooks: [HookRunner] { [codeHook, presenceHook].compactMap { $0 } }
     }
@@ -342,7 +345,7 @@ public final class Service: @unchecked Sendable {
                 mqtt.queueCapacity = effective.resolved(\.mqttQueue)
                 mqtt.homeAssistantDiscoveryPrefix = effective.haDiscovery == true ? effective.resolved(\.haPrefix) : nil
                 let stateDirectory = StateDirectory.resolve(effective.stateDir, environment: StateDirectory.processEnvironment)
-                do throws(OutboxError) { try OutboxDirectory.prepare(stateDirectory: stateDirectory) } catch { throw .outbox(error) }
+                do throws(OutboxError) { shared.outbox = try OutboxDirectory.prepare(stateDirectory: stateDirectory) } catch { throw .outbox(error) }
                 mqtt.outbox = OutboxSettings(stateDirectory: stateDirectory,
                                              limits: OutboxLimits(maximumBytes: effective.resolved(\.outboxMaxSize).bytes,
                                                                   maximumAge: effective.resolved(\.outboxMaxAge).seconds))

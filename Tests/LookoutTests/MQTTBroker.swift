@@ -31,6 +31,9 @@ final class MQTTBroker {
 
     var url: String { "mqtt://127.0.0.1:\(port)" }
 
+    /// What mosquitto logged so far (its standard error: connections, with their client IDs).
+    var log: [String] { process?.errors.lines ?? [] }
+
     func start() throws {
         let broker = try BackgroundProcess("/usr/sbin/mosquitto", ["-c", configuration])
         process = broker

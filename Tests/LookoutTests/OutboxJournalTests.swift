@@ -12,9 +12,15 @@ struct OutboxJournalTests {
         var now: Int64 = 1_700_000_000_000
     }
 
+    /// The journal at `directory`, `<state directory>/outbox/<name>`.
     static func open(_ directory: String, _ recorder: Recorder, limits: OutboxLimits = OutboxLimits(),
                      boot: String = "boot-a") throws -> OutboxJournal {
-        try OutboxJournal(directory: directory, limits: limits, clock: { recorder.now }, boot: boot) { recorder.warnings.append($0) }
+        let parts = directory.split(separator: "/", omittingEmptySubsequences: false)
+        try #require(parts.count > 2 && parts[parts.count - 2] == "outbox", "not a journal's folder: \(directory)")
+        let outbox = try OutboxDirectory.prepare(stateDirectory: parts.dropLast(2).joined(separator: "/"))
+        return try OutboxJournal(in: outbox, name: String(parts[parts.count - 1]), limits: limits, clock: { recorder.now }, boot: boot) {
+            recorder.warnings.append($0)
+        }
     }
 
     /// The bytes of the record a clean close ends the journal with.
@@ -58,7 +64,7 @@ struct OutboxJournalTests {
     @Test func eventsComeBackInOrderAfterReopening() throws {
         let folder = try ScratchFolder()
         let recorder = Recorder()
-        let directory = folder.path + "/outbox/cam"
+        let directory = folder.journalPath
         var journal = try Self.open(directory, recorder)
         for expected in UInt64(1)...5 {
             #expect(try journal.append(topic: "t/events") { Self.payload($0) } == expected)
@@ -78,7 +84,7 @@ struct OutboxJournalTests {
     @Test func theDoneMarkFollowsAcknowledgementsWithoutAGap() throws {
         let folder = try ScratchFolder()
         let recorder = Recorder()
-        var journal = try Self.open(folder.path, recorder)
+        var journal = try Self.open(folder.journalPath, recorder)
         for _ in 1...5 { _ = try journal.append(topic: "t") { Self.payload($0) } }
         try journal.acknowledge(2)
         #expect(journal.done == 0) // 1 is not acknowledged yet
@@ -88,7 +94,7 @@ struct OutboxJournalTests {
         #expect(journal.pendingCount == 3)
         journal.close()
         // 4 was acknowledged but not marked done: delivered again (at least once), with 3 and 5.
-        journal = try Self.open(folder.path, recorder)
+        journal = try Self.open(folder.journalPath, recorder)
         #expect(Self.pending(journal).map(\.sequence) == [3, 4, 5])
         try journal.acknowledge(3)
         try journal.acknowledge(5)
@@ -102,7 +108,7 @@ struct OutboxJournalTests {
         let folder = try ScratchFolder()
         let recorder = Recorder()
         let limits = OutboxLimits(maximumBytes: 64 << 10, maximumAge: 86_400)
-        let journal = try Self.open(folder.path, recorder, limits: limits)
+        let journal = try Self.open(folder.journalPath, recorder, limits: limits)
         var largest: Int64 = 0
         for _ in 1...400 {
             _ = try journal.append(topic: "t/events") { Self.payload($0, bytes: 500) }
@@ -118,8 +124,8 @@ struct OutboxJournalTests {
         #expect(events.map(\.sequence) == Array(UInt64(400 - events.count + 1)...400))
         #expect(journal.done == UInt64(400 - events.count))
         #expect(journal.lastDropCause == "full (65536 bytes)")
-        let onDisk = try Self.segmentFiles(folder.path).reduce(Int64(0)) {
-            $0 + Int64((try FileManager.default.attributesOfItem(atPath: folder.path + "/" + $1)[.size] as? Int) ?? 0)
+        let onDisk = try Self.segmentFiles(folder.journalPath).reduce(Int64(0)) {
+            $0 + Int64((try FileManager.default.attributesOfItem(atPath: folder.journalPath + "/" + $1)[.size] as? Int) ?? 0)
         }
         #expect(onDisk == journal.bytes)
     }
@@ -127,7 +133,7 @@ struct OutboxJournalTests {
     @Test func theAgeBoundDropsOldEvents() throws {
         let folder = try ScratchFolder()
         let recorder = Recorder()
-        let journal = try Self.open(folder.path, recorder, limits: OutboxLimits(maximumBytes: 1 << 20, maximumAge: 60))
+        let journal = try Self.open(folder.journalPath, recorder, limits: OutboxLimits(maximumBytes: 1 << 20, maximumAge: 60))
         for _ in 1...3 { _ = try journal.append(topic: "t") { Self.payload($0) } }
         recorder.now += 30_000
         _ = try journal.append(topic: "t") { Self.payload($0) }
@@ -143,14 +149,14 @@ struct OutboxJournalTests {
     @Test func aTornLastRecordLosesNothingEarlierAndItsNumberIsNotGivenAgain() throws {
         let folder = try ScratchFolder()
         let recorder = Recorder()
-        var journal = try Self.open(folder.path, recorder)
+        var journal = try Self.open(folder.journalPath, recorder)
         for _ in 1...3 { _ = try journal.append(topic: "t") { Self.payload($0) } }
         journal.close()
-        let file = folder.path + "/" + (try #require(try Self.segmentFiles(folder.path).last))
+        let file = folder.journalPath + "/" + (try #require(try Self.segmentFiles(folder.journalPath).last))
         let size = try #require(try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int)
         // The close's own record, and the end of event 3's.
         #expect(truncate(file, off_t(size - Self.closedRecordBytes - 5)) == 0)
-        journal = try Self.open(folder.path, recorder)
+        journal = try Self.open(folder.journalPath, recorder)
         #expect(Self.pending(journal).map(\.sequence) == [1, 2])
         #expect(recorder.warnings.count == 1)
         #expect(recorder.warnings.first?.contains("cut off a torn last record (") == true)
@@ -159,7 +165,7 @@ struct OutboxJournalTests {
         // Event 3 may have gone out before its record was cut: 4 comes next.
         #expect(try journal.append(topic: "t") { Self.payload($0) } == 4)
         journal.close()
-        journal = try Self.open(folder.path, recorder)
+        journal = try Self.open(folder.journalPath, recorder)
         #expect(Self.pending(journal).map(\.sequence) == [1, 2, 4])
         #expect(recorder.warnings.count == 1)
     }
@@ -167,21 +173,21 @@ struct OutboxJournalTests {
     @Test func afterTheMachineCrashedNumbersGoOnPastTheReservation() throws {
         let folder = try ScratchFolder()
         let recorder = Recorder()
-        try Self.endedUncleanly(folder.path, recorder, boot: "boot-a")
+        try Self.endedUncleanly(folder.journalPath, recorder, boot: "boot-a")
         // The same boot (Lookout killed): the kernel had every record, numbers go on by one.
-        var journal = try Self.open(folder.path, recorder, boot: "boot-a")
+        var journal = try Self.open(folder.journalPath, recorder, boot: "boot-a")
         #expect(journal.nextSequence == 4)
         #expect(recorder.warnings.isEmpty)
         journal.close()
-        try Self.removeClosingRecord(folder.path)
+        try Self.removeClosingRecord(folder.journalPath)
         // Another boot: events numbered after the last sync may have gone out and been lost.
-        journal = try Self.open(folder.path, recorder, boot: "boot-b")
+        journal = try Self.open(folder.journalPath, recorder, boot: "boot-b")
         #expect(journal.nextSequence == OutboxJournal.reservation + 1)
         #expect(Self.pending(journal).map(\.sequence) == [1, 2, 3])
-        #expect(recorder.warnings == ["outbox \(folder.path): not closed before the machine restarted; event numbers go on from 1025, past any that may have gone out unsynced"])
+        #expect(recorder.warnings == ["outbox \(folder.journalPath): not closed before the machine restarted; event numbers go on from 1025, past any that may have gone out unsynced"])
         journal.close()
         // Closed cleanly, another boot changes nothing.
-        journal = try Self.open(folder.path, recorder, boot: "boot-c")
+        journal = try Self.open(folder.journalPath, recorder, boot: "boot-c")
         #expect(journal.nextSequence == OutboxJournal.reservation + 1)
         #expect(recorder.warnings.count == 1)
     }
@@ -191,13 +197,13 @@ struct OutboxJournalTests {
     @Test func withoutABootIDAnUncleanEndSkipsTheReservation() throws {
         let folder = try ScratchFolder()
         let recorder = Recorder()
-        try Self.endedUncleanly(folder.path, recorder, boot: "")
-        var journal = try Self.open(folder.path, recorder, boot: "")
+        try Self.endedUncleanly(folder.journalPath, recorder, boot: "")
+        var journal = try Self.open(folder.journalPath, recorder, boot: "")
         #expect(journal.nextSequence == OutboxJournal.reservation + 1)
         #expect(Self.pending(journal).map(\.sequence) == [1, 2, 3])
         journal.close()
         // Closed cleanly: nothing skipped.
-        journal = try Self.open(folder.path, recorder, boot: "")
+        journal = try Self.open(folder.journalPath, recorder, boot: "")
         #expect(journal.nextSequence == OutboxJournal.reservation + 1)
     }
 
@@ -206,11 +212,11 @@ struct OutboxJournalTests {
     @Test func anUnreadableEventDoesNotHoldTheDoneMark() throws {
         let folder = try ScratchFolder()
         let recorder = Recorder()
-        let journal = try Self.open(folder.path, recorder)
+        let journal = try Self.open(folder.journalPath, recorder)
         for _ in 1...3 { _ = try journal.append(topic: "t") { Self.payload($0) } }
         try journal.sync()
         // The first event's bytes damaged on disk after they were written.
-        let file = folder.path + "/" + (try #require(try Self.segmentFiles(folder.path).last))
+        let file = folder.journalPath + "/" + (try #require(try Self.segmentFiles(folder.journalPath).last))
         var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: file)))
         let first = try #require(Self.range(of: Array("{\"n\":1}".utf8), in: bytes))
         bytes[first + 3] ^= 0xFF
@@ -228,22 +234,22 @@ struct OutboxJournalTests {
         let folder = try ScratchFolder()
         let recorder = Recorder()
         // Where the first segment would go, a folder.
-        #expect(mkdir(folder.path + "/" + OutboxSegment.name(number: 1), 0o700) == 0)
-        #expect(throws: OutboxError.self) { _ = try Self.open(folder.path, recorder) }
+        try FileManager.default.createDirectory(atPath: folder.journalPath + "/" + OutboxSegment.name(number: 1), withIntermediateDirectories: true)
+        #expect(throws: OutboxError.self) { _ = try Self.open(folder.journalPath, recorder) }
     }
 
     @Test func garbageAfterTheLastRecordIsCutOff() throws {
         let folder = try ScratchFolder()
         let recorder = Recorder()
-        var journal = try Self.open(folder.path, recorder)
+        var journal = try Self.open(folder.journalPath, recorder)
         for _ in 1...3 { _ = try journal.append(topic: "t") { Self.payload($0) } }
         journal.close()
-        let file = folder.path + "/" + (try #require(try Self.segmentFiles(folder.path).last))
+        let file = folder.journalPath + "/" + (try #require(try Self.segmentFiles(folder.journalPath).last))
         let handle = try #require(FileHandle(forWritingAtPath: file))
         try handle.seekToEnd()
         try handle.write(contentsOf: Data((0..<100).map { UInt8(truncatingIfNeeded: $0 * 37 + 11) }))
         try handle.close()
-        journal = try Self.open(folder.path, recorder)
+        journal = try Self.open(folder.journalPath, recorder)
         #expect(Self.pending(journal).map(\.sequence) == [1, 2, 3])
         #expect(Self.pending(journal).map(\.payload) == (UInt64(1)...3).map { Self.payload($0) })
         #expect(recorder.warnings.contains { $0.contains("torn last record (100 bytes)") })
@@ -252,15 +258,15 @@ struct OutboxJournalTests {
     @Test func aDamagedRecordInTheMiddleLosesOnlyItself() throws {
         let folder = try ScratchFolder()
         let recorder = Recorder()
-        var journal = try Self.open(folder.path, recorder)
+        var journal = try Self.open(folder.journalPath, recorder)
         for _ in 1...3 { _ = try journal.append(topic: "t") { Self.payload($0) } }
         journal.close()
-        let file = folder.path + "/" + (try #require(try Self.segmentFiles(folder.path).last))
+        let file = folder.journalPath + "/" + (try #require(try Self.segmentFiles(folder.journalPath).last))
         var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: file)))
         let second = try #require(Self.range(of: Array("{\"n\":2}".utf8), in: bytes))
         bytes[second + 3] ^= 0xFF
         try Data(bytes).write(to: URL(fileURLWithPath: file))
-        journal = try Self.open(folder.path, recorder)
+        journal = try Self.open(folder.journalPath, recorder)
         #expect(Self.pending(journal).map(\.sequence) == [1, 3])
         #expect(journal.dropped == 1)
         #expect(recorder.warnings.count == 1)
@@ -276,19 +282,34 @@ struct OutboxJournalTests {
     @Test func theLockRefusesASecondOpener() throws {
         let folder = try ScratchFolder()
         let recorder = Recorder()
-        let first = try Self.open(folder.path, recorder)
-        #expect(throws: OutboxError.inUse(directory: folder.path)) { try Self.open(folder.path, recorder) }
-        #expect(OutboxError.inUse(directory: folder.path).description
-                == "another Lookout process uses \(folder.path): give each its own --mqtt-client-id or --state-dir")
+        let first = try Self.open(folder.journalPath, recorder)
+        #expect(throws: OutboxError.inUse(directory: folder.journalPath)) { try Self.open(folder.journalPath, recorder) }
+        #expect(OutboxError.inUse(directory: folder.journalPath).description
+                == "another Lookout process uses \(folder.journalPath): give each its own --mqtt-client-id or --state-dir")
         first.close()
-        let second = try Self.open(folder.path, recorder)
+        let second = try Self.open(folder.journalPath, recorder)
         #expect(second.nextSequence == 1)
+    }
+
+    /// One lock per state directory and process, whatever path names it: a service's node, its
+    /// cameras and a reload share it, and it stays held while any of them uses it.
+    @Test func theStateDirectoryIsLockedOncePerProcess() throws {
+        let folder = try ScratchFolder()
+        let link = folder.path + "-link"
+        #expect(symlink(folder.path, link) == 0)
+        defer { unlink(link) }
+        var first: OutboxDirectory? = try OutboxDirectory.prepare(stateDirectory: folder.path)
+        let second = try OutboxDirectory.prepare(stateDirectory: link)
+        #expect(first === second)
+        first = nil
+        #expect(OutboxProcessTests.lockHeld(folder.path + "/outbox/lock"))
+        withExtendedLifetime(second) {}
     }
 
     @Test func sequencesContinueAfterEverythingIsDeliveredAndCompacted() throws {
         let folder = try ScratchFolder()
         let recorder = Recorder()
-        var journal = try Self.open(folder.path, recorder, limits: OutboxLimits(maximumBytes: 1 << 20))
+        var journal = try Self.open(folder.journalPath, recorder, limits: OutboxLimits(maximumBytes: 1 << 20))
         for sequence in UInt64(1)...300 {
             _ = try journal.append(topic: "t") { Self.payload($0, bytes: 400) }
             try journal.acknowledge(sequence)
@@ -296,16 +317,21 @@ struct OutboxJournalTests {
         #expect(journal.done == 300)
         #expect(journal.pendingCount == 0)
         journal.close()
-        journal = try Self.open(folder.path, recorder, limits: OutboxLimits(maximumBytes: 1 << 20))
+        journal = try Self.open(folder.journalPath, recorder, limits: OutboxLimits(maximumBytes: 1 << 20))
         // Only the segment begun now is left, and it says where the numbers are.
-        #expect(try Self.segmentFiles(folder.path).count == 1)
+        #expect(try Self.segmentFiles(folder.journalPath).count == 1)
         #expect(journal.bytes < 100)
         #expect(Self.pending(journal).isEmpty)
         #expect(try journal.append(topic: "t") { Self.payload($0) } == 301)
         journal.close()
-        journal = try Self.open(folder.path, recorder)
+        journal = try Self.open(folder.journalPath, recorder)
         #expect(Self.pending(journal).map(\.sequence) == [301])
         #expect(journal.nextSequence == 302)
         #expect(recorder.warnings.isEmpty)
     }
+}
+
+extension ScratchFolder {
+    /// A journal's folder in the scratch folder as the state directory.
+    var journalPath: String { path + "/outbox/cam" }
 }

@@ -2,7 +2,8 @@ import Foundation
 import Testing
 
 /// The outbox through the `lookout` command: a process killed with SIGKILL while the broker is
-/// down loses no event, and a state directory that cannot be made is one sentence and exit 73.
+/// down loses no event, a second process on the same state directory is refused before it
+/// connects, and a state directory that cannot be made is one sentence and exit 73.
 @Suite("Outbox, lookout process", .serialized)
 struct OutboxProcessTests {
     static let prefix = "lookout-outbox-run"
@@ -52,24 +53,74 @@ struct OutboxProcessTests {
         #expect(second.errors.lines.contains { $0.contains("6 events of camera cam waiting in \(state.path)/outbox/\(node)-cam from before; delivered first") })
     }
 
-    @Test func aSecondLookoutOnTheSameOutboxIsRefusedInOneSentence() throws {
+    /// The second process is refused before it makes any broker connection: its node would
+    /// connect with the first's client ID and throw the first off the broker.
+    @Test func aSecondLookoutOnTheSameStateDirectoryIsRefusedBeforeItConnects() throws {
         let broker = try MQTTBroker()
         let state = try ScratchFolder()
         try broker.start()
         let node = "twice-\(UUID().uuidString.prefix(8))"
+        let availability = Self.prefix + "/available"
+        let watcher = try Subscriber(port: broker.port, topics: [availability])
+        defer { watcher.stop() }
         let first = try Self.run(broker, node: node, state: state.path)
         // The camera (and its connection) is made once its stream begins.
         try first.write(try MQTTTests.codeClip())
         #expect(eventually { Self.lockHeld(state.path + "/outbox/\(node)-cam/lock") })
+        #expect(watcher.wait(timeout: 60) { $0.contains { $0.topic == availability && $0.payload == "online" } })
+
         let second = try lookout(["run", "--input", "cam=" + Fixtures.path("qr-mono.y4m"), "--mqtt", "\(broker.url)/\(Self.prefix)",
                                   "--mqtt-client-id", node, "--state-dir", state.path])
         #expect(second.status == 73)
-        // Its last line (the two nodes' own connections, sharing a client ID, may throw each other
-        // off the broker before it).
-        #expect(second.stderr.split(separator: "\n").last
-                == "lookout: another Lookout process uses \(state.path)/outbox/\(node)-cam: give each its own --mqtt-client-id or --state-dir")
+        #expect(second.stderr == "lookout: another Lookout process uses the state directory \(state.path): give each process its own --state-dir\n")
+        // A client connecting after the second ended: once the broker has logged it, it has
+        // logged any connection the second made before.
+        let probe = "probe-\(UUID().uuidString.prefix(8))"
+        try BackgroundProcess("/usr/bin/mosquitto_pub", ["-h", "127.0.0.1", "-p", String(broker.port), "-i", probe, "-t", "x", "-m", "x"])
+            .waitForExit(timeout: 60)
+        #expect(eventually { broker.log.contains { $0.contains(" as \(probe) (") } }, "\(broker.log)")
+        for client in [node, node + "-cam"] {
+            #expect(broker.log.filter { $0.contains(" as \(client) (") }.count == 1, "one connection as \(client): \(broker.log)")
+        }
+        #expect(!broker.log.contains { $0.contains("already connected") }, "\(broker.log)")
+        #expect(watcher.messages.filter { $0.topic == availability }.map(\.payload) == ["online"])
+
         try first.closeInput()
         #expect(first.waitForExit(timeout: 60) == 0)
+        // The watcher sees the node go offline when it does.
+        #expect(watcher.wait(timeout: 60) { $0.filter { $0.topic == availability }.map(\.payload) == ["online", "offline"] })
+    }
+
+    /// A state directory on a full disk (a 4 KB tmpfs, in a mount namespace of its own: the
+    /// journal fills it within the first events): the events go out live from memory, and the
+    /// trouble is said once, not once per event.
+    @Test func aFullDiskIsSaidOnceAndTheEventsStillArrive() throws {
+        let broker = try MQTTBroker()
+        try broker.start()
+        let state = try ScratchFolder()
+        let topic = Self.prefix + "/cam/events"
+        let live = try Subscriber(port: broker.port, topics: [topic])
+        defer { live.stop() }
+        try live.waitUntilSubscribed(port: broker.port, topic: topic)
+        let node = "full-\(UUID().uuidString.prefix(8))"
+        let process = try BackgroundProcess("/usr/bin/unshare", [
+            "--mount", "/bin/sh", "-c", #"mount -t tmpfs -o size=4k lookout-test "$LOOKOUT_DIR" && exec "$0" "$@""#
+                .replacingOccurrences(of: "$LOOKOUT_DIR", with: state.path),
+            lookoutBinary, "run", "--input", "cam=-", "--fps", "10", "--dedupe", "300ms", "--events", "changes", "--code-scan-rate", "0",
+            "--mqtt", "\(broker.url)/\(Self.prefix)", "--mqtt-client-id", node, "--state-dir", state.path,
+        ], withInput: true)
+        let clip = try MQTTTests.codeClip()
+        for _ in 1...5 { try process.write(clip) }
+        try process.closeInput()
+        #expect(process.waitForExit(timeout: 60) == 0)
+        try #require(!process.errors.lines.contains { $0.contains("mount:") || $0.contains("unshare:") },
+                     "cannot mount a tmpfs here: \(process.errors.lines)")
+        let codes = { (messages: [ReceivedMessage]) in messages.filter { $0.topic == topic }.compactMap(\.json).filter { $0["kind"] as? String == "code" } }
+        #expect(live.wait(timeout: 60) { codes($0).count >= 15 })
+        #expect(codes(live.messages).compactMap { $0["id"] as? String } == (1...15).map { "\(node)/cam/\($0)" })
+        let full = process.errors.lines.filter { $0.contains("No space left on device") }
+        #expect(full.count == 1, "said once: \(process.errors.lines)")
+        #expect(full.first?.hasSuffix("events wait in memory until the outbox can be written again (lost if Lookout stops before they are delivered)") == true)
     }
 
     /// Whether another process holds the flock(2) on `path`.

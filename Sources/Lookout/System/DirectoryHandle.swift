@@ -34,11 +34,12 @@ package final class DirectoryHandle: Sendable {
         return try open(path: path)
     }
 
-    /// The directory `name` in this one, made first when missing with `making`; never through a
-    /// link (`O_NOFOLLOW`): a link named so is `ENOTDIR`/`ELOOP`, not the place it points to.
-    package func subdirectory(named name: String, making: Bool) throws(Errno) -> DirectoryHandle {
+    /// The directory `name` in this one, made first (with `permissions`) when missing with
+    /// `making`; never through a link (`O_NOFOLLOW`): a link named so is `ENOTDIR`/`ELOOP`, not
+    /// the place it points to.
+    package func subdirectory(named name: String, making: Bool, permissions: mode_t = 0o755) throws(Errno) -> DirectoryHandle {
         try Self.check(name)
-        if making, name.withPlatformPath({ mkdirat(descriptor, $0, 0o755) }) != 0, Errno.current.rawValue != EEXIST {
+        if making, name.withPlatformPath({ mkdirat(descriptor, $0, permissions) }) != 0, Errno.current.rawValue != EEXIST {
             throw Errno.current
         }
         let fd = name.withPlatformPath { openat(descriptor, $0, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
@@ -60,12 +61,46 @@ package final class DirectoryHandle: Sendable {
     /// Opens the regular file `name` for reading: a link is `ELOOP` (never followed), anything
     /// but a regular file (a directory, a FIFO, a device) `EINVAL`. A FIFO does not block the open.
     package func openRegularFile(named name: String) throws(Errno) -> FileDescriptor {
+        try openRegular(name, O_RDONLY, 0)
+    }
+
+    /// Opens the regular file `name` for reading and appending (`O_RDWR|O_APPEND`), a new one
+    /// (`O_CREAT|O_EXCL`, with `permissions`) when `creating`; never through a link (`ELOOP`, or
+    /// `EEXIST` when creating), and only a regular file (else `EINVAL`).
+    package func openAppending(named name: String, creating: Bool, permissions: mode_t = 0o600) throws(Errno) -> FileDescriptor {
+        try openRegular(name, O_RDWR | O_APPEND | (creating ? O_CREAT | O_EXCL : 0), permissions)
+    }
+
+    /// Opens the file `name` to lock (`flock`) and nothing else: made (`O_EXCL`) when missing, else
+    /// the one there; never through a link (`ELOOP`), and only a regular file (else `EINVAL`).
+    package func openLockFile(named name: String, permissions: mode_t = 0o600) throws(Errno) -> FileDescriptor {
+        do throws(Errno) {
+            return try openRegular(name, O_RDWR | O_CREAT | O_EXCL, permissions)
+        } catch where error.rawValue == EEXIST {
+            return try openRegular(name, O_RDWR, permissions)
+        }
+    }
+
+    private func openRegular(_ name: String, _ flags: Int32, _ permissions: mode_t) throws(Errno) -> FileDescriptor {
         try Self.check(name)
-        let fd = name.withPlatformPath { openat(descriptor, $0, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) }
+        // O_NONBLOCK: a FIFO named so does not block the open (it is then refused as no regular file).
+        let fd = name.withPlatformPath { openat(descriptor, $0, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, permissions) }
         guard fd >= 0 else { throw Errno.current }
         let file = FileDescriptor(rawValue: fd)
         guard try file.status().kind == .regular else { throw Errno(rawValue: EINVAL) }
         return file
+    }
+
+    /// What the directory itself is (`fstat` of its descriptor).
+    package func status() throws(Errno) -> FileStatus {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { throw Errno.current }
+        return FileStatus(info)
+    }
+
+    /// fsync(2)s the directory: the names made, renamed and removed in it reach the disk.
+    package func sync() throws(Errno) {
+        guard fsync(descriptor) == 0 else { throw Errno.current }
     }
 
     /// Renames `name` to `newName` within this directory (`renameat`). An entry named `newName`

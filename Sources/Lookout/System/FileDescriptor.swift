@@ -52,6 +52,17 @@ package final class FileDescriptor: @unchecked Sendable {
         return FileStatus(info)
     }
 
+    /// Takes the exclusive flock(2) on the open file without waiting: false when another open
+    /// file (another process's, or another `open` of it in this one) holds it.
+    package func tryLockExclusively() throws(Errno) -> Bool {
+        while flock(rawValue, LOCK_EX | LOCK_NB) != 0 {
+            let error = Errno.current
+            if error.rawValue == EWOULDBLOCK { return false }
+            if error != .interrupted { throw error }
+        }
+        return true
+    }
+
     /// Closes now: a failed close can mean written data is lost, so it is said.
     package func close() throws(Errno) {
         let fd = rawValue

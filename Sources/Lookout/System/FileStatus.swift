@@ -12,6 +12,9 @@ package struct FileStatus: Sendable, Equatable {
     package var size: Int64
     /// Modification time, seconds since the epoch.
     package var modified: Double
+    /// The file system and the file in it (`st_dev`, `st_ino`): the same file by whatever name.
+    package var device: UInt64
+    package var inode: UInt64
 
     init(_ info: stat) {
         switch info.st_mode & S_IFMT {
@@ -22,5 +25,7 @@ package struct FileStatus: Sendable, Equatable {
         }
         size = Int64(info.st_size)
         modified = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
     }
 }

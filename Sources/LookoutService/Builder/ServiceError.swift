@@ -41,7 +41,8 @@ public enum ServiceError: Error, CustomStringConvertible {
         case usage
         /// Something to read is missing or unreadable (66).
         case noInput
-        /// The state directory or a camera's outbox in it cannot be created, written or locked (73).
+        /// The state directory or a camera's outbox in it cannot be created, written or locked, or
+        /// holds a symbolic link (73).
         case cannotCreate
         /// Something else failed (1), or the capture error's own kind.
         case failure

@@ -72,6 +72,8 @@ public final class MQTTEventPublisher: @unchecked Sendable {
     private var events: BoundedQueue<Message>
     /// The camera's events on disk until acknowledged; nil without an outbox (then `events`).
     private var outbox: OutboxJournal?
+    /// The state directory's outbox, locked before this connection is made (nil without an outbox).
+    private var outboxDirectory: OutboxDirectory?
     /// The highest outbox sequence handed to libmosquitto: it sends its own in-flight messages
     /// again after a reconnect, so they are not handed over twice.
     private var handedThrough: UInt64 = 0
@@ -82,7 +84,7 @@ public final class MQTTEventPublisher: @unchecked Sendable {
     private var nextSequence: UInt64
     private var syncScheduled = false
     private var outboxDroppedReported = 0
-    private var lastOutboxFailure: String?
+    private var outboxTrouble = OutboxTroubleReport()
     /// Each code's value for `scan` (Home Assistant's trigger), bounded like the events, sent after
     /// them: the events' queue, its bound and its report stay about events.
     private var scans: BoundedQueue<Message>
@@ -127,15 +129,21 @@ public final class MQTTEventPublisher: @unchecked Sendable {
         self.logger = logger
         self.events = BoundedQueue(capacity: max(1, configuration.queueCapacity))
         self.nextSequence = UInt64(max(1, OutboxJournal.wallMilliseconds())) * 1000
-        if let settings = configuration.outbox, configuration.camera != nil {
+        if let settings = configuration.outbox {
             do throws(OutboxError) {
-                let journal = try OutboxJournal(directory: settings.directory(clientID: configuration.clientID), limits: settings.limits) {
-                    [logger] in logger.warning("MQTT: \($0)")
-                }
-                outbox = journal
-                handedThrough = journal.done
-                if journal.pendingCount > 0 {
-                    logger.notice("MQTT: \(journal.pendingCount) event\(journal.pendingCount == 1 ? "" : "s") of camera \(configuration.camera ?? "") waiting in \(journal.directory) from before; delivered first")
+                // Locked before the connection: a second process on the state directory is refused
+                // here, not after its connection (with the first's client ID) threw the first off.
+                let directory = try OutboxDirectory.prepare(stateDirectory: settings.stateDirectory)
+                outboxDirectory = directory
+                if configuration.camera != nil {
+                    let journal = try OutboxJournal(in: directory, name: settings.folderName(clientID: configuration.clientID), limits: settings.limits) {
+                        [logger] in logger.warning("MQTT: \($0)")
+                    }
+                    outbox = journal
+                    handedThrough = journal.done
+                    if journal.pendingCount > 0 {
+                        logger.notice("MQTT: \(journal.pendingCount) event\(journal.pendingCount == 1 ? "" : "s") of camera \(configuration.camera ?? "") waiting in \(journal.directory) from before; delivered first")
+                    }
                 }
             } catch {
                 throw .outbox(error)
@@ -487,7 +495,7 @@ public final class MQTTEventPublisher: @unchecked Sendable {
             let droppedBefore = outbox.dropped
             // Kept, or dropped past the bounds (counted): either way the outbox has dealt with it.
             var appended = false
-            usingOutbox { journal throws(OutboxError) in
+            usingOutbox(.append) { journal throws(OutboxError) in
                 _ = try journal.append(topic: topics.events) {
                     MQTTEventID.splice(MQTTEventID.text(node: node, camera: camera, sequence: $0), into: line)
                 }
@@ -504,6 +512,7 @@ public final class MQTTEventPublisher: @unchecked Sendable {
         let sequence: UInt64
         if let outbox {
             sequence = outbox.skipSequence()
+            outboxTrouble.keptEventInMemory()
         } else {
             sequence = nextSequence
             nextSequence += 1
@@ -514,17 +523,15 @@ public final class MQTTEventPublisher: @unchecked Sendable {
         }
     }
 
-    /// Runs `body` on the outbox; a disk error is a warning (once per kind), not a stop.
-    private func usingOutbox(_ body: (OutboxJournal) throws(OutboxError) -> Void) {
+    /// Runs `body`, doing `operation`'s work, on the outbox; a disk error is not a stop: a warning
+    /// when the trouble starts, a notice when it ends (`OutboxTroubleReport`), nothing per event.
+    private func usingOutbox(_ operation: OutboxTroubleReport.Operation = .other, _ body: (OutboxJournal) throws(OutboxError) -> Void) {
         guard let outbox else { return }
         do throws(OutboxError) {
             try body(outbox)
-            lastOutboxFailure = nil
+            if let notice = outboxTrouble.succeeded(operation, directory: outbox.directory) { logger.notice("MQTT: \(notice)") }
         } catch {
-            if error.description != lastOutboxFailure {
-                lastOutboxFailure = error.description
-                logger.warning("MQTT: \(error); events wait in memory meanwhile and are lost at a restart")
-            }
+            if let warning = outboxTrouble.failed(operation, error) { logger.warning("MQTT: \(warning)") }
         }
     }
 
@@ -535,7 +542,7 @@ public final class MQTTEventPublisher: @unchecked Sendable {
         queue.asyncAfter(deadline: .fromNow(seconds: outbox.limits.syncInterval)) { [weak self] in
             guard let self else { return }
             syncScheduled = false
-            usingOutbox { journal throws(OutboxError) in try journal.sync() }
+            usingOutbox(.sync) { journal throws(OutboxError) in try journal.sync() }
         }
     }
 

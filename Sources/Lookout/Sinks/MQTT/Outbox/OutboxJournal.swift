@@ -3,14 +3,17 @@ import Glibc
 #endif
 
 /// A camera connection's events on disk until the broker has them: append-only segment files in
-/// a directory of its own, locked (flock(2)) while open so that two processes never share it.
+/// a folder of its own in the state directory's outbox (`OutboxDirectory`), locked (flock(2))
+/// while open so that two openers never share it. Every name in it is opened relative to the
+/// folder's descriptor, never through a link.
 ///
 /// Each event gets the next sequence, never given before in this directory (not after everything
 /// was delivered and the files deleted, nor after a torn write); "done through S" marks record
 /// what the broker acknowledged or the bounds dropped. Records are written as they come (one
 /// write(2) each: a killed process loses nothing the kernel has) and synced in batches. Past the
 /// size or age bound the oldest events are dropped, and counted. Opening reads the segments back:
-/// a torn last record is cut off with a warning, damage elsewhere loses only what cannot be read.
+/// a torn last record is cut off with a warning, damage elsewhere loses only what cannot be read
+/// (`OutboxRecovery`).
 ///
 /// Not thread-safe: its owner calls it from one queue.
 public final class OutboxJournal {
@@ -23,7 +26,8 @@ public final class OutboxJournal {
         public var payload: [UInt8]
     }
 
-    private struct Entry {
+    /// An event not done, and where its record is (`OutboxRecovery` makes them when opening).
+    struct Entry {
         var sequence: UInt64
         var wallTime: Int64
         var segment: Int
@@ -32,9 +36,13 @@ public final class OutboxJournal {
         var acknowledged = false
     }
 
+    /// Its folder's path, for messages.
     public let directory: String
     public let limits: OutboxLimits
-    private var lockDescriptor: Int32 = -1
+    /// The state directory's outbox, held (and with it the state directory's lock) while open.
+    public let outbox: OutboxDirectory
+    private let folder: DirectoryHandle
+    private var lock: FileDescriptor?
     /// Oldest first; the last is the one appended to.
     private var segments: [OutboxSegment] = []
     /// Events after the done mark, in sequence order, from `head` on.
@@ -77,18 +85,27 @@ public final class OutboxJournal {
         return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
     }
 
-    /// Opens (creating it, 0700) the journal in `directory`, reads what it holds, and begins a new
-    /// segment. `warn` hears what was damaged and what the bounds drop.
-    public init(directory: String, limits: OutboxLimits = OutboxLimits(), clock: @escaping () -> Int64 = OutboxJournal.wallMilliseconds,
+    /// Opens (creating it, 0700) the journal in the folder `name` of `outbox`, reads what it
+    /// holds, and begins a new segment. `warn` hears what was damaged and what the bounds drop.
+    public init(in outbox: OutboxDirectory, name: String, limits: OutboxLimits = OutboxLimits(),
+                clock: @escaping () -> Int64 = OutboxJournal.wallMilliseconds,
                 boot: String = OutboxJournal.currentBoot(), warn: @escaping (String) -> Void) throws(OutboxError) {
-        self.directory = directory
+        self.outbox = outbox
+        folder = try outbox.journalFolder(named: name)
+        directory = folder.path
         self.limits = limits
         self.clock = clock
         self.boot = boot
         self.warn = warn
-        try OutboxDirectory.make(directory)
-        try lock()
-        try recover()
+        let path = folder.path
+        lock = try OutboxDirectory.lockFile(in: folder) { OutboxError.inUse(directory: path) }
+        let recovered = try OutboxRecovery(folder: folder, boot: boot, warn: warn)
+        segments = recovered.segments
+        pending = recovered.pending
+        nextSequence = recovered.nextSequence
+        done = recovered.done
+        dropped = recovered.dropped
+        lastDropCause = recovered.lastDropCause
         try rotate()
         try makeRoom(0) // the bound may have shrunk since
         try writeOwedMark()
@@ -204,15 +221,14 @@ public final class OutboxJournal {
 
     /// Syncs and releases the files and the lock; what is not done stays for the next opening.
     public func close() {
-        guard lockDescriptor >= 0 else { return }
+        guard lock != nil else { return }
         // An opening that failed before its first segment has nothing to write to.
         if !segments.isEmpty {
             _ = try? write(Self.closedBytes) { OutboxRecord.closed(nextSequence: nextSequence).encoded() }
             try? sync()
         }
         segments.removeAll()
-        Glibc.close(lockDescriptor)
-        lockDescriptor = -1
+        lock = nil
     }
 
     // MARK: Writing
@@ -263,15 +279,14 @@ public final class OutboxJournal {
     private func rotate() throws(OutboxError) {
         if let current = segments.last { try current.sync() }
         let number = (segments.last?.number ?? 0) + 1
-        let path = directory + "/" + OutboxSegment.name(number: number)
-        let segment = try OutboxSegment(number: number, path: path, creating: true)
+        let segment = try OutboxSegment(number: number, in: folder, creating: true)
         segments.append(segment)
         try segment.append(OutboxRecord.start(nextSequence: nextSequence, done: done).encoded())
         // The reservation goes on with the newest segment: older ones may be deleted.
         if reservedThrough > 0 { try segment.append(OutboxRecord.reserve(through: reservedThrough, boot: boot).encoded()) }
         try segment.sync()
         try deleteFinishedSegments()
-        try Self.syncDirectory(directory)
+        do throws(Errno) { try folder.sync() } catch { throw .cannotWrite(path: directory, error) }
     }
 
     private func advanceDoneInMemory() {
@@ -325,125 +340,5 @@ public final class OutboxJournal {
             if pending[middle].sequence <= sequence { low = middle + 1 } else { high = middle }
         }
         return low
-    }
-
-    // MARK: Opening
-
-    private static func syncDirectory(_ path: String) throws(OutboxError) {
-        let descriptor = path.withPlatformPath { open($0, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
-        guard descriptor >= 0 else { throw .cannotWrite(path: path, .current) }
-        defer { Glibc.close(descriptor) }
-        guard fsync(descriptor) == 0 else { throw .cannotWrite(path: path, .current) }
-    }
-
-    private func lock() throws(OutboxError) {
-        let path = directory + "/lock"
-        let descriptor = path.withPlatformPath { open($0, O_RDWR | O_CREAT | O_CLOEXEC, 0o600) }
-        guard descriptor >= 0 else { throw .cannotWrite(path: path, .current) }
-        // A child being started by any thread holds a copy of a descriptor until its exec(2)
-        // closes it, and the lock with it: a lock just released (a reload, a restart of the
-        // camera) may stay held that long. Another process holds it for good.
-        var attempts = 0
-        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
-            let error = Errno.current
-            attempts += 1
-            if error.rawValue == EWOULDBLOCK, attempts < 100 {
-                usleep(10_000)
-                continue
-            }
-            Glibc.close(descriptor)
-            if error.rawValue == EWOULDBLOCK { throw .inUse(directory: directory) }
-            throw .cannotWrite(path: path, error)
-        }
-        lockDescriptor = descriptor
-    }
-
-    /// The segments' names, by number.
-    private func segmentNumbers() throws(OutboxError) -> [Int] {
-        guard let stream = directory.withPlatformPath({ opendir($0) }) else { throw .cannotWrite(path: directory, .current) }
-        defer { closedir(stream) }
-        var numbers: [Int] = []
-        while let entry = readdir(stream) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if let number = OutboxSegment.number(fromName: name) { numbers.append(number) }
-        }
-        return numbers.sorted()
-    }
-
-    /// Reads every segment back: the events, the done mark and the next sequence.
-    private func recover() throws(OutboxError) {
-        let numbers = try segmentNumbers()
-        var entries: [Entry] = []
-        var highest: UInt64 = 0
-        var tornUnnumbered = false
-        var reservation: (through: UInt64, boot: String)?
-        var closedCleanly = true
-        for (position, number) in numbers.enumerated() {
-            let segment = try OutboxSegment(number: number, path: directory + "/" + OutboxSegment.name(number: number), creating: false)
-            let contents = try segment.readAll()
-            let scan = OutboxRecord.scan(contents)
-            for (record, offset, length) in scan.records {
-                switch record {
-                case .event(let sequence, let wallTime, _, _):
-                    entries.append(Entry(sequence: sequence, wallTime: wallTime, segment: number, offset: Int64(offset), length: length))
-                    segment.lastEventSequence = max(segment.lastEventSequence ?? 0, sequence)
-                    highest = max(highest, sequence)
-                case .done(let sequence):
-                    done = max(done, sequence)
-                case .start(let next, let mark):
-                    nextSequence = max(nextSequence, next)
-                    done = max(done, mark)
-                case .reserve(let through, let reservedBoot):
-                    reservation = (through, reservedBoot)
-                case .closed(let next):
-                    nextSequence = max(nextSequence, next)
-                }
-                closedCleanly = if case .closed = record { true } else { false }
-            }
-            if let torn = scan.damagedSequence { highest = max(highest, torn) }
-            var damaged = scan.damaged
-            if position == numbers.count - 1, let last = damaged.last, last.offset + last.length == contents.count {
-                // A torn last record: the process or the machine stopped while it was written.
-                damaged.removeLast()
-                try segment.truncate(to: Int64(scan.end))
-                let torn = OutboxRecord.damagedEventSequence(contents, at: last.offset)
-                // Its number may have gone out before the write was cut: never given again.
-                tornUnnumbered = torn == nil
-                let event = torn.map { $0 > done ? ", event \($0), lost" : "" } ?? ""
-                if !event.isEmpty {
-                    dropped += 1
-                    lastDropCause = "damaged"
-                }
-                warn("outbox \(directory): cut off a torn last record (\(last.length) bytes\(event)) in \(segment.path); every earlier record is kept")
-            }
-            for stretch in damaged {
-                // The events between the whole records either side of it.
-                let before = Self.eventSequences(scan, before: stretch.offset).last ?? done
-                let after = Self.eventSequences(scan, from: stretch.offset).first
-                let lost = after.map { $0 > max(before, done) ? Int($0 - max(before, done)) - 1 : 0 } ?? 0
-                dropped += lost
-                if lost > 0 { lastDropCause = "damaged" }
-                warn("outbox \(directory): \(stretch.length) bytes at offset \(stretch.offset) of \(segment.path) cannot be read; \(lost) event\(lost == 1 ? "" : "s") lost")
-            }
-            segments.append(segment)
-        }
-        nextSequence = max(nextSequence, highest + 1, done + 1) + (tornUnnumbered ? 1 : 0)
-        if !closedCleanly, let reservation, reservation.boot != boot || boot.isEmpty, reservation.through >= nextSequence {
-            // The machine stopped (a power cut, a crash) with the journal open: events given
-            // numbers after the last sync may have gone out and been lost from the disk. Without
-            // a boot ID to tell (systemd's ProcSubset=pid hides /proc/sys), any unclean close counts.
-            warn("outbox \(directory): not closed before the machine restarted; event numbers go on from \(reservation.through + 1), past any that may have gone out unsynced")
-            nextSequence = reservation.through + 1
-        }
-        entries.sort { $0.sequence < $1.sequence }
-        pending = entries.filter { $0.sequence > done }
-    }
-
-    private static func eventSequences(_ scan: OutboxRecord.Scan, before offset: Int) -> [UInt64] {
-        scan.records.filter { $0.offset < offset }.compactMap { if case .event(let sequence, _, _, _) = $0.record { sequence } else { nil } }
-    }
-
-    private static func eventSequences(_ scan: OutboxRecord.Scan, from offset: Int) -> [UInt64] {
-        scan.records.filter { $0.offset > offset }.compactMap { if case .event(let sequence, _, _, _) = $0.record { sequence } else { nil } }
     }
 }

@@ -31,9 +31,10 @@ public struct OutboxSettings: Sendable, Equatable {
         self.limits = limits
     }
 
-    /// The journal directory of the connection with `clientID`: the ID as one path component
-    /// (`%` and `/` percent-encoded, and a leading `.`, so it never names another folder).
-    public func directory(clientID: String) -> String {
+    /// The name of the journal folder of the connection with `clientID` in the outbox: the ID as
+    /// one path component (`%` and `/` percent-encoded, and a leading `.`, so it never names
+    /// another folder).
+    public func folderName(clientID: String) -> String {
         var name = ""
         for (index, character) in clientID.enumerated() {
             switch character {
@@ -43,6 +44,6 @@ public struct OutboxSettings: Sendable, Equatable {
             default: name.append(character)
             }
         }
-        return stateDirectory + "/outbox/" + name
+        return name
     }
 }

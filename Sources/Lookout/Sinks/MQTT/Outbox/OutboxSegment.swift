@@ -7,6 +7,8 @@ import Glibc
 final class OutboxSegment {
     let number: Int
     let path: String
+    /// The journal's folder, that its name is looked up in (never through a link).
+    private let folder: DirectoryHandle
     private let file: FileDescriptor
     private var descriptor: Int32 { file.rawValue }
     /// Bytes in the file.
@@ -25,15 +27,20 @@ final class OutboxSegment {
         return Int(name.dropFirst(8).dropLast(4))
     }
 
-    /// Opens the file at `path`, creating it (empty) when `creating`.
-    init(number: Int, path: String, creating: Bool) throws(OutboxError) {
-        let flags = O_RDWR | O_APPEND | O_CLOEXEC | (creating ? O_CREAT | O_EXCL : 0)
-        let descriptor = path.withPlatformPath { open($0, flags, 0o600) }
-        guard descriptor >= 0 else { throw .cannotWrite(path: path, .current) }
-        let file = FileDescriptor(rawValue: descriptor)
-        do throws(Errno) { bytes = try file.status().size } catch { throw .cannotWrite(path: path, error) }
+    /// Opens the segment `number` in `folder`, creating it (empty, 0600) when `creating`: a
+    /// regular file only, never through a link (a link there is `OutboxError.symbolicLink`).
+    init(number: Int, in folder: DirectoryHandle, creating: Bool) throws(OutboxError) {
+        let name = Self.name(number: number)
+        path = folder.path + "/" + name
+        let file: FileDescriptor
+        do throws(Errno) {
+            file = try folder.openAppending(named: name, creating: creating)
+            bytes = try file.status().size
+        } catch {
+            throw OutboxError.opening(name, in: folder, error) { path, errno in .cannotWrite(path: path, errno) }
+        }
         self.number = number
-        self.path = path
+        self.folder = folder
         self.file = file
     }
 
@@ -89,7 +96,12 @@ final class OutboxSegment {
         guard fdatasync(descriptor) == 0 else { throw .cannotWrite(path: path, .current) }
     }
 
+    /// Deletes its name (`unlinkat` in its folder: whatever has the name now goes, a link's target is untouched).
     func remove() throws(OutboxError) {
-        guard path.withPlatformPath({ unlink($0) }) == 0 || errno == ENOENT else { throw .cannotWrite(path: path, .current) }
+        do throws(Errno) {
+            try folder.remove(named: Self.name(number: number))
+        } catch {
+            if error.rawValue != ENOENT { throw .cannotWrite(path: path, error) }
+        }
     }
 }
