@@ -1,10 +1,10 @@
 /// Home Assistant MQTT discovery: retained config messages that make, for each camera, a device
 /// with a presence binary sensor (device class occupancy), one more for each zone, a last-code
-/// sensor, and a device trigger "code scanned" (each code read, its value as the payload) for
-/// automations built in Home Assistant's editor; the entities are wired to the camera's and the
-/// node's availability topics so both show "unavailable" when the camera is lost or its Lookout
-/// is gone. Home Assistant announces its restarts on `statusTopic`: the publisher sends every
-/// config and state again when it says "online".
+/// sensor, and a device trigger (each code read, its value as the payload) for automations built
+/// in Home Assistant's editor; the entities are wired to the camera's and the node's availability
+/// topics so both show "unavailable" when the camera is lost or its Lookout is gone. Home
+/// Assistant announces its restarts on `statusTopic`: each connection sends its availability, and
+/// a camera's every config and state, again when it says "online" (`HomeAssistantStatus`).
 public struct HomeAssistantDiscovery: Sendable {
     public let discoveryPrefix: String
     public let topics: MQTTTopics
@@ -29,7 +29,8 @@ public struct HomeAssistantDiscovery: Sendable {
     public var lastCodeConfigTopic: String { "\(discoveryPrefix)/sensor/\(nodeID)/last_code/config" }
     public var codeScannedTriggerConfigTopic: String { "\(discoveryPrefix)/device_automation/\(nodeID)/code_scanned/config" }
     /// Home Assistant's birth and last will: "online" after it (re)started, "offline" before it stops.
-    public var statusTopic: String { "\(discoveryPrefix)/status" }
+    public var statusTopic: String { Self.statusTopic(discoveryPrefix: discoveryPrefix) }
+    public static func statusTopic(discoveryPrefix: String) -> String { "\(discoveryPrefix)/status" }
     public static let statusOnline = "online"
 
     /// A zone's presence sensor: its object ID is `zone_<zone>_presence` (zone names are safe in
@@ -70,8 +71,11 @@ public struct HomeAssistantDiscovery: Sendable {
     }
 
     /// A device trigger (not an entity): fires on each message on the camera's `scan` topic, whose
-    /// payload is the code's value (`trigger.payload` in an automation). Rendered by Home
-    /// Assistant as "<subtype> <type>": "Code scanned".
+    /// payload is the code's value (`trigger.payload` in an automation). Home Assistant's editor
+    /// shows it as `"Code" scanned`, quotes included: a type it has no words for is shown as
+    /// `"<subtype>" <type>`, and the types it has words for are a button's presses, every one of
+    /// them with the subtype in quotes too (`"Code" pressed`). The type and subtype are also the
+    /// trigger's identity in automations already made: they stay as they are.
     var codeScannedTriggerConfig: [UInt8] {
         var writer = JSONWriter()
         writer.beginObject()

@@ -8,6 +8,9 @@ import Glibc
 /// One libmosquitto client with its own network thread: connects, keeps the connection alive,
 /// and reconnects with backoff (1 s doubling to 30 s) for as long as it runs. With several
 /// brokers (one fabric), each attempt after a loss or a failure goes to the next broker in turn.
+/// The backoff starts again from 1 s only once a connection has stayed up `stableAfter` seconds:
+/// a broker that accepts the connection and closes it soon after (full, an ACL that refuses the
+/// will, a proxy with nothing behind it) is retried with doubling waits, as one that refuses.
 ///
 /// The session is persistent (clean session off, the configuration's stable client ID): the
 /// fabric keeps its subscriptions and QoS 1 state between connections, on whichever broker.
@@ -20,8 +23,11 @@ final class MQTTConnection: @unchecked Sendable {
         case connected(broker: Int)
         /// A connection attempt to this broker failed or the broker refused it.
         case connectFailed(broker: Int, String)
-        /// An established connection to this broker was lost.
-        case disconnected(broker: Int, String)
+        /// The connection up has stayed up `stableAfter` seconds: it counts as working, and the
+        /// next loss is retried after 1 s again.
+        case stable(broker: Int)
+        /// An established connection to this broker was lost; `stayedUp`: after `.stable`.
+        case disconnected(broker: Int, String, stayedUp: Bool)
         /// The broker acknowledged the QoS 1 message with this ID.
         case acknowledged(Int32)
         /// A message arrived on a subscribed topic; `retained` when the broker kept it from before
@@ -49,6 +55,8 @@ final class MQTTConnection: @unchecked Sendable {
     /// MonotonicClock nanoseconds by which a stop gives up on a clean disconnect.
     private let stopBy = Atomic<Int64>(.max)
     private let sessionUp = Atomic<Bool>(false)
+    /// MonotonicClock nanoseconds when the broker accepted the connection up.
+    private let connectedAt = Atomic<Int64>(0)
     /// The broker's CONNACK refused this attempt, and that has been said: the loop's own end
     /// (CONN_REFUSED) is not said again.
     private let refusedByBroker = Atomic<Bool>(false)
@@ -140,6 +148,12 @@ final class MQTTConnection: @unchecked Sendable {
     /// two minutes of SYN retries to a host that is off.
     static let connectTimeout = 15.0
 
+    /// Seconds a connection must stay up to count as working: one lost sooner is a failed attempt
+    /// for the backoff (the wait keeps doubling) and for what is said (`MQTTConnectionLog`).
+    static let stableAfter = 10.0
+    /// The longest wait between attempts.
+    static let longestRetryDelay = 30.0
+
     /// The broker of the attempt under way, or of the connection up.
     var currentBroker: Int { brokerIndex.load(ordering: .relaxed) }
 
@@ -185,6 +199,7 @@ final class MQTTConnection: @unchecked Sendable {
     private func connackReceived(_ code: Int32) {
         attemptStartedAt.store(0, ordering: .relaxed)
         if code == 0 {
+            connectedAt.store(MonotonicClock.nanoseconds(), ordering: .relaxed)
             sessionUp.store(true, ordering: .relaxed)
             // A failed subscription is not fatal: what it brings (Home Assistant's restarts) is
             // a nicety, and the next connection tries again.
@@ -228,8 +243,15 @@ final class MQTTConnection: @unchecked Sendable {
                 // would see the connection drop and publish the "offline" will on top of
                 // Lookout's own "offline". A session never answered has nothing to close cleanly.
                 var loop = code
+                var stayedUp = false
                 while loop == Int32(MOSQ_ERR_SUCCESS.rawValue) {
                     loop = lk_mosquitto_loop(handle, 100, 1)
+                    if !stayedUp, sessionUp.load(ordering: .relaxed),
+                       MonotonicClock.nanoseconds() - connectedAt.load(ordering: .relaxed) >= Int64(Self.stableAfter * 1e9) {
+                        stayedUp = true
+                        delay = 1
+                        onEvent(.stable(broker: index))
+                    }
                     if stopping.load(ordering: .relaxed),
                        !sessionUp.load(ordering: .relaxed) || MonotonicClock.nanoseconds() > stopBy.load(ordering: .relaxed) {
                         break
@@ -245,8 +267,8 @@ final class MQTTConnection: @unchecked Sendable {
                 if stopping.load(ordering: .relaxed) { break }
                 attemptStartedAt.store(0, ordering: .relaxed)
                 if sessionUp.exchange(false, ordering: .relaxed) {
-                    delay = 1
-                    onEvent(.disconnected(broker: index, reason))
+                    // Lost before it stayed up: the delay goes on doubling, as for a refusal.
+                    onEvent(.disconnected(broker: index, reason, stayedUp: stayedUp))
                 } else if refusedByBroker.exchange(false, ordering: .relaxed) {
                     // Said when the CONNACK came.
                 } else {
@@ -258,10 +280,11 @@ final class MQTTConnection: @unchecked Sendable {
                 onEvent(.connectFailed(broker: index, reason))
             }
             // The next attempt goes to the next broker; a lost broker's successor is tried after
-            // the first delay (1 s), and a whole round failing doubles it, up to 30 s.
+            // the first delay (1 s, after a connection that stayed up), and a whole round failing
+            // doubles it, up to 30 s.
             index = (index + 1) % brokers.count
             _ = wake.wait(timeout: .now() + delay)
-            if index == first || brokers.count == 1 { delay = min(delay * 2, 30) }
+            if index == first || brokers.count == 1 { delay = min(delay * 2, Self.longestRetryDelay) }
         }
     }
 }

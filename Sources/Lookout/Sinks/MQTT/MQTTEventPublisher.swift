@@ -5,8 +5,8 @@ import Synchronization
 /// Publishes events and state to an MQTT broker the way Frigate and Home Assistant expect, on one
 /// connection of its own (a camera's, or a node's; see `MQTTNode`). Under its prefix:
 ///
-/// - `available`: retained "online" (for a camera: while frames flow), and a retained last will
-///   "offline";
+/// - `available`: retained "online" (for a camera: while frames flow), sent again when Home
+///   Assistant says it is back online (`HomeAssistantStatus`), and a retained last will "offline";
 /// - a camera's `presence`: retained "ON"/"OFF"; `code`: the last code's text, retained;
 /// - a camera's `zone/<zone>/presence`: retained "ON"/"OFF", for each zone;
 /// - a camera's `events`: every event as JSON, QoS 1, not retained;
@@ -101,9 +101,12 @@ public final class MQTTEventPublisher: @unchecked Sendable {
     /// handshake must still wait for it at the end, rather than take "not connected" for
     /// "unreachable".
     private var firstAttemptPending = true
-    /// The last failure to connect, and each broker's last one said (said again only when it changes).
+    /// The last failure to connect.
     private var lastFailure: String?
-    private var failuresSaid: [Int: String] = [:]
+    /// What is said about the connection and Home Assistant's restarts, once per change.
+    private lazy var log = MQTTConnectionLog(logger: logger, brokers: configuration.brokers, queue: queue)
+    /// Home Assistant's status topic, followed with discovery on (the node's connection too).
+    private var homeAssistant: HomeAssistantStatus?
     /// Why the last connection was lost, until the next is made.
     private var lastLoss: String?
     private var unacknowledged = 0
@@ -155,7 +158,10 @@ public final class MQTTEventPublisher: @unchecked Sendable {
                 + configuration.zones.map { (topics.presence(inZone: $0), Array("OFF".utf8)) }
         }
         let relay = Relay()
-        connection = try MQTTConnection(configuration: configuration, subscriptions: discovery.map { [$0.statusTopic] } ?? []) {
+        homeAssistant = configuration.homeAssistantDiscoveryPrefix.map {
+            HomeAssistantStatus(discoveryPrefix: $0, speaks: configuration.nodeAvailabilityTopic == nil)
+        }
+        connection = try MQTTConnection(configuration: configuration, subscriptions: homeAssistant.map { [$0.topic] } ?? []) {
             event in relay.publisher?.receive(event)
         }
         relay.publisher = self
@@ -240,76 +246,34 @@ public final class MQTTEventPublisher: @unchecked Sendable {
         }
     }
 
-    /// What a stop left undelivered, and why.
-    public struct Undelivered: Sendable, Equatable {
-        public enum Cause: Sendable, Equatable {
-            /// Connected, and the broker did not acknowledge them within the stop's wait.
-            case notAcknowledged(seconds: Double)
-            /// The attempt under way (TCP connect, or CONNECT sent) got no answer in this long.
-            case noAnswer(seconds: Double)
-            case cannotConnect(String)
-            case connectionLost(String)
+    /// Seconds a stop gives a camera's connection in all (delivery, "offline", disconnect) when no
+    /// stop signal hurries it (the end of the input, a camera a reload removed), and then its
+    /// node's: the cameras stop side by side and the node after them, so MQTT's end takes 3 s at
+    /// most however the broker behaves (silent, closing, answering nonsense, never acknowledging).
+    public static let cameraStopBound = 2.5
+    public static let nodeStopBound = 0.5
 
-            /// The same cause whatever the seconds: what a report puts on one line.
-            var kind: Cause {
-                switch self {
-                case .notAcknowledged: .notAcknowledged(seconds: 0)
-                case .noAnswer: .noAnswer(seconds: 0)
-                default: self
-                }
-            }
-
-            var seconds: Double? {
-                switch self {
-                case .notAcknowledged(let seconds), .noAnswer(let seconds): seconds
-                default: nil
-                }
-            }
-
-            /// Words for a sentence ("the broker did not answer within 2 s").
-            public var description: String {
-                switch self {
-                case .notAcknowledged(let seconds): "the broker did not acknowledge them within \(Self.format(seconds)) s"
-                case .noAnswer(let seconds): "the broker did not answer within \(Self.format(seconds)) s"
-                case .cannotConnect(let reason): "cannot connect (\(reason))"
-                case .connectionLost(let reason): "the connection was lost (\(reason))"
-                }
-            }
-
-            /// Whole seconds, or tenths under ten ("2", "0.4").
-            static func format(_ value: Double) -> String {
-                let tenths = Int(max(0, value) * 10)
-                return value >= 10 || tenths % 10 == 0 ? "\(tenths / 10)" : "\(tenths / 10).\(tenths % 10)"
-            }
-        }
-
-        /// Events and retained state messages the broker did not acknowledge.
-        public var messages: Int
-        public var cause: Cause
-        /// Events of those kept in the outbox for the next start.
-        public var kept = 0
-
-        public init(messages: Int, cause: Cause, kept: Int = 0) {
-            self.messages = messages
-            self.cause = cause
-            self.kept = kept
-        }
-    }
-
-    /// Delivers what is queued, publishes "offline" and disconnects, all within `deadline` (3 s
-    /// at most when no stop has begun). Returns what was not delivered, or nil when all was.
+    /// Delivers what is queued, publishes "offline" and disconnects, all within `deadline` and
+    /// `cameraStopBound` (a camera's connection) or `nodeStopBound`. Returns what was not
+    /// delivered, or nil when all was.
     @discardableResult
     public func stop(deadline: StopDeadline = .shared) -> Undelivered? {
         let start = MonotonicClock.nanoseconds()
-        // A quarter of a second is kept for "offline" and the disconnect.
-        waitUntilIdle(timeout: deadline.remaining(atMost: 3) - 0.25)
+        let bound = deadline.remaining(atMost: configuration.camera == nil ? Self.nodeStopBound : Self.cameraStopBound)
+        /// Seconds left of the bound, less `reserve`.
+        func left(keeping reserve: Double) -> Double {
+            bound - Double(MonotonicClock.nanoseconds() - start) / 1e9 - reserve
+        }
+        // 0.4 s is kept for "offline" and the disconnect, 0.2 s of it for the disconnect.
+        waitUntilIdle(timeout: left(keeping: 0.4))
         queue.sync { [self] in
             if connected { send(Message(topic: topics.availability, payload: Array(MQTTTopics.offline.utf8), retain: true)) }
         }
-        waitUntilIdle(timeout: deadline.remaining(atMost: 1) - 0.1)
-        let waited = Double(MonotonicClock.nanoseconds() - start) / 1e9
+        waitUntilIdle(timeout: left(keeping: 0.2))
+        let waited = min(bound, Double(MonotonicClock.nanoseconds() - start) / 1e9)
         let undelivered = queue.sync { undeliveredNow(waited: waited) }
-        connection.stop(timeout: deadline.remaining(atMost: 2))
+        connection.stop(timeout: max(0, left(keeping: 0)))
+        queue.sync { log.finish() }
         // What is not done stays on disk for the next start; the lock goes with the files.
         queue.sync {
             outbox?.close()
@@ -369,47 +333,36 @@ public final class MQTTEventPublisher: @unchecked Sendable {
             connected = true
             firstAttemptPending = false
             let queued = events.count + outboxWaiting
-            let failedOver = broker != brokerInUse
+            log.connected(broker: broker, failedOver: broker != brokerInUse, everConnected: everConnected, queued: queued)
             brokerInUse = broker
-            if everConnected {
-                logger.notice("MQTT: \(failedOver ? "failed over" : "reconnected") to \(configuration.brokers[broker].redacted)\(queued > 0 ? "; delivering \(queued) queued event\(queued == 1 ? "" : "s")" : "")")
-            } else if configuration.brokers.count > 1 {
-                logger.info("MQTT: connected to \(configuration.brokers[broker].redacted)")
-            }
             everConnected = true
             lastFailure = nil
-            failuresSaid = [:]
             lastLoss = nil
+            homeAssistant?.connected()
             sendEverythingRetained()
+        case .stable(let broker):
+            log.stable(broker: broker, queued: events.count + outboxWaiting)
         case .message(let topic, let payload, let retained):
-            // A retained "online" is Home Assistant's state from before this connection, which
-            // has just sent everything; a live one is a restart, after which it has forgotten.
-            guard let discovery, !discoveryWithdrawn, !retained, topic == discovery.statusTopic,
-                  payload.elementsEqual(HomeAssistantDiscovery.statusOnline.utf8) else { break }
-            logger.notice("MQTT: Home Assistant is back online; publishing discovery and state again")
-            sendEverythingRetained()
+            guard homeAssistant?.isRestart(topic: topic, payload: payload, retained: retained) == true, !discoveryWithdrawn else { break }
+            if homeAssistant?.speaks == true { log.homeAssistantOnline() }
+            if homeAssistant?.restarted(stateWaiting: !stateToSend.isEmpty) == true { sendEverythingRetained() }
         case .connectFailed(let broker, let reason):
             connected = false
             firstAttemptPending = false
             lastFailure = reason
-            if failuresSaid[broker] != reason {
-                failuresSaid[broker] = reason
-                let retry = configuration.brokers.count > 1 ? "trying \(configuration.brokers[(broker + 1) % configuration.brokers.count].redacted) next" : "retrying"
-                logger.warning("MQTT: cannot connect to \(configuration.brokers[broker].redacted): \(reason); \(retry)")
-            }
+            log.connectFailed(broker: broker, reason: reason)
             signalIdleIfWaiting()
-        case .disconnected(let broker, let reason):
+        case .disconnected(let broker, let reason, let stayedUp):
             connected = false
             firstAttemptPending = false
             lastFailure = nil
             lastLoss = reason
-            let next = configuration.brokers.count > 1
-                ? "failing over to \(configuration.brokers[(broker + 1) % configuration.brokers.count].redacted)" : "events are queued until it is back"
-            logger.warning("MQTT: connection to \(configuration.brokers[broker].redacted) lost (\(reason)); \(next)")
+            log.disconnected(broker: broker, reason: reason, stayedUp: stayedUp)
             signalIdleIfWaiting()
         case .acknowledged(let messageID):
             unacknowledged = max(0, unacknowledged - 1)
             acknowledged += 1
+            if homeAssistant?.acknowledged(messageID, stateWaiting: !stateToSend.isEmpty) == true { sendEverythingRetained() }
             if let sequence = inFlightEvents.removeValue(forKey: messageID) {
                 usingOutbox { journal throws(OutboxError) in try journal.acknowledge(sequence) }
                 scheduleSync()
@@ -433,7 +386,8 @@ public final class MQTTEventPublisher: @unchecked Sendable {
         if connected { usingOutbox { journal throws(OutboxError) in try journal.dropExpired() } }
         while connected && unacknowledged < window {
             let message: Message
-            if !stateToSend.isEmpty {
+            let isState = !stateToSend.isEmpty
+            if isState {
                 message = stateToSend.removeFirst()
             } else if let outbox, let event = outbox.event(after: handedThrough) {
                 guard let messageID = send(Message(topic: event.topic, payload: event.payload, retain: false)) else { break }
@@ -447,7 +401,7 @@ public final class MQTTEventPublisher: @unchecked Sendable {
             } else {
                 break
             }
-            if send(message) == nil {
+            guard let messageID = send(message) else {
                 if message.topic == topics.events {
                     events.prepend(message)
                 } else if message.topic == topics.codeScanned {
@@ -457,6 +411,7 @@ public final class MQTTEventPublisher: @unchecked Sendable {
                 }
                 break
             }
+            if isState { homeAssistant?.handedOver(messageID) }
         }
         signalIdleIfWaiting()
     }

@@ -17,7 +17,9 @@ final class MQTTUndeliveredReport: Sendable {
         entries.withLock { $0.append((sender, undelivered)) }
     }
 
-    /// One sentence per cause (the shortest wait of those alike), in the order first seen.
+    /// One sentence per cause, in the order first seen. "Did not answer within N s" takes the
+    /// shortest of those alike (true of each); "did not acknowledge them within N s" the longest,
+    /// the stop's wait: the node waits after its cameras, for what is left of the bound.
     func sentences(broker: MQTTBrokerAddress) -> [String] {
         let order = senders.withLock { $0 }
         let entries = entries.withLock { $0 }.sorted {
@@ -28,8 +30,9 @@ final class MQTTUndeliveredReport: Sendable {
         return kinds.compactMap { kind in
             let matching = entries.filter { $0.undelivered.cause.kind == kind }
             guard let first = matching.first?.undelivered.cause else { return nil }
-            let shortest = matching.min { ($0.undelivered.cause.seconds ?? 0) < ($1.undelivered.cause.seconds ?? 0) }?.undelivered.cause ?? first
-            let total = MQTTEventPublisher.Undelivered(messages: matching.reduce(0) { $0 + $1.undelivered.messages }, cause: shortest,
+            let causes = matching.map(\.undelivered.cause).sorted { ($0.seconds ?? 0) < ($1.seconds ?? 0) }
+            let cause = (kind == .notAcknowledged(seconds: 0) ? causes.last : causes.first) ?? first
+            let total = MQTTEventPublisher.Undelivered(messages: matching.reduce(0) { $0 + $1.undelivered.messages }, cause: cause,
                                                        kept: matching.reduce(0) { $0 + $1.undelivered.kept })
             return Self.sentence(broker: broker, senders: matching.map(\.sender), total)
         }
