@@ -252,6 +252,8 @@ struct RunCommand: ParsableCommand {
                                                  ("unchanged", report.unchanged)]
             let said = changes.filter { !$0.1.isEmpty }.map { "\($0.0) \($0.1.joined(separator: ", "))" }.joined(separator: "; ")
             logger.notice("reloaded \(path): \(said)")
+        } catch .noCameraToReloadTo {
+            logger.error("reload refused, nothing changed: \(ServiceError.noCameraToReloadTo)")
         } catch {
             logger.error("reload of \(path) failed: \(error)")
         }

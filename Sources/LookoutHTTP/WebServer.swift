@@ -153,7 +153,9 @@ public final class WebServer: StatisticsReporting, @unchecked Sendable {
         return cameras.first { $0.name == name }
     }
 
-    private var unknownCamera: Response { Response.plainText(.notFound, "no such camera") }
+    private var unknownCamera: Response {
+        Response.plainText(.notFound, cameras.isEmpty ? "no camera is running" : "no such camera")
+    }
 
     /// The port listened on (the one asked for, or the system's pick for port 0).
     public var port: Int? { running.withLock { $0.port } }
@@ -400,12 +402,13 @@ public final class WebServer: StatisticsReporting, @unchecked Sendable {
 
     private func health() -> Response {
         let inputs = cameras.map { ($0.name, $0.camera.pipeline.inputState) }
-        let healthy = inputs.allSatisfy { $0.1.isHealthy }
+        // No camera (a reload left none running) is not healthy: nothing is being watched.
+        let healthy = !inputs.isEmpty && inputs.allSatisfy { $0.1.isHealthy }
         var writer = JSONWriter(capacity: 256)
         writer.beginObject()
         writer.key("status"); writer.string(healthy ? "ok" : "unavailable")
-        // The first camera's state as `input`, and every camera's.
-        writer.key("input"); writer.string(inputs[0].1.rawValue)
+        // The first camera's state as `input` ("none" without a camera), and every camera's.
+        writer.key("input"); writer.string(inputs.first?.1.rawValue ?? "none")
         writer.key("cameras")
         writer.beginObject()
         for (name, input) in inputs { writer.key(name); writer.string(input.rawValue) }

@@ -27,23 +27,29 @@ public final class Service: @unchecked Sendable {
         public var logger: Logger
         /// Standard input was closed when the process started.
         public var standardInputIsClosed = false
+        /// Warnings and failures pass through it (`diagnostics` and `logger` alike): the same one
+        /// again within a minute is counted, not said; `Service.finish()` says what it still holds.
+        public let repeatedWarnings = RepeatedMessageFilter()
 
         public init(output: (any EventSink)? = nil, diagnostics: @escaping @Sendable (String) -> Void = { _ in },
                     notices: @escaping @Sendable (String) -> Void = { _ in }) {
             self.output = output
-            self.diagnostics = diagnostics
+            let filter = repeatedWarnings
+            let filtered: @Sendable (String) -> Void = { for line in filter.lines(for: $0) { diagnostics(line) } }
+            self.diagnostics = filtered
             self.notices = notices
             logger = Logger(label: "lookout") { _ in
-                DiagnosticsLogHandler(leveled: { level, message in level >= .warning ? diagnostics(message) : notices(message) })
+                DiagnosticsLogHandler(leveled: { level, message in level >= .warning ? filtered(message) : notices(message) })
             }
         }
 
         /// Everything goes to `logger`: warnings and failures as warnings, notices as notices.
         public init(output: (any EventSink)? = nil, logger: Logger) {
             self.output = output
-            self.logger = logger
-            diagnostics = { logger.warning("\($0)") }
-            notices = { logger.notice("\($0)") }
+            let filtered = RepeatFilteringLogHandler.logger(forwardingTo: logger, filter: repeatedWarnings)
+            self.logger = filtered
+            diagnostics = { filtered.warning("\($0)") }
+            notices = { filtered.notice("\($0)") }
         }
     }
 
@@ -102,6 +108,9 @@ public final class Service: @unchecked Sendable {
         var started = false
         /// `stop()` was called or `run()` returned: reloads are refused from then on.
         var closed = false
+        /// A reload left no camera running (each failed to open): the group is held so that the
+        /// service idles, its web server answering, until a reload brings a camera or a stop.
+        var idling = false
     }
 
     public let environment: Environment
@@ -170,8 +179,13 @@ public final class Service: @unchecked Sendable {
 
     /// Stops every camera without waiting; `run()` then returns. Reloads are refused from now on.
     public func stop() {
-        state.withLock { $0.closed = true }
+        let idled = state.withLock { state -> Bool in
+            state.closed = true
+            defer { state.idling = false }
+            return state.idling
+        }
         group.stop()
+        if idled { group.release() }
     }
 
     /// Lets MQTT, hooks and the web server finish, all at the same time: after a stop signal,
@@ -191,6 +205,7 @@ public final class Service: @unchecked Sendable {
         HookEventSink.finish(shared.hooks, diagnostics: environment.diagnostics)
         shared.node?.stop()
         serverStopped.wait()
+        for line in environment.repeatedWarnings.flush() { environment.diagnostics(line) }
     }
 
     // MARK: Reload
@@ -208,6 +223,9 @@ public final class Service: @unchecked Sendable {
                 throw .stopped
             }
             do throws(ServiceError) {
+                // A file naming no camera runs the first camera, as at start; with none connected
+                // the reload is refused before anything stops.
+                if configuration.cameras.isEmpty, CaptureDevice.default(for: .video) == nil { throw .noCameraToReloadTo }
                 let report = try apply(Self.withDefaultCamera(configuration))
                 reloadStatistics.record(succeeded: true)
                 return report
@@ -285,11 +303,20 @@ public final class Service: @unchecked Sendable {
                 failure = failure ?? error
             }
         }
-        state.withLock { state in
+        // No camera left running: idle (held) rather than end the run; one back ends the idling.
+        let idling = state.withLock { state -> (began: Bool, ended: Bool) in
             state.configuration = configuration
             state.shared = shared
             state.cameras = cameras
+            let idles = cameras.isEmpty && !state.closed
+            defer { state.idling = idles }
+            return (idles && !state.idling, !idles && state.idling)
         }
+        if idling.began {
+            group.hold()
+            environment.diagnostics("reload: no camera is running; the service idles until a reload brings one (or a stop)")
+        }
+        if idling.ended { group.release() }
         if sharedChanged, started, let server = shared.server {
             do throws(WebServerError) { try server.start() } catch { failure = failure ?? .web(error) }
         }

@@ -59,7 +59,7 @@ public final class PipelineGroup: @unchecked Sendable {
     /// Runs every pipeline until each has returned (those added meanwhile too); their outcomes, in
     /// the order added, without those removed.
     public func run() -> [DetectionPipeline.Outcome] {
-        let pipelines: [DetectionPipeline] = state.withLock { state in
+        var pipelines: [DetectionPipeline] = state.withLock { state in
             state.running = true
             let waiting = state.members.filter { !$0.removed }.map(\.pipeline)
             // One extra count held by run() itself until every first pipeline has started.
@@ -75,6 +75,8 @@ public final class PipelineGroup: @unchecked Sendable {
                 pipeline.waitForFirstAnalysis(timeout: started + startInterval)
             }
         }
+        // Not held while waiting: a pipeline a reload removes goes, with all it holds, at once.
+        pipelines.removeAll()
         release()
         allReturned.wait()
         return state.withLock { state in

@@ -20,6 +20,8 @@ public enum ServiceError: Error, CustomStringConvertible {
     case configuration(ConfigurationProblems)
     /// A reload came after the service was stopped.
     case stopped
+    /// A reload to a configuration naming no camera while none is connected: refused, nothing stopped.
+    case noCameraToReloadTo
 
     public var description: String {
         switch self {
@@ -32,6 +34,8 @@ public enum ServiceError: Error, CustomStringConvertible {
         case .standardInputClosed: return "standard input is closed; pipe a stream into lookout or name a file with --input"
         case .configuration(let problems): return problems.description
         case .stopped: return "the service has stopped (its inputs ended or a stop was asked for); a reload changes nothing now"
+        case .noCameraToReloadTo:
+            return "the configuration names no camera and none is connected (no /dev/video* capture device)"
         }
     }
 
@@ -51,7 +55,7 @@ public enum ServiceError: Error, CustomStringConvertible {
     public var kind: Kind {
         switch self {
         case .hook, .invalidSecret, .configuration: return .usage
-        case .unreadableSecret, .standardInputClosed: return .noInput
+        case .unreadableSecret, .standardInputClosed, .noCameraToReloadTo: return .noInput
         case .mqtt(.invalidURL): return .usage
         case .mqtt(.unreadableFile): return .noInput
         case .mqtt(.outbox): return .cannotCreate
