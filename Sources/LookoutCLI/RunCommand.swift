@@ -197,7 +197,8 @@ struct RunCommand: ParsableCommand {
         let outcomes = service.run()
         defer { service.finish() }
         defer { StopSignals.outputFinished() } // runs first: the outputs' waits have their own bound
-        let allEnded = outcomes.allSatisfy { if case .inputEnded = $0 { return true } else { return false } }
+        // No outcome: a stop while no camera ran (a reload left none), not inputs that ended.
+        let allEnded = !outcomes.isEmpty && outcomes.allSatisfy { if case .inputEnded = $0 { return true } else { return false } }
         let summaries = effective.stats == true
         if service.webServer != nil, allEnded, !outputClosed.load(ordering: .relaxed) {
             // A person may still be looking: serve the last picture and the totals until stopped.
