@@ -15,6 +15,12 @@ import Glibc
 /// a torn last record is cut off with a warning, damage elsewhere loses only what cannot be read
 /// (`OutboxRecovery`).
 ///
+/// Reopening (every reload and restart) goes on in the newest segment while it holds events not
+/// done and has room, and only the segment appended to stays open: an older one is opened again
+/// (never through a link) to read an event back, one at a time. Files and descriptors stay
+/// bounded however many times it is reopened: the files by what its bytes need, not one more per
+/// opening; the descriptors at the folder, the lock, the segment appended to and one read back.
+///
 /// Not thread-safe: its owner calls it from one queue.
 public final class OutboxJournal {
     /// An event read back from the journal.
@@ -86,7 +92,8 @@ public final class OutboxJournal {
     }
 
     /// Opens (creating it, 0700) the journal in the folder `name` of `outbox`, reads what it
-    /// holds, and begins a new segment. `warn` hears what was damaged and what the bounds drop.
+    /// holds, and goes on in its newest segment or begins a new one (`begin()`). `warn` hears
+    /// what was damaged and what the bounds drop.
     public init(in outbox: OutboxDirectory, name: String, limits: OutboxLimits = OutboxLimits(),
                 clock: @escaping () -> Int64 = OutboxJournal.wallMilliseconds,
                 boot: String = OutboxJournal.currentBoot(), warn: @escaping (String) -> Void) throws(OutboxError) {
@@ -106,7 +113,7 @@ public final class OutboxJournal {
         done = recovered.done
         dropped = recovered.dropped
         lastDropCause = recovered.lastDropCause
-        try rotate()
+        try begin()
         try makeRoom(0) // the bound may have shrunk since
         try writeOwedMark()
         try dropExpired()
@@ -162,7 +169,7 @@ public final class OutboxJournal {
         while index < pending.count {
             let entry = pending[index]
             if let segment = segments.first(where: { $0.number == entry.segment }),
-               let bytes = segment.read(offset: entry.offset, length: entry.length),
+               let bytes = record(of: entry, in: segment),
                case (.event(let sequence, let wallTime, let topic, let payload), _)? = OutboxRecord.decode(bytes, at: 0) {
                 return Event(sequence: sequence, wallTime: wallTime, topic: topic, payload: payload)
             }
@@ -275,11 +282,28 @@ public final class OutboxJournal {
         if droppedNow > 0 { lastDropCause = "full (\(limits.maximumBytes) bytes)" }
     }
 
-    /// Closes the segment appended to (synced) and begins the next with a start record.
+    /// At opening: goes on in the newest segment (recovery cut any torn tail) when it holds events
+    /// not done and has room for the start record and a reservation, else begins a new one (and
+    /// the segments wholly done go): reopening adds neither a file nor a descriptor. The start
+    /// record keeps what recovery found (the next sequence past a torn or unsynced one, the done
+    /// mark) should this opening end uncleanly too.
+    private func begin() throws(OutboxError) {
+        let start = OutboxRecord.start(nextSequence: nextSequence, done: done).encoded()
+        guard let newest = segments.last, (newest.lastEventSequence ?? 0) > done,
+              newest.bytes + Int64(start.count + Self.reserveBytes(boot)) <= limits.segmentBytes else { return try rotate() }
+        try newest.append(start)
+        try newest.sync()
+        try deleteFinishedSegments()
+    }
+
+    /// Closes the segment appended to (synced, its descriptor released) and begins the next with
+    /// a start record.
     private func rotate() throws(OutboxError) {
-        if let current = segments.last { try current.sync() }
-        let number = (segments.last?.number ?? 0) + 1
+        let previous = segments.last
+        try previous?.sync()
+        let number = (previous?.number ?? 0) + 1
         let segment = try OutboxSegment(number: number, in: folder, creating: true)
+        previous?.release() // opened again, read-only, when one of its events is read back
         segments.append(segment)
         try segment.append(OutboxRecord.start(nextSequence: nextSequence, done: done).encoded())
         // The reservation goes on with the newest segment: older ones may be deleted.
@@ -330,6 +354,19 @@ public final class OutboxJournal {
                 index += 1
             }
         }
+    }
+
+    /// The older segment read back from last: the one besides the segment appended to that holds
+    /// a descriptor, released when another is read.
+    private var reading: Int?
+
+    /// `entry`'s record, from `segment`.
+    private func record(of entry: Entry, in segment: OutboxSegment) -> [UInt8]? {
+        if segment !== active, reading != segment.number {
+            if let reading, let previous = segments.first(where: { $0.number == reading }), previous !== active { previous.release() }
+            reading = segment.number
+        }
+        return segment.read(offset: entry.offset, length: entry.length)
     }
 
     /// The index in `pending` of the first event with a sequence after `sequence`.

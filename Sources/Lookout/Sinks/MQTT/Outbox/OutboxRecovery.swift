@@ -2,7 +2,7 @@
 /// done mark, the next sequence, and what was lost to damage. A torn last record is cut off with a
 /// warning; damage elsewhere loses only what cannot be read.
 struct OutboxRecovery {
-    /// Every segment, oldest first, open.
+    /// Every segment, oldest first; only the newest open (to append), the others released.
     var segments: [OutboxSegment] = []
     /// The events after the done mark, in sequence order.
     var pending: [OutboxJournal.Entry] = []
@@ -69,6 +69,9 @@ struct OutboxRecovery {
                 if lost > 0 { lastDropCause = "damaged" }
                 warn("outbox \(directory): \(stretch.length) bytes at offset \(stretch.offset) of \(segment.path) cannot be read; \(lost) event\(lost == 1 ? "" : "s") lost")
             }
+            // One descriptor at a time, however many segments there are: the journal opens an
+            // older one again when it reads an event back.
+            if position < numbers.count - 1 { segment.release() }
             segments.append(segment)
         }
         nextSequence = max(nextSequence, highest + 1, done + 1) + (tornUnnumbered ? 1 : 0)

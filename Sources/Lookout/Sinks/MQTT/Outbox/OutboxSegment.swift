@@ -3,14 +3,18 @@ import Glibc
 #endif
 
 /// One file of an outbox journal, `segment-<number>.log`: records appended one write(2) each.
-/// Open for reading (pending events are read back when sent) and, the newest, for appending.
+/// Opened for appending (the journal's newest) until `release()`; once released, `read` opens it
+/// again, for reading only and never through a link, and keeps that descriptor until the next
+/// `release()`: the journal holds one segment open to append and at most one more to read back,
+/// however many segments there are.
 final class OutboxSegment {
     let number: Int
     let path: String
     /// The journal's folder, that its name is looked up in (never through a link).
     private let folder: DirectoryHandle
-    private let file: FileDescriptor
-    private var descriptor: Int32 { file.rawValue }
+    /// Open for appending until released; then nil, or open for reading only.
+    private var file: FileDescriptor?
+    private var appendable: Bool
     /// Bytes in the file.
     private(set) var bytes: Int64
     /// The highest event sequence in it, if any: once it is done, the segment can go.
@@ -42,10 +46,36 @@ final class OutboxSegment {
         self.number = number
         self.folder = folder
         self.file = file
+        appendable = true
+    }
+
+    /// Closes its descriptor (synced first by whoever appended): a later `read` opens it again.
+    func release() {
+        file = nil
+        appendable = false
+    }
+
+    /// The descriptor to append, cut or sync with: only while open for appending.
+    private func writer() throws(OutboxError) -> FileDescriptor {
+        guard appendable, let file else { throw .cannotWrite(path: path, Errno(rawValue: EBADF)) }
+        return file
+    }
+
+    /// The descriptor to read with: the one held, or the file opened again (read-only, never
+    /// through a link) and held until `release()`.
+    private func reader() throws(Errno) -> Int32 {
+        if let file { return file.rawValue }
+        let opened = try folder.openRegularFile(named: Self.name(number: number))
+        file = opened
+        return opened.rawValue
     }
 
     /// The whole file.
     func readAll() throws(OutboxError) -> [UInt8] {
+        let descriptor: Int32
+        do throws(Errno) { descriptor = try reader() } catch {
+            throw OutboxError.opening(Self.name(number: number), in: folder, error) { path, errno in .cannotWrite(path: path, errno) }
+        }
         var contents = [UInt8](repeating: 0, count: Int(bytes))
         var done = 0
         while done < contents.count {
@@ -63,6 +93,7 @@ final class OutboxSegment {
 
     /// `length` bytes at `offset`, or nil when they cannot be read whole.
     func read(offset: Int64, length: Int) -> [UInt8]? {
+        guard let descriptor = try? reader() else { return nil }
         var contents = [UInt8](repeating: 0, count: length)
         var done = 0
         while done < length {
@@ -76,11 +107,12 @@ final class OutboxSegment {
 
     /// Appends `record` in one write(2) (more only when the kernel takes part of it).
     func append(_ record: [UInt8]) throws(OutboxError) {
+        let file = try writer()
         do throws(Errno) {
             try file.writeAll(record)
         } catch {
             // Whatever part was written is cut off: the journal's end stays a record's end.
-            _ = ftruncate(descriptor, off_t(bytes))
+            _ = ftruncate(file.rawValue, off_t(bytes))
             throw .cannotWrite(path: path, error)
         }
         bytes += Int64(record.count)
@@ -88,11 +120,13 @@ final class OutboxSegment {
 
     /// Cuts the file at `length` bytes (a torn end).
     func truncate(to length: Int64) throws(OutboxError) {
+        let descriptor = try writer().rawValue
         guard ftruncate(descriptor, off_t(length)) == 0 else { throw .cannotWrite(path: path, .current) }
         bytes = length
     }
 
     func sync() throws(OutboxError) {
+        let descriptor = try writer().rawValue
         guard fdatasync(descriptor) == 0 else { throw .cannotWrite(path: path, .current) }
     }
 
