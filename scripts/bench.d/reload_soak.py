@@ -8,6 +8,7 @@ rate). Prints descriptors, child processes (zxing-cpp's helpers), threads and RS
 as JSON. Tests assert the behaviour (Tests/LookoutTests/ReloadLeakTests.swift); this measures.
 
 Usage: scripts/bench.d/reload_soak.py [--binary .build/release/lookout] [--cycles 12] [--settle 10]
+                                    [--no-mqtt] [--no-http] [--stderr]
 """
 import argparse, json, os, signal, socket, subprocess, sys, tempfile, threading, time
 
@@ -47,7 +48,14 @@ def holdings(pid):
             except (OSError, ValueError):
                 pass
     rss = next(int(line.split()[1]) for line in open(f"/proc/{pid}/status") if line.startswith("VmRSS:"))
-    return {"descriptors": len(fds), "children": children, "threads": len(os.listdir(f"/proc/{pid}/task")), "rss_kib": rss}
+    kinds = {}
+    for fd in fds:
+        try:
+            target = "".join(c for c in os.readlink(f"/proc/{pid}/fd/{fd}") if not c.isdigit())
+        except OSError:
+            continue
+        kinds[target] = kinds.get(target, 0) + 1
+    return {"descriptors": len(fds), "kinds": kinds, "children": children, "threads": len(os.listdir(f"/proc/{pid}/task")), "rss_kib": rss}
 
 
 def main():
@@ -55,6 +63,9 @@ def main():
     parser.add_argument("--binary", default=os.path.join(ROOT, ".build/debug/lookout"))
     parser.add_argument("--cycles", type=int, default=12, help="cycles of six reloads")
     parser.add_argument("--settle", type=float, default=10, help="seconds to wait before the last reading")
+    parser.add_argument("--no-mqtt", action="store_true", help="without MQTT")
+    parser.add_argument("--no-http", action="store_true", help="without the web server")
+    parser.add_argument("--stderr", action="store_true", help="print what lookout said on standard error")
     args = parser.parse_args()
     folder = tempfile.mkdtemp(prefix="lookout-soak-")
     mqtt_port, http_port = free_port(), free_port()
@@ -68,8 +79,10 @@ def main():
 
     def write(variant):
         fps = 2 if variant == 4 else 5
-        text = (f"detection:\n  types: {types}\nmqtt:\n  mqtt: mqtt://127.0.0.1:{mqtt_port}/soak\n"
-                f"http:\n  http: 127.0.0.1:{http_port}\n  preview-fps: {fps}\ncameras:\n"
+        text = (f"detection:\n  types: {types}\n"
+                + ("" if args.no_mqtt else f"mqtt:\n  mqtt: mqtt://127.0.0.1:{mqtt_port}/soak\n")
+                + ("" if args.no_http else f"http:\n  http: 127.0.0.1:{http_port}\n  preview-fps: {fps}\n")
+                + "cameras:\n"
                 f"  a:\n    input: {folder}/a.fifo\n"
                 f"  b:\n    input: {folder}/b.fifo\n    types: {'[qr, face]' if variant == 3 else types}\n")
         if variant == 2:
@@ -102,6 +115,9 @@ def main():
     status = process.wait(timeout=60)
     broker.terminate()
     print(json.dumps({"reloads": reloads, "before": before, "after": after, "exit": status}))
+    if args.stderr:
+        errors.seek(0)
+        sys.stderr.write(errors.read())
 
 
 if __name__ == "__main__":
