@@ -32,32 +32,32 @@ import Glibc
         #expect(found.count == 1 && found[0].contains("holds more than 100000 values"), "\(found)")
     }
 
-    /// A child's peak resident memory (ru_maxrss of wait4, in KB), its exit status and standard error.
+    /// Runs lookout under a small Python parent that limits its address space (2 GB: should the
+    /// bound break, the child fails rather than the machine) and reports its peak resident memory
+    /// (RUSAGE_CHILDREN's ru_maxrss, in KB), with its exit status and standard error. Not wait4 on
+    /// a child this process starts: posix_spawn shares this process's memory until the exec, and
+    /// the kernel counts that high-water mark (the whole test runner's) as the child's.
     private func peakMemory(_ arguments: [String]) throws -> (kilobytes: Int, status: Int32, errors: String) {
-        let errors = NSTemporaryDirectory() + "lookout-bounds-\(UUID().uuidString).err"
-        defer { unlink(errors) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, errors, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        startWithDefaultSignals(&attributes)
-        // Through sh for `ulimit -v` (2 GB of address space; exec keeps the pid): should the bound
-        // break, the child fails rather than the machine.
-        let argv = (["/bin/sh", "-c", "ulimit -v 2000000 && exec \"$0\" \"$@\"", lookoutBinary] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        let code = posix_spawn(&pid, "/bin/sh", &actions, &attributes, argv, environ)
-        try #require(code == 0, "cannot start /bin/sh: \(String(cString: strerror(code)))")
-        var usage = rusage()
-        var raw: Int32 = 0
-        while wait4(pid, &raw, 0, &usage) < 0 && errno == EINTR {}
-        let status = (raw & 0x7f) == 0 ? (raw >> 8) & 0xff : 128 + (raw & 0x7f)
-        return (usage.ru_maxrss, status, (try? String(contentsOfFile: errors, encoding: .utf8)) ?? "")
+        let errors = NSTemporaryDirectory() + "lookout-bounds-\(UUID().uuidString).err", peak = errors + ".peak"
+        defer { unlink(errors); unlink(peak) }
+        let script = """
+            import resource, subprocess, sys
+            resource.setrlimit(resource.RLIMIT_AS, (2_000_000 * 1024, 2_000_000 * 1024))
+            code = subprocess.run(sys.argv[2:], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL).returncode
+            open(sys.argv[1], "w").write(str(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))
+            sys.exit(code if code >= 0 else 128 - code)
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-c", script, peak, lookoutBinary] + arguments
+        try #require(FileManager.default.createFile(atPath: errors, contents: nil))
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errors))
+        process.standardOutput = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        let kilobytes = try #require(Int((try? String(contentsOfFile: peak, encoding: .utf8)) ?? ""), "no peak from the wrapper")
+        return (kilobytes, process.terminationStatus, (try? String(contentsOfFile: errors, encoding: .utf8)) ?? "")
     }
 
     /// `lookout config check` of the file: the sentence, exit 64, and a peak no larger than any
