@@ -14,66 +14,6 @@ import Logging
 /// others); the snapshot writer (it names the snapshot an event line carries, and hands the JPEG
 /// to MQTT); MQTT; hooks; the web server's event stream.
 public final class Service: @unchecked Sendable {
-    /// Where a service writes what is not an event: its standard-output sink and its words.
-    public struct Environment: Sendable {
-        /// Every camera's lines go here first (standard output, or a test's collector).
-        public var output: (any EventSink)?
-        /// Warnings and failures, one line each (standard error).
-        public var diagnostics: @Sendable (String) -> Void
-        /// Notices for a person (the format streamed, a camera lost and back); not with `quiet`.
-        public var notices: @Sendable (String) -> Void
-        /// Where the parts that log with levels (MQTT, hooks) write: for the closures' environment,
-        /// warnings and worse to `diagnostics`, the rest to `notices`.
-        public var logger: Logger
-        /// Standard input was closed when the process started.
-        public var standardInputIsClosed = false
-        /// Warnings and failures pass through it (`diagnostics` and `logger` alike): the same one
-        /// again within a minute is counted, not said; `Service.finish()` says what it still holds.
-        public let repeatedWarnings = RepeatedMessageFilter()
-
-        public init(output: (any EventSink)? = nil, diagnostics: @escaping @Sendable (String) -> Void = { _ in },
-                    notices: @escaping @Sendable (String) -> Void = { _ in }) {
-            self.output = output
-            let filter = repeatedWarnings
-            let filtered: @Sendable (String) -> Void = { for line in filter.lines(for: $0) { diagnostics(line) } }
-            self.diagnostics = filtered
-            self.notices = notices
-            logger = Logger(label: "lookout") { _ in
-                DiagnosticsLogHandler(leveled: { level, message in level >= .warning ? filtered(message) : notices(message) })
-            }
-        }
-
-        /// Everything goes to `logger`: warnings and failures as warnings, notices as notices.
-        public init(output: (any EventSink)? = nil, logger: Logger) {
-            self.output = output
-            let filtered = RepeatFilteringLogHandler.logger(forwardingTo: logger, filter: repeatedWarnings)
-            self.logger = filtered
-            diagnostics = { filtered.warning("\($0)") }
-            notices = { filtered.notice("\($0)") }
-        }
-    }
-
-    /// What a reload did.
-    public struct ReloadReport: Sendable, Equatable {
-        public var started: [String] = []
-        public var restarted: [String] = []
-        public var stopped: [String] = []
-        public var unchanged: [String] = []
-        /// The MQTT node, hooks and web server were rebuilt (a global section changed).
-        public var rebuiltShared = false
-        public init() {}
-    }
-
-    /// Reloads done and refused (an invalid file, a camera that could not be opened).
-    public struct ReloadCounts: Sendable, Equatable {
-        public var succeeded = 0
-        public var failed = 0
-        public init(succeeded: Int = 0, failed: Int = 0) {
-            self.succeeded = succeeded
-            self.failed = failed
-        }
-    }
-
     /// The parts every camera shares.
     private struct Shared {
         var settings: ConfigurationSettings
@@ -304,11 +244,15 @@ public final class Service: @unchecked Sendable {
             }
         }
         // No camera left running: idle (held) rather than end the run; one back ends the idling.
+        // A stop() meanwhile may release this hold before it is taken: this reload's own hold
+        // (above) keeps the count from reaching zero until both are done. Not after a fatal
+        // failure stopped the group: the process is to exit with it.
+        let groupStopped = group.isStopped
         let idling = state.withLock { state -> (began: Bool, ended: Bool) in
             state.configuration = configuration
             state.shared = shared
             state.cameras = cameras
-            let idles = cameras.isEmpty && !state.closed
+            let idles = cameras.isEmpty && !state.closed && !groupStopped
             defer { state.idling = idles }
             return (idles && !state.idling, !idles && state.idling)
         }

@@ -194,12 +194,8 @@ import Testing
     /// and its folder (removed afterwards, with the clip). Then SIGINT: the process exits 0.
     static func runOnAClip(_ body: (BackgroundProcess, String, String, String) throws -> Void) throws -> BackgroundProcess {
         let clip = try ConfigReloadCommandTests.longClip(seconds: 60)
-        let folder = NSTemporaryDirectory() + "lookout-zero-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer {
-            try? FileManager.default.removeItem(atPath: folder)
-            try? FileManager.default.removeItem(atPath: clip)
-        }
+        defer { try? FileManager.default.removeItem(atPath: clip) }
+        let scratch = try ScratchFolder(), folder = scratch.path
         let file = folder + "/lookout.yml"
         try (settings + "cameras:\n  steady:\n    input: \(clip)\n").write(toFile: file, atomically: true, encoding: .utf8)
         let (process, base) = try startLookoutWithHTTP(["--config", file])

@@ -127,8 +127,7 @@ public final class DetectionPipeline: MetadataOutputObjectsDelegate, @unchecked 
         if snapshotNamer != nil { metadataOutput.attachesFramePictures = true }
         state.withLock { $0.format = Self.format(of: session.inputs.first) }
         metadataOutput.setMetadataObjectsDelegate(self, queue: queue)
-        // Weak: the session is the pipeline's, and a removed pipeline must go with everything it holds.
-        session.setEventHandler(queue: control) { [weak self] event in self?.handle(event) }
+        session.setEventHandler(queue: control) { [weak self] event in self?.handle(event) } // weak: a removed pipeline goes
         session.startRunning()
         // A stop asked for before the session ran (a signal during start-up) found nothing to
         // stop: stop it now.

@@ -53,13 +53,29 @@ public final class PipelineGroup: @unchecked Sendable {
         if state.withLock({ $0.stopped }) { pipeline.stop() }
     }
 
+    /// `stop()` was called (a stop asked for, or a pipeline's fatal failure).
+    public var isStopped: Bool { state.withLock { $0.stopped } }
+
     /// The pipelines that have not been removed, in the order added.
     public var pipelines: [DetectionPipeline] { state.withLock { $0.members.filter { !$0.removed }.map(\.pipeline) } }
 
     /// Runs every pipeline until each has returned (those added meanwhile too); their outcomes, in
     /// the order added, without those removed.
     public func run() -> [DetectionPipeline.Outcome] {
-        var pipelines: [DetectionPipeline] = state.withLock { state in
+        // In a function of its own: the first pipelines are not held while run() waits, so one a
+        // reload removes goes, with all it holds, at once.
+        startFirstPipelines()
+        release()
+        allReturned.wait()
+        return state.withLock { state in
+            state.running = false
+            return state.members.filter { !$0.removed }.map { $0.outcome ?? .stopped }
+        }
+    }
+
+    /// Starts the pipelines added before `run()`, one after another (see the type's comment).
+    private func startFirstPipelines() {
+        let pipelines: [DetectionPipeline] = state.withLock { state in
             state.running = true
             let waiting = state.members.filter { !$0.removed }.map(\.pipeline)
             // One extra count held by run() itself until every first pipeline has started.
@@ -74,14 +90,6 @@ public final class PipelineGroup: @unchecked Sendable {
                pipeline.session.statistics.framesRead > 0 {
                 pipeline.waitForFirstAnalysis(timeout: started + startInterval)
             }
-        }
-        // Not held while waiting: a pipeline a reload removes goes, with all it holds, at once.
-        pipelines.removeAll()
-        release()
-        allReturned.wait()
-        return state.withLock { state in
-            state.running = false
-            return state.members.filter { !$0.removed }.map { $0.outcome ?? .stopped }
         }
     }
 

@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// Says a repeated warning once, then counts it: the same text again within `window` seconds is
 /// held back and counted, and the count is said once the window is over (with the next message
 /// of any text, or `flush()` at the end), or at once every `summaryEvery` repeats. A full disk, a
@@ -31,9 +27,7 @@ public final class RepeatedMessageFilter: Sendable {
 
     /// CLOCK_MONOTONIC in seconds.
     public static func monotonicSeconds() -> Double {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+        Double(MonotonicClock.nanoseconds()) / 1e9
     }
 
     /// The lines to say for `text` now, in order: none while it is held back; summaries of texts

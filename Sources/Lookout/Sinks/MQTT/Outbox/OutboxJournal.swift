@@ -168,9 +168,15 @@ public final class OutboxJournal {
         var index = firstIndex(after: sequence)
         while index < pending.count {
             let entry = pending[index]
-            if let segment = segments.first(where: { $0.number == entry.segment }),
-               let bytes = record(of: entry, in: segment),
-               case (.event(let sequence, let wallTime, let topic, let payload), _)? = OutboxRecord.decode(bytes, at: 0) {
+            var bytes: [UInt8]?
+            if let segment = segments.first(where: { $0.number == entry.segment }) {
+                do throws(Errno) { bytes = try record(of: entry, in: segment) } catch {
+                    // Gone (deleted, replaced by a link or another kind of file) loses its events;
+                    // anything else (no descriptor free now) keeps them for the next look.
+                    guard [ENOENT, ELOOP, EINVAL].contains(error.rawValue) else { return nil }
+                }
+            }
+            if let bytes, case (.event(let sequence, let wallTime, let topic, let payload), _)? = OutboxRecord.decode(bytes, at: 0) {
                 return Event(sequence: sequence, wallTime: wallTime, topic: topic, payload: payload)
             }
             // Written whole and gone since (the disk): nothing to send; done as dropped, and the
@@ -361,12 +367,12 @@ public final class OutboxJournal {
     private var reading: Int?
 
     /// `entry`'s record, from `segment`.
-    private func record(of entry: Entry, in segment: OutboxSegment) -> [UInt8]? {
+    private func record(of entry: Entry, in segment: OutboxSegment) throws(Errno) -> [UInt8]? {
         if segment !== active, reading != segment.number {
             if let reading, let previous = segments.first(where: { $0.number == reading }), previous !== active { previous.release() }
             reading = segment.number
         }
-        return segment.read(offset: entry.offset, length: entry.length)
+        return try segment.read(offset: entry.offset, length: entry.length)
     }
 
     /// The index in `pending` of the first event with a sequence after `sequence`.

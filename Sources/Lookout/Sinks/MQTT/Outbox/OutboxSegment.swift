@@ -91,9 +91,10 @@ final class OutboxSegment {
         return contents
     }
 
-    /// `length` bytes at `offset`, or nil when they cannot be read whole.
-    func read(offset: Int64, length: Int) -> [UInt8]? {
-        guard let descriptor = try? reader() else { return nil }
+    /// `length` bytes at `offset`, or nil when they cannot be read whole; throws when the file
+    /// cannot be opened again.
+    func read(offset: Int64, length: Int) throws(Errno) -> [UInt8]? {
+        let descriptor = try reader()
         var contents = [UInt8](repeating: 0, count: length)
         var done = 0
         while done < length {
