@@ -1,17 +1,22 @@
 // swift-tools-version:6.0
+import Foundation
 import PackageDescription
 
 // OpenCV ships C++ headers under a versioned folder; Debian 12 puts them here.
 let openCVInclude = "/usr/include/opencv4"
+
+// zxing-cpp 3.1.1, built from its source release by scripts/zxing-cpp (scripts/setup runs it) into a
+// cache outside the repository: $LOOKOUT_CACHE, else $XDG_CACHE_HOME/lookout, else ~/.cache/lookout.
+let environment = ProcessInfo.processInfo.environment
+let zxingPrefix = (environment["LOOKOUT_CACHE"]
+    ?? ((environment["XDG_CACHE_HOME"] ?? ((environment["HOME"] ?? "/root") + "/.cache")) + "/lookout"))
+    + "/zxing-cpp-3.1.1"
 
 let package = Package(
     name: "Lookout",
     products: [
         .library(name: "Lookout", targets: ["Lookout", "LookoutHTTP", "LookoutService"]),
         .executable(name: "lookout", targets: ["LookoutCLI"]),
-        // The process zxing-cpp reads in (CZXing's worker): installed in ../lib/lookout/ from
-        // lookout (or beside it, as in a build folder).
-        .executable(name: "lookout-zxing", targets: ["LookoutZXingHelper"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -55,18 +60,17 @@ let package = Package(
                 .linkedLibrary("stdc++"),
             ]
         ),
-        // Plain code on planes (halving), shared by the library and zxing-cpp's helper process,
-        // which links neither OpenCV nor Swift's runtime so that it starts in a few milliseconds.
+        // Plain code on planes (halving), shared by the library and its zxing-cpp reader (C++).
         .target(name: "CPlanes", path: "Sources/CPlanes", cxxSettings: [.unsafeFlags(["-O2"])]),
-        // zxing-cpp, the second code decoder, is C++ too: one extern "C" call.
+        // zxing-cpp, the first code reader, is C++ (C++17 for its headers): one extern "C" call, in
+        // process, linked statically: the archive by its path, never a libZXing.so of the system's.
         .target(
             name: "CZXing",
             dependencies: ["CPlanes"],
             path: "Sources/CZXing",
-            cxxSettings: [.unsafeFlags(["-O2"])],
-            linkerSettings: [.linkedLibrary("ZXing"), .linkedLibrary("stdc++")]
+            cxxSettings: [.unsafeFlags(["-O2", "-I\(zxingPrefix)/include"])],
+            linkerSettings: [.unsafeFlags(["-Xlinker", "\(zxingPrefix)/lib/libZXing.a"]), .linkedLibrary("stdc++")]
         ),
-        .executableTarget(name: "LookoutZXingHelper", dependencies: ["CZXing"], path: "Sources/LookoutZXingHelper"),
         .target(
             name: "Lookout",
             dependencies: ["CV4L2", "CZBar", "CTurboJPEG", "COpenCV", "CPlanes", "CZXing", "CMosquitto", "CMatroska",

@@ -167,7 +167,6 @@ struct RunCommand: ParsableCommand {
         var environment = Service.Environment(output: standardOutput, logger: logger)
         environment.notices = { if !quiet { logger.notice("\($0)") } }
         environment.standardInputIsClosed = StandardDescriptors.standardInputWasClosed
-        if let problem = ZXingHelper.problem { logger.warning("\(problem)") }
         let service: Service
         do throws(ServiceError) {
             service = try Service(configuration: configuration, overrides: overrides, environment: environment)

@@ -31,7 +31,6 @@ struct ScanCommand: ParsableCommand {
         } catch let error as CaptureError {
             throw fail(error)
         }
-        if let problem = ZXingHelper.problem { printDiagnostic(problem, level: .warning) }
         let sink = LineSink(fd: StandardDescriptors.outputDescriptor)
         var status = ExitStatus.success
         var found = 0, scanned = 0

@@ -44,9 +44,14 @@ struct ZXingKindsScanTests {
         try #require(objects.count == 2)
         // datamatrix-gs1.png: 120x120 pixels, a 4-module (16 px) quiet zone around the symbol.
         let corners = try #require(objects[0]["pixel_corners"] as? [[String: Double]])
-        #expect(corners.map { [$0["x"], $0["y"]] } == [[16, 16], [104, 16], [104, 104], [16, 104]])
+        // zxing-cpp 3 puts the far corners on the symbol's last pixel (103), 1.4 past it (104).
+        let expected: [[Double]] = [[16, 16], [104, 16], [104, 104], [16, 104]]
+        #expect(corners.count == 4)
+        for (corner, truth) in zip(corners, expected) {
+            #expect(abs((corner["x"] ?? -9) - truth[0]) <= 1 && abs((corner["y"] ?? -9) - truth[1]) <= 1, "\(corners)")
+        }
         let bounds = try #require(objects[0]["bounds"] as? [String: Double])
-        #expect(bounds["x"] == (16.0 / 120).rounded6 && bounds["width"] == (88.0 / 120).rounded6)
+        #expect(bounds["x"] == (16.0 / 120).rounded6 && abs((bounds["width"] ?? 0) - 88.0 / 120) <= 1.0 / 120)
         let image = try #require(objects[1]["image"] as? [String: Int])
         let pdfCorners = try #require(objects[1]["pixel_corners"] as? [[String: Double]])
         try #require(pdfCorners.count == 4)
@@ -64,13 +69,9 @@ struct ZXingKindsScanTests {
         #expect(result.lines == ["PDF417:" + Self.boardingPass, "Aztec:" + Self.boardingPass, "DataMatrix:" + Self.gs1])
     }
 
-    /// zxing-cpp 1.4 finds a DataMatrix only about the middle of what it reads: over the whole
-    /// picture it misses this one in a corner of the coins; scan's places and windows read it.
+    /// zxing-cpp 1.4 found a DataMatrix only about the middle of what it read, and missed this one
+    /// in a corner of the coins; scan reads it, where it is.
     @Test func aSymbolOffTheMiddleOfABusyPictureIsRead() throws {
-        let image = try StillImage.load(path: Fixtures.path("datamatrix-off-centre.png"))
-        let whole = ZXingScanner(types: [.dataMatrix]).scan(plane: image.baseAddress, width: image.width, height: image.height,
-                                                            bytesPerRow: image.bytesPerRow, timeout: 10_000)
-        #expect(whole.isEmpty)
         let objects = try Self.scan(["datamatrix-off-centre.png"])
         #expect(objects.map { $0["value"] as? String } == [Self.gs1])
         let corners = try #require(objects.first?["pixel_corners"] as? [[String: Double]])

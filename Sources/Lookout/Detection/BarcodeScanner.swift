@@ -12,6 +12,9 @@ struct ScannedCode {
     var decoder: CodeDecoder = .zbar
     /// For a linear code ZBar read, how many scan lines agreed on it (ZBar's quality); 0 otherwise.
     var scanLines = 0
+    /// The AIM symbology identifier the decoder gave (`]Q1`, `]E0`, `]d2`...), or nil when it gave
+    /// none (then it is told from the type and the symbol's modifiers).
+    var symbologyIdentifier: String? = nil
 
     /// A linear code crossed by this few scan lines may be a misread: patterns in a texture, or a
     /// blurred symbol, can pass EAN's check digit (seen on the development corpus at 6 lines,

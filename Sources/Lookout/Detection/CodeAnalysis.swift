@@ -1,7 +1,9 @@
-/// The code job of a metadata output: ZBar over the rect of interest of each frame (or, with a
-/// whole-frame rate, over windows between whole-frame scans: `CodeWindowSearch`), the second
-/// pass (prepared copies, zxing-cpp) on whole-frame scans ZBar read nothing in when its budget
-/// allows, and the last result restamped onto frames found unchanged. Used on one queue only.
+/// The code job of a metadata output. On a frame of video: ZBar over the rect of interest (or, with
+/// a whole-frame rate, over windows between whole-frame scans: `CodeWindowSearch`), the second
+/// pass (zxing-cpp, prepared copies) on whole-frame scans ZBar read nothing in when its budget
+/// allows, and the last result restamped onto frames found unchanged. On a still (`lookout scan`):
+/// zxing-cpp's search for every symbol first, ZBar's reads added where zxing-cpp read nothing,
+/// and the prepared copies when neither read anything (`StillCodeReader`). Used on one queue only.
 final class CodeAnalysis {
     /// How codes are looked for beyond ZBar's first pass, and read as text.
     struct Settings: Equatable {
@@ -27,6 +29,9 @@ final class CodeAnalysis {
 
     private var scanner: BarcodeScanner?
     private var secondPass: CodeSecondPass?
+    /// zxing-cpp and ZBar together for stills; made on the first still.
+    private var stillReader: StillCodeReader?
+    private var codeTypes = Set<MetadataObjectType>()
     /// zxing-cpp for PDF417, Aztec and DataMatrix; nil unless one of them is wanted.
     private var zxingReader: ZXingFrameReader?
     private var secondPassSchedule = AnalysisSchedule()
@@ -35,13 +40,14 @@ final class CodeAnalysis {
     private var appliedRectOfInterest = Rect.unit
     private var lastCodes: [ScannedCode] = []
     private var recentlyConfirmed: [(type: MetadataObjectType, payload: [UInt8], time: MediaTime)] = []
-    private(set) var secondPassReads = 0
+    var secondPassReads: Int { ownSecondPassReads + (stillReader?.secondPassReads ?? 0) }
+    private var ownSecondPassReads = 0
     /// Frames ZBar read whole, and frames it read in windows only (`Settings.wholeFrameRate`).
     private(set) var wholeFrameScans = 0, windowScans = 0
     /// Images zxing-cpp read for the kinds only it reads, and those it died on or overran, over
     /// every reader this analysis had (a change of types makes a new one).
-    var zxingLooks: Int { retiredZXingLooks + (zxingReader?.looks ?? 0) }
-    var zxingFailures: Int { retiredZXingFailures + (zxingReader?.failures ?? 0) }
+    var zxingLooks: Int { retiredZXingLooks + (zxingReader?.looks ?? 0) + (stillReader?.zxingLooks ?? 0) }
+    var zxingFailures: Int { retiredZXingFailures + (zxingReader?.failures ?? 0) + (stillReader?.zxingFailures ?? 0) }
     private var retiredZXingLooks = 0, retiredZXingFailures = 0
 
     init(density: Int, resolution: CodeScanResolution) {
@@ -51,16 +57,17 @@ final class CodeAnalysis {
 
     /// The codes in `frame` whose centre lies in `rectOfInterest`, in frame pixels. The scanners
     /// are rebuilt when the wanted types changed (`generation`). Returns nil when no code type is
-    /// wanted. A `still` (`lookout scan`) gets zxing-cpp's whole sweep within the second pass's
-    /// budget; a frame, its share of it (`ZXingFrameReader`).
+    /// wanted. A `still` (`lookout scan`) is read by `StillCodeReader`, within the second pass's
+    /// budget; a frame by ZBar first (`ZXingFrameReader` for the kinds only zxing-cpp reads).
     func detect(in frame: SampleBuffer, types: [MetadataObjectType], generation: Int,
                 rectOfInterest: Rect, settings: Settings, still: Bool = false) -> [MetadataObject]? {
         if generation != appliedGeneration {
-            let codeTypes = Set(types.filter(\.isMachineReadableCode))
+            codeTypes = Set(types.filter(\.isMachineReadableCode))
             let zbarTypes = codeTypes.filter { !$0.isReadByZXingOnly }
             scanner = zbarTypes.isEmpty ? nil : BarcodeScanner(types: zbarTypes, density: density, resolution: resolution)
             secondPass = zbarTypes.isEmpty ? nil : CodeSecondPass(types: zbarTypes)
-            (retiredZXingLooks, retiredZXingFailures) = (zxingLooks, zxingFailures)
+            (retiredZXingLooks, retiredZXingFailures, ownSecondPassReads) = (zxingLooks, zxingFailures, secondPassReads)
+            stillReader = nil
             zxingReader = codeTypes.contains(where: \.isReadByZXingOnly) ? ZXingFrameReader(types: codeTypes) : nil
             appliedGeneration = generation
             windowSearch.reset()
@@ -70,7 +77,7 @@ final class CodeAnalysis {
             windowSearch.reset()
         }
         lastCodes.removeAll(keepingCapacity: true)
-        guard scanner != nil || zxingReader != nil else { return nil }
+        guard !codeTypes.isEmpty else { return nil }
         let start = MonotonicClock.nanoseconds()
         let image = frame.imageBuffer
         let region = SearchRegion(rectOfInterest, in: image)
@@ -84,6 +91,12 @@ final class CodeAnalysis {
         }
         var found: [ScannedCode]
         var readBySecondPass = false
+        if still {
+            if stillReader == nil { stillReader = StillCodeReader(types: codeTypes, zbar: scanner) }
+            found = stillReader?.read(image, region: region.pixels, budget: settings.secondPassBudget,
+                                      planeIsHalfSize: frame.lumaReduction == 2) ?? []
+            return finish(found, in: frame, region: region, settings: settings)
+        }
         switch plan {
         case .wholeFrame:
             found = scanner?.scan(image, region: region.pixels, planeIsHalfSize: frame.lumaReduction == 2) ?? []
@@ -125,12 +138,22 @@ final class CodeAnalysis {
            secondPassSchedule.isDue(at: frame.presentationTime, rate: settings.secondPassRate) {
             secondPassSchedule.analysed(at: frame.presentationTime)
             found = secondPass.scan(image, region: region.pixels, deadline: start + Int64(settings.secondPassBudget * 1e6))
-            if !found.isEmpty { secondPassReads += 1 }
+            if !found.isEmpty { ownSecondPassReads += 1 }
             readBySecondPass = !found.isEmpty
         }
         if let zxingReader {
             found += still ? zxingReader.readStill(image, budget: Int(settings.secondPassBudget)) : zxingReader.readFrame(image)
         }
+        let objects = finish(found, in: frame, region: region, settings: settings)
+        // A code only a prepared copy gave up (inverted, stretched) is not in a window's plain
+        // ZBar read either: it is not followed, or every frame would look for it twice.
+        if searchesWindows { windowSearch.found(readBySecondPass ? [] : lastCodes, at: frame.presentationTime) }
+        return objects
+    }
+
+    /// The codes whose centre lies in the region, in frame pixels, kept as the last result.
+    private func finish(_ found: [ScannedCode], in frame: SampleBuffer, region: SearchRegion, settings: Settings) -> [MetadataObject] {
+        let scale = frame.lumaScale
         var objects = [MetadataObject]()
         for var code in found {
             let box = Rect.enclosing(code.corners)
@@ -140,9 +163,6 @@ final class CodeAnalysis {
             lastCodes.append(code)
             objects.append(object(code, in: frame, settings: settings))
         }
-        // A code only a prepared copy gave up (inverted, stretched) is not in a window's plain
-        // ZBar read either: it is not followed, or every frame would look for it twice.
-        if searchesWindows { windowSearch.found(readBySecondPass ? [] : lastCodes, at: frame.presentationTime) }
         return objects
     }
 
@@ -222,6 +242,7 @@ final class CodeAnalysis {
 
     private func object(_ code: ScannedCode, in frame: SampleBuffer, settings: Settings) -> MachineReadableCodeObject {
         MachineReadableCodeObject(type: code.type, frame: frame, payload: code.payload, pixelCorners: code.corners,
-                                  decoder: code.decoder, textEncoding: settings.textEncoding)
+                                  decoder: code.decoder, textEncoding: settings.textEncoding,
+                                  symbologyIdentifier: code.symbologyIdentifier)
     }
 }

@@ -46,8 +46,7 @@ final class CodeSecondPass {
     init(types: Set<MetadataObjectType>, steps: [Step] = Step.allCases) {
         self.steps = steps
         zbar = BarcodeScanner(types: types)
-        // One helper process for every look of this pass, kept from the first to the pass's end.
-        zxing = ZXingScanner(types: types, keepsWorker: true)
+        zxing = ZXingScanner(types: types)
     }
 
     /// Codes in `region` of the plane, in the plane's pixels; empty when none was read before
@@ -65,8 +64,7 @@ final class CodeSecondPass {
             var codes: [ScannedCode]
             switch step {
             case .zxing:
-                codes = zxing.scan(plane: origin, width: region.width, height: region.height, bytesPerRow: pixels.bytesPerRow,
-                                   timeout: millisecondsLeft(until: deadline))
+                codes = zxing.scan(plane: origin, width: region.width, height: region.height, bytesPerRow: pixels.bytesPerRow)
             case .stretched:
                 prepare(origin, region: region, stride: pixels.bytesPerRow, lookup: stretchTable(origin, region: region, stride: pixels.bytesPerRow))
                 codes = scanCopy(width: region.width, height: region.height)
@@ -95,7 +93,7 @@ final class CodeSecondPass {
                 codes = scanCopy(width: region.width, height: region.height)
                 if codes.isEmpty, MonotonicClock.nanoseconds() < deadline {
                     codes = copy.withUnsafeBytes { zxing.scan(plane: $0.baseAddress!, width: region.width, height: region.height,
-                                                              bytesPerRow: region.width, timeout: millisecondsLeft(until: deadline)) }
+                                                              bytesPerRow: region.width) }
                 }
             }
             if !codes.isEmpty {
@@ -125,8 +123,7 @@ final class CodeSecondPass {
         return enlarged.withUnsafeBytes { plane in
             let read = zbar.scan(plane: plane.baseAddress!, width: width, height: height, region: (0, 0, width, height), scale: 0.5)
             guard read.isEmpty, MonotonicClock.nanoseconds() < deadline else { return read }
-            return zxing.scan(plane: plane.baseAddress!, width: width, height: height, bytesPerRow: width, scale: 0.5,
-                              timeout: millisecondsLeft(until: deadline))
+            return zxing.scan(plane: plane.baseAddress!, width: width, height: height, bytesPerRow: width, scale: 0.5)
         }
     }
 
@@ -136,10 +133,6 @@ final class CodeSecondPass {
     }
 
     private static let negative: [UInt8] = (0...255).map { 255 - UInt8($0) }
-
-    private func millisecondsLeft(until deadline: Int64) -> Int {
-        max(0, Int((deadline - MonotonicClock.nanoseconds()) / 1_000_000))
-    }
 
     /// True when another reading of the area around `code` (plane pixels) gives the same type and
     /// bytes, by zxing-cpp or by ZBar on a prepared copy with enough scan lines, until `deadline`.

@@ -1,21 +1,18 @@
 import CZXing
 
 /// zxing-cpp over analysed frames for the kinds ZBar cannot read (PDF417, Aztec, DataMatrix), and
-/// only those formats: ZBar still reads QR and EAN. zxing-cpp 1.4 finds Aztec and DataMatrix
-/// symbols only about the middle of what it is given, so it reads windows of the image:
+/// only those formats: ZBar still reads QR and EAN. Small or off-centre symbols are read in
+/// windows of the image:
 /// - a still (`lookout scan`): the whole image, the places that look like a symbol (also at twice
 ///   the size when small), then windows of 2/3, 1/2 and 1/3 of its shorter side at half-window
-///   steps, in one helper process (as the second pass does), within the budget;
+///   steps, within the budget;
 /// - video: per frame, a window around each code read on the last frame, then the next windows of
 ///   a rotation (the frame at half size, then windows of 2/3, 1/2 and 1/3 of its height) up to
-///   `framePixels`, in a long-lived worker process (the helper lookout-zxing) fed through shared
-///   memory (a process per frame cost 2 to 4 times the CPU: docs/accuracy.md). A worker that dies on a frame costs that frame
-///   only, and is counted; the next frame starts a new one.
+///   `framePixels`.
 /// Used on one queue only.
 final class ZXingFrameReader {
     let types: Set<MetadataObjectType>
     private let scanner: ZXingScanner
-    private var worker: OpaquePointer?
     /// Where codes were read on the last frame (plane pixels): read first on the next.
     private var lastBoxes: [Rect] = []
     private var rotation: [lk_zx_region] = []
@@ -26,34 +23,22 @@ final class ZXingFrameReader {
     /// which no further window of the rotation is added (one always is). A 720p frame's rotation
     /// then takes about 17 frames (0.6 s at 30 fps).
     static let framePixels = 480_000
-    /// Milliseconds after which a worker still reading a frame is killed (and restarted).
-    static let frameTimeout = 1000
-
+    /// What a frame is read with: no inverted look (it would double the cost of a frame without
+    /// a code; video's light-on-dark symbols are rare).
+    static let frameEffort: ZXingScanner.Effort = [.harder, .rotated, .downscaled]
     init(types: Set<MetadataObjectType>) {
         self.types = types.filter(\.isReadByZXingOnly)
         scanner = ZXingScanner(types: self.types)
     }
 
-    deinit {
-        if let worker { lk_zx_worker_destroy(worker) }
-    }
-
-    /// Frames read so far, and images the reader died on or overran (each skipped).
+    /// Frames read so far, and reads that failed (each skipped).
     private(set) var looks = 0
     var failures: Int { scanner.failures }
-    /// Worker processes started (the first and one after each failure).
-    var workerStarts: Int { worker.map { Int(lk_zx_worker_starts($0)) } ?? 0 }
-    /// The running worker's process ID (tests end it to see it restarted).
-    var workerProcessID: Int32? { worker.map { lk_zx_worker_pid($0) }.flatMap { $0 > 0 ? $0 : nil } }
-    /// Where the image shared with the worker is mapped, to find it in /proc/PID/maps.
-    var sharedImageAddress: UInt? { worker.flatMap { lk_zx_worker_image($0) }.map { UInt(bitPattern: $0) } }
 
     /// Codes in a frame's plane (plane pixels), reading the last codes' places and the next
     /// windows of the rotation.
     func readFrame(_ pixels: PixelBuffer) -> [ScannedCode] {
         guard !types.isEmpty, pixels.width >= 16, pixels.height >= 16 else { return [] }
-        if worker == nil { worker = lk_zx_worker_create() }
-        guard let worker else { return [] }
         if rotationSize != (pixels.width, pixels.height) {
             rotation = Self.frameRotation(width: pixels.width, height: pixels.height)
             rotationSize = (pixels.width, pixels.height)
@@ -71,8 +56,7 @@ final class ZXingFrameReader {
         }
         looks += 1
         let codes = scanner.scan(plane: pixels.baseAddress, width: pixels.width, height: pixels.height,
-                                 bytesPerRow: pixels.bytesPerRow, regions: regions, budget: 0, timeout: Self.frameTimeout,
-                                 worker: worker)
+                                 bytesPerRow: pixels.bytesPerRow, regions: regions, budget: 0, effort: Self.frameEffort)
         lastBoxes = codes.map { Rect.enclosing($0.corners) }
         return codes
     }
@@ -86,7 +70,7 @@ final class ZXingFrameReader {
         let shorter = min(width, height)
         for cell in [max(6, shorter / 180), max(12, shorter / 90)] {
             regions += locate(pixels, cell: cell, capacity: 24).flatMap { place in
-                // Small places again at twice the size: zxing-cpp 1.4 reads few symbols of 3-4 px
+                // Small places again at twice the size: zxing-cpp reads few symbols of 3-4 px
                 // modules once turned or blurred.
                 max(place.width, place.height) <= 400 ? [place, lk_zx_region(x: place.x, y: place.y, width: place.width,
                                                                              height: place.height, shrink: -2)] : [place]
@@ -96,7 +80,7 @@ final class ZXingFrameReader {
             regions += Self.windows(side: side, width: width, height: height, shrink: 1)
         }
         return scanner.scan(plane: pixels.baseAddress, width: width, height: height, bytesPerRow: pixels.bytesPerRow,
-                            regions: regions, budget: max(1, budget), timeout: budget + 1000, worker: nil)
+                            regions: regions, budget: max(1, budget))
     }
 
     /// Places in the image that look like a symbol (`lk_zx_locate`), densest first.

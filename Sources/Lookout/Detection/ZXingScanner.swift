@@ -1,27 +1,35 @@
 import CZXing
 
-/// zxing-cpp's reader (libzxing), trying harder and rotated, through the C API in CZXing: the
-/// second decoder, for images ZBar read nothing in. Reuses its result buffers from call to call.
+/// zxing-cpp 3 (linked in; CZXing), reading every code of the wanted types in an image or in
+/// regions of it, in this process. Reuses its result buffers from call to call: one caller at a
+/// time.
 final class ZXingScanner {
-    let types: Set<MetadataObjectType>
-    private let formats: Int32
-    private var found = [lk_zx_code](repeating: lk_zx_code(), count: 16)
-    private var bytes = [UInt8](repeating: 0, count: 16 * 4096)
-    private var message = [CChar](repeating: 0, count: 256)
-    /// Looks without a worker of the caller's go to one of this scanner's own, kept between looks
-    /// (started at the first), rather than to a helper process per look, whose start would take a
-    /// video frame's budget; nil when not kept.
-    private let keepsWorker: Bool
-    private var ownWorker: OpaquePointer?
-
-    init(types: Set<MetadataObjectType>, keepsWorker: Bool = false) {
-        self.types = types
-        self.keepsWorker = keepsWorker
-        formats = types.reduce(0) { $0 | (Self.format(of: $1) ?? 0) }
+    /// How hard zxing-cpp looks (its ReaderOptions).
+    struct Effort: OptionSet {
+        let rawValue: Int32
+        /// More scan lines and the binarizers' second chances.
+        static let harder = Effort(rawValue: Int32(LK_ZX_TRY_HARDER))
+        /// Linear codes turned by 90 degrees.
+        static let rotated = Effort(rawValue: Int32(LK_ZX_TRY_ROTATE))
+        /// Light symbols on dark ground.
+        static let inverted = Effort(rawValue: Int32(LK_ZX_TRY_INVERT))
+        /// Also at reduced scales: large symbols in large images.
+        static let downscaled = Effort(rawValue: Int32(LK_ZX_TRY_DOWNSCALE))
+        /// A still image: everything.
+        static let thorough: Effort = [.harder, .rotated, .inverted, .downscaled]
     }
 
-    deinit {
-        if let ownWorker { lk_zx_worker_destroy(ownWorker) }
+    /// The zxing-cpp version linked in.
+    static var version: String { String(cString: lk_zx_version()) }
+
+    let types: Set<MetadataObjectType>
+    private let formats: Int32
+    private var found = [lk_zx_code](repeating: lk_zx_code(), count: 256)
+    private var bytes = [UInt8](repeating: 0, count: 256 * 1024)
+
+    init(types: Set<MetadataObjectType>) {
+        self.types = types
+        formats = types.reduce(0) { $0 | (Self.format(of: $1) ?? 0) }
     }
 
     /// The ZXing format bit for a type ZXing reads. ISBNs are EAN-13 symbols.
@@ -48,68 +56,65 @@ final class ZXingScanner {
 
     var readsAnything: Bool { formats != 0 }
 
-    /// Images the reader died on (an assertion in the library), or ran out of time on.
+    /// Reads that failed (zxing-cpp threw: out of memory); each costs that image only.
     private(set) var failures = 0
 
-    /// Codes in a plane (any stride), corners in the plane's pixels times `scale`. The reader runs
-    /// in a helper process (this scanner's worker when it keeps one, else one for this look; see
-    /// lk_zxing_read_isolated), killed after `timeout` milliseconds.
+    /// Codes in a whole plane (any stride), corners in the plane's pixels times `scale`.
     func scan(plane: UnsafeRawPointer, width: Int, height: Int, bytesPerRow: Int, scale: Double = 1,
-              timeout: Int) -> [ScannedCode] {
-        if keepsWorker, ownWorker == nil { ownWorker = lk_zx_worker_create() }
-        return scan(plane: plane, width: width, height: height, bytesPerRow: bytesPerRow, scale: scale,
-                    regions: [lk_zx_region(x: 0, y: 0, width: Int32(width), height: Int32(height), shrink: 1)], budget: 0,
-                    timeout: timeout, worker: ownWorker)
+              effort: Effort = .thorough) -> [ScannedCode] {
+        scan(plane: plane, width: width, height: height, bytesPerRow: bytesPerRow, scale: scale,
+             regions: [lk_zx_region(x: 0, y: 0, width: Int32(width), height: Int32(height), shrink: 1)], budget: 0,
+             effort: effort)
     }
 
-    /// Codes in `regions` of a plane, read in turn until `budget` milliseconds have passed (0: no
-    /// limit), in `worker` when given, else in a helper process of its own; the reader is killed after
-    /// `timeout` milliseconds.
+    /// Codes in `regions` of a plane, read in turn until `budget` milliseconds have passed between
+    /// two regions (0: no limit); a code read again where an earlier region read it counts once.
     func scan(plane: UnsafeRawPointer, width: Int, height: Int, bytesPerRow: Int, scale: Double = 1,
-              regions: [lk_zx_region], budget: Int, timeout: Int, worker: OpaquePointer?) -> [ScannedCode] {
-        guard formats != 0, width > 0, height > 0, timeout > 0, !regions.isEmpty else { return [] }
+              regions: [lk_zx_region], budget: Int, effort: Effort = .thorough) -> [ScannedCode] {
+        guard formats != 0, width > 0, height > 0, !regions.isEmpty else { return [] }
         let gray = plane.assumingMemoryBound(to: UInt8.self)
         let count = found.withUnsafeMutableBufferPointer { found in
             bytes.withUnsafeMutableBufferPointer { bytes in
                 regions.withUnsafeBufferPointer { regions in
-                    let timeout = Int32(min(timeout, 60_000)), budget = Int32(min(budget, 60_000))
-                    if let worker {
-                        return lk_zx_worker_read(worker, gray, Int32(width), Int32(height), Int32(bytesPerRow), formats,
-                                                 regions.baseAddress, Int32(regions.count), budget, found.baseAddress,
-                                                 Int32(found.count), bytes.baseAddress, Int32(bytes.count), timeout, &message,
-                                                 message.count)
-                    }
-                    return lk_zxing_read_regions_isolated(gray, Int32(width), Int32(height), Int32(bytesPerRow), formats,
-                                                          regions.baseAddress, Int32(regions.count), budget, found.baseAddress,
-                                                          Int32(found.count), bytes.baseAddress, Int32(bytes.count), timeout,
-                                                          &message, message.count)
+                    lk_zx_read(gray, Int32(width), Int32(height), Int32(bytesPerRow), formats, effort.rawValue,
+                               regions.baseAddress, Int32(regions.count), Int32(min(budget, 600_000)),
+                               found.baseAddress, Int32(found.count), bytes.baseAddress, Int32(bytes.count))
                 }
             }
         }
         if count < 0 { failures += 1 }
         guard count > 0 else { return [] }
         var codes = [ScannedCode]()
-        for code in found.prefix(Int(count)) {
-            guard let type = type(of: code.format) else { continue }
-            let payload = Array(bytes[Int(code.offset)..<Int(code.offset + code.length)])
+        codes.reserveCapacity(Int(count))
+        for var code in found.prefix(Int(count)) {
+            var payload = Array(bytes[Int(code.offset)..<Int(code.offset + code.length)])
+            guard let type = type(of: code.format, payload: &payload) else { continue }
             let xs = [code.x.0, code.x.1, code.x.2, code.x.3], ys = [code.y.0, code.y.1, code.y.2, code.y.3]
             let corners = (0..<4).map {
                 Point(x: min(max(0, Double(xs[$0])), Double(width)) * scale, y: min(max(0, Double(ys[$0])), Double(height)) * scale)
             }
-            codes.append(ScannedCode(type: type, payload: payload, corners: corners, decoder: .zxing))
+            let aim = withUnsafeBytes(of: &code.aim) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            codes.append(ScannedCode(type: type, payload: payload, corners: corners, decoder: .zxing,
+                                     symbologyIdentifier: aim.isEmpty ? nil : aim))
         }
         return codes
     }
 
-    /// The wanted type a ZXing format is reported as: UPC-A as EAN-13 with a leading 0 unless
-    /// UPC-A is asked for (as ZBar does), ISBNs as asked.
-    private func type(of format: Int32) -> MetadataObjectType? {
+    /// The wanted type a ZXing format is reported as, as ZBar reports it: a UPC-A symbol as UPC-A
+    /// (12 digits) when UPC-A is asked for, else as EAN-13 with a leading 0 (zxing-cpp 3 gives
+    /// either, as it reads the symbol); ISBNs as asked.
+    private func type(of format: Int32, payload: inout [UInt8]) -> MetadataObjectType? {
+        let zero = UInt8(ascii: "0")
         switch format {
         case Int32(LK_ZX_QR): return .qr
-        case Int32(LK_ZX_EAN13):
+        case Int32(LK_ZX_EAN13), Int32(LK_ZX_UPCA):
+            if format == Int32(LK_ZX_UPCA), payload.count == 12 { payload.insert(zero, at: 0) }
+            if types.contains(.upcA), payload.count == 13, payload.first == zero {
+                payload.removeFirst()
+                return .upcA
+            }
             if types.contains(.ean13) { return .ean13 }
             return types.contains(.isbn13) ? .isbn13 : (types.contains(.isbn10) ? .isbn10 : nil)
-        case Int32(LK_ZX_UPCA): return types.contains(.upcA) ? .upcA : nil
         default:
             return types.first { Self.format(of: $0) == format }
         }

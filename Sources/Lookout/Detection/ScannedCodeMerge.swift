@@ -1,0 +1,24 @@
+extension Array where Element == ScannedCode {
+    /// Adds each of `codes` that is not a symbol already here: one of the same type whose box holds
+    /// its centre, or whose centre its box holds, is the same symbol read again (by another reader,
+    /// or on a prepared copy), and the first reading stands. The same code elsewhere in the picture
+    /// is another symbol and is added. Returns how many were added.
+    @discardableResult
+    mutating func addNewSymbols(_ codes: [ScannedCode]) -> Int {
+        var added = 0
+        for code in codes where !contains(where: { $0.isSameSymbol(as: code) }) {
+            append(code)
+            added += 1
+        }
+        return added
+    }
+}
+
+extension ScannedCode {
+    /// Whether `other` is this symbol: the same type, and either one's centre inside the other's box.
+    func isSameSymbol(as other: ScannedCode) -> Bool {
+        guard type == other.type else { return false }
+        let mine = Rect.enclosing(corners), theirs = Rect.enclosing(other.corners)
+        return mine.contains(Point(x: theirs.midX, y: theirs.midY)) || theirs.contains(Point(x: mine.midX, y: mine.midY))
+    }
+}
