@@ -229,8 +229,13 @@ final class BarcodeScanner {
                 corners = [Point(x: box.x, y: box.y), Point(x: box.x, y: box.maxY),
                            Point(x: box.maxX, y: box.maxY), Point(x: box.maxX, y: box.y)]
             }
+            // ZBar's modifier flags say whether an FNC1 came first (GS1) or second (AIM).
+            let modifiers = zbar_symbol_get_modifiers(current)
+            let identifier = SymbologyIdentifier.zbar(type, gs1: modifiers & (1 << ZBAR_MOD_GS1.rawValue) != 0,
+                                                      aim: modifiers & (1 << ZBAR_MOD_AIM.rawValue) != 0)
             codes.append(ScannedCode(type: type, payload: payload, corners: corners,
-                                     scanLines: type == .qr ? 0 : Int(zbar_symbol_get_quality(current))))
+                                     scanLines: type == .qr ? 0 : Int(zbar_symbol_get_quality(current)),
+                                     symbologyIdentifier: identifier))
         }
         // The frame's memory goes back to its pool; ZBar must not keep a pointer to it.
         zbar_image_set_data(image, nil, 0, nil)

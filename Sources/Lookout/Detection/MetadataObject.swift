@@ -46,11 +46,29 @@ public final class MachineReadableCodeObject: MetadataObject, @unchecked Sendabl
     /// The symbol's corners in normalized coordinates, in the order ZBar reports them.
     public let corners: [Point]
     public let pixelCorners: [Point]
+    /// The AIM symbology identifier (ISO/IEC 15424) of the symbol: `]Q1` QR, `]Q3` QR in GS1 mode
+    /// (FNC1 in first position), `]E0` EAN-13/UPC, `]E4` EAN-8, `]C0` Code 128, `]C1` GS1-128,
+    /// `]e0` DataBar, `]d1`/`]d2` DataMatrix plain/GS1, `]L2` PDF417, `]z0` Aztec... What a scanner
+    /// set to transmit it sends before the data (`payload` never holds it). AVFoundation has no
+    /// such property. zxing-cpp gives its own; for ZBar's reads it comes from the type and ZBar's
+    /// modifier flags (GS1, AIM); otherwise from the type alone.
+    public let symbologyIdentifier: String
+    /// The data as GS1 Application Identifiers and values, when it is GS1 data: an element string
+    /// (the symbology identifier says GS1), the GTIN of an EAN/UPC symbol, or a GS1 Digital Link
+    /// URI in a QR code or DataMatrix. Nil otherwise, and when the data does not parse as valid
+    /// GS1 data (an unknown AI, a wrong length, a bad check digit or date).
+    public let gs1: GS1Data?
 
+    /// - Parameter symbologyIdentifier: the decoder's AIM identifier; nil (or malformed) for the
+    ///   type's plain one (`SymbologyIdentifier.plain`).
     init(type: MetadataObjectType, frame: SampleBuffer, payload: [UInt8], pixelCorners: [Point],
-         decoder: CodeDecoder = .zbar, textEncoding forced: TextEncoding? = nil) {
+         decoder: CodeDecoder = .zbar, textEncoding forced: TextEncoding? = nil, symbologyIdentifier: String? = nil) {
         self.payload = payload
         self.decoder = decoder
+        let identifier = symbologyIdentifier.flatMap { SymbologyIdentifier.isWellFormed($0) ? $0 : nil }
+            ?? SymbologyIdentifier.plain(type)
+        self.symbologyIdentifier = identifier
+        self.gs1 = GS1Data.read(payload: payload, type: type, symbologyIdentifier: identifier)
         let decoded = CodePayloadDecoder.decode(payload, forced: forced)
         self.stringValue = decoded.text
         self.textEncoding = decoded.encoding
