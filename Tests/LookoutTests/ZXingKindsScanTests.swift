@@ -62,11 +62,13 @@ struct ZXingKindsScanTests {
         }
     }
 
-    /// zbarcam's format with zxing-cpp's names; the GS byte stays in the line.
+    /// zbarcam's format with zxing-cpp's names; the GS byte stays in the line; zxing-cpp's AIM
+    /// identifiers after a tab, and the GS1 DataMatrix's human-readable form after another.
     @Test func theTextFormatNamesTheKinds() throws {
         let result = try lookout(["scan", "--types", "pdf417,aztec,datamatrix", "--format", "text",
                                   Fixtures.path("pdf417-bcbp.png"), Fixtures.path("aztec-bcbp.png"), Fixtures.path("datamatrix-gs1.png")])
-        #expect(result.lines == ["PDF417:" + Self.boardingPass, "Aztec:" + Self.boardingPass, "DataMatrix:" + Self.gs1])
+        #expect(result.lines == ["PDF417:" + Self.boardingPass + "\t]L2", "Aztec:" + Self.boardingPass + "\t]z0",
+                                 "DataMatrix:" + Self.gs1 + "\t]d2\t(01)09506000134352(17)251231(10)ABC123(21)XYZ"])
     }
 
     /// zxing-cpp 1.4 found a DataMatrix only about the middle of what it read, and missed this one

@@ -54,6 +54,7 @@ public struct DetectionLineEncoder {
         }
         if let code = object as? MachineReadableCodeObject {
             writer.key("symbology"); writer.string(code.type.zbarName)
+            writer.key("aim_id"); writer.string(code.symbologyIdentifier)
             writer.key("value"); writer.string(code.stringValue)
             writer.key("encoding"); writer.string(code.textEncoding.rawValue)
             if !code.payloadIsUTF8 {
@@ -61,6 +62,7 @@ public struct DetectionLineEncoder {
             }
             writer.key("length"); writer.integer(code.payload.count)
             writer.key("decoder"); writer.string(code.decoder.rawValue)
+            if let gs1 = code.gs1 { writer.gs1(gs1) }
         }
         if let face = object as? FaceObject {
             writer.key("face_id"); writer.integer(face.faceID)
@@ -95,7 +97,8 @@ public struct DetectionLineEncoder {
         switch (a, b) {
         case let (a as MachineReadableCodeObject, b as MachineReadableCodeObject):
             return a.payload == b.payload && a.stringValue == b.stringValue && a.textEncoding == b.textEncoding
-                && a.decoder == b.decoder && a.corners == b.corners && a.pixelCorners == b.pixelCorners
+                && a.decoder == b.decoder && a.symbologyIdentifier == b.symbologyIdentifier && a.gs1 == b.gs1
+                && a.corners == b.corners && a.pixelCorners == b.pixelCorners
         case let (a as FaceObject, b as FaceObject):
             return a.faceID == b.faceID
         default:
@@ -127,6 +130,24 @@ extension JSONWriter {
         beginObject()
         key("width"); integer(width)
         key("height"); integer(height)
+        endObject()
+    }
+
+    /// `gs1`: `elements` (each `ai` and `value`), `hri` and `digital_link`.
+    mutating func gs1(_ data: GS1Data) {
+        key("gs1")
+        beginObject()
+        key("elements")
+        beginArray()
+        for element in data.elements {
+            beginObject()
+            key("ai"); string(element.ai)
+            key("value"); string(element.value)
+            endObject()
+        }
+        endArray()
+        key("hri"); string(data.humanReadable)
+        key("digital_link"); bool(data.isDigitalLink)
         endObject()
     }
 

@@ -2,6 +2,6 @@
 public enum LineFormat: String, Sendable, CaseIterable {
     /// One JSON object per line (`Sinks/Lines/lookout-line.schema.json`).
     case json
-    /// zbarcam's `QR-Code:value` lines.
+    /// zbarcam's `QR-Code:value` lines, the AIM identifier and any GS1 form after tabs (`TextLineEncoder`).
     case text
 }

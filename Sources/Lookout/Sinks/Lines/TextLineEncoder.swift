@@ -1,13 +1,18 @@
-/// zbarcam's output format, `QR-Code:value` / `EAN-13:value`, so scripts written for zbarcam keep
-/// working. Faces, which zbarcam does not find, print as `Face:<id> <x>,<y> <width>x<height>` (pixels).
-/// Zones leave code and face lines as they are; a zone's presence is `Zone-Presence:<zone>:on`.
+/// zbarcam's output format, `QR-Code:value` / `EAN-13:value`, followed by what a scanner tells,
+/// each after a tab: the AIM symbology identifier, and for GS1 data its human-readable form
+/// (`CODE-128:010950600013435210ABC`, tab, `]C1`, tab, `(01)09506000134352(10)ABC`). Scripts
+/// written for zbarcam match the type as before; neither addition holds a tab or a space, so they
+/// are read from the line's end whatever the value holds. Faces, which zbarcam does not find,
+/// print as `Face:<id> <x>,<y> <width>x<height>` (pixels). Zones leave code and face lines as they
+/// are; a zone's presence is `Zone-Presence:<zone>:on`.
 public struct TextLineEncoder {
     public init() {}
 
     public func encode(_ object: MetadataObject) -> [UInt8] {
         var line: String
         if let code = object as? MachineReadableCodeObject {
-            line = code.type.zbarName + ":" + code.stringValue
+            line = code.type.zbarName + ":" + code.stringValue + "\t" + code.symbologyIdentifier
+            if let gs1 = code.gs1 { line += "\t" + gs1.humanReadable }
         } else if let face = object as? FaceObject {
             let box = face.pixelBounds
             line = "Face:\(face.faceID) \(Int(box.x)),\(Int(box.y)) \(Int(box.width))x\(Int(box.height))"
