@@ -4,8 +4,8 @@ import CPlanes
 import Glibc
 #endif
 
-/// The second look at an image ZBar read no code in: within a time budget, ZBar again on prepared
-/// copies (contrast stretched, shrunk, inverted, sharpened, enlarged) and zxing-cpp as a second decoder, in the order
+/// The second look at an image ZBar read no code in: within a time budget, zxing-cpp and ZBar again
+/// on prepared copies (contrast stretched, shrunk, inverted, sharpened, enlarged), in the order
 /// that read the most per millisecond on the development corpus (docs/accuracy.md). Stops at the
 /// first preparation that reads something, or when the budget is spent; a step that has begun
 /// runs to its end. Used on one queue only; its copies are reused from call to call.
@@ -36,6 +36,11 @@ final class CodeSecondPass {
     /// 15 ms never start it on a 720p frame (92 ms), while a 240-pixel picture takes 6 ms.
     static let enlargedNanosecondsPerPixel: Int64 = 25
 
+    /// How zxing-cpp looks here: not inverted (the inverted step gives it the negative), so that
+    /// a look, which cannot be cut short, stays near 10 ms on a 720p frame (measured: about 6 ms
+    /// trying harder and rotated, 11 ms with every option).
+    static let zxingEffort: ZXingScanner.Effort = [.harder, .rotated, .downscaled]
+
     let steps: [Step]
     private let zbar: BarcodeScanner
     private let zxing: ZXingScanner
@@ -64,7 +69,8 @@ final class CodeSecondPass {
             var codes: [ScannedCode]
             switch step {
             case .zxing:
-                codes = zxing.scan(plane: origin, width: region.width, height: region.height, bytesPerRow: pixels.bytesPerRow)
+                codes = zxing.scan(plane: origin, width: region.width, height: region.height, bytesPerRow: pixels.bytesPerRow,
+                                   effort: Self.zxingEffort)
             case .stretched:
                 prepare(origin, region: region, stride: pixels.bytesPerRow, lookup: stretchTable(origin, region: region, stride: pixels.bytesPerRow))
                 codes = scanCopy(width: region.width, height: region.height)
@@ -93,7 +99,7 @@ final class CodeSecondPass {
                 codes = scanCopy(width: region.width, height: region.height)
                 if codes.isEmpty, MonotonicClock.nanoseconds() < deadline {
                     codes = copy.withUnsafeBytes { zxing.scan(plane: $0.baseAddress!, width: region.width, height: region.height,
-                                                              bytesPerRow: region.width) }
+                                                              bytesPerRow: region.width, effort: Self.zxingEffort) }
                 }
             }
             if !codes.isEmpty {
@@ -123,7 +129,8 @@ final class CodeSecondPass {
         return enlarged.withUnsafeBytes { plane in
             let read = zbar.scan(plane: plane.baseAddress!, width: width, height: height, region: (0, 0, width, height), scale: 0.5)
             guard read.isEmpty, MonotonicClock.nanoseconds() < deadline else { return read }
-            return zxing.scan(plane: plane.baseAddress!, width: width, height: height, bytesPerRow: width, scale: 0.5)
+            return zxing.scan(plane: plane.baseAddress!, width: width, height: height, bytesPerRow: width, scale: 0.5,
+                              effort: Self.zxingEffort)
         }
     }
 
