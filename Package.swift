@@ -38,6 +38,8 @@ let package = Package(
                        providers: [.apt(["libv4l-dev"])]),
         .systemLibrary(name: "CZBar", path: "Sources/CZBar", pkgConfig: "zbar",
                        providers: [.apt(["libzbar-dev"])]),
+        // uinput's ioctls (the virtual keyboard of --keyboard): kernel headers only, no library.
+        .systemLibrary(name: "CUInput", path: "Sources/CUInput"),
         .systemLibrary(name: "CTurboJPEG", path: "Sources/CTurboJPEG", pkgConfig: "libturbojpeg",
                        providers: [.apt(["libturbojpeg0-dev"])]),
         // libmosquitto (libmosquitto-dev) is opened on first use, so runs without MQTT do not map it
@@ -73,7 +75,7 @@ let package = Package(
         ),
         .target(
             name: "Lookout",
-            dependencies: ["CV4L2", "CZBar", "CTurboJPEG", "COpenCV", "CPlanes", "CZXing", "CMosquitto", "CMatroska",
+            dependencies: ["CV4L2", "CZBar", "CTurboJPEG", "CUInput", "COpenCV", "CPlanes", "CZXing", "CMosquitto", "CMatroska",
                            .product(name: "Logging", package: "swift-log")],
             path: "Sources/Lookout",
             // The JSON Schema of output lines lives beside the encoders that write them.
