@@ -18,6 +18,9 @@ enum ExitStatus {
     static let cameraLost: Int32 = 69
     /// A URL or video file needs ffmpeg, which is not installed (EX_OSFILE).
     static let ffmpegMissing: Int32 = 72
+    /// --keyboard cannot open /dev/uinput: the module is not loaded or the user may not write it
+    /// (EX_NOPERM: the system's set-up, not the options, is what to change).
+    static let keyboardUnavailable: Int32 = 77
 
     /// The exit code for an error.
     static func code(for error: CaptureError) -> Int32 {

@@ -44,6 +44,9 @@ struct Lookout: ParsableCommand {
                   outbox) cannot be created or written, another
                   Lookout process uses it or a camera's outbox, or a
                   name in it is a symbolic link (never followed)
+              77  --keyboard cannot open /dev/uinput: the uinput module
+                  is not loaded, or the user may not write it (the
+                  lookout group and the package's udev rule)
               130/143/131  a second SIGINT/SIGTERM/SIGQUIT while stopping
             """,
         version: "0.2.0",

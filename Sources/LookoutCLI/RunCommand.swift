@@ -66,6 +66,7 @@ struct RunCommand: ParsableCommand {
     @OptionGroup(title: "Hooks") var hooks: HookOptions
     @OptionGroup(title: "Snapshots") var snapshots: SnapshotOptions
     @OptionGroup(title: "Recordings") var recordings: RecordingOptions
+    @OptionGroup(title: "Keyboard output") var keyboard: KeyboardOptions
     @OptionGroup(title: "Web view and API") var web: HTTPOptions
 
     /// The configuration file: --config, or $LOOKOUT_CONFIG.
@@ -122,7 +123,7 @@ struct RunCommand: ParsableCommand {
         settings.hwaccel = hwaccel
         settings.fps = fps
         for group in [try detection.settings(), output.settings, events.settings, mqtt.settings, hooks.settings, snapshots.settings,
-                      recordings.settings, web.settings] {
+                      recordings.settings, keyboard.settings, web.settings] {
             settings = settings.overlaid(by: group)
         }
         return settings
@@ -167,6 +168,7 @@ struct RunCommand: ParsableCommand {
         var environment = Service.Environment(output: standardOutput, logger: logger)
         environment.notices = { if !quiet { logger.notice("\($0)") } }
         environment.standardInputIsClosed = StandardDescriptors.standardInputWasClosed
+        if let node = getenv("LOOKOUT_UINPUT").map({ String(cString: $0) }), !node.isEmpty { environment.uinputPath = node }
         let service: Service
         do throws(ServiceError) {
             service = try Service(configuration: configuration, overrides: overrides, environment: environment)
@@ -267,6 +269,7 @@ struct RunCommand: ParsableCommand {
         case .usage: return ExitCode(ExitStatus.usage)
         case .noInput: return ExitCode(ExitStatus.noInput)
         case .cannotCreate: return ExitCode(ExitStatus.cannotCreate)
+        case .keyboardUnavailable: return ExitCode(ExitStatus.keyboardUnavailable)
         case .failure: return ExitCode(ExitStatus.failure)
         }
     }

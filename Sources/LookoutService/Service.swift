@@ -412,6 +412,10 @@ public final class Service: @unchecked Sendable {
         }
         if let server = shared.server {
             let photoOutput = PhotoOutput()
+        // The keyboard exists from here until the camera's sinks finish (or, when a later step fails, until dropped).
+        if let keyboard = try KeyboardSetup.makeSink(camera: camera.name, settings: settings, overrides: overrides, environment: environment) {
+            pipeline.addSink(keyboard)
+        }
             do throws(CaptureError) { try session.addOutput(photoOutput) } catch { throw .capture(error) }
             pipeline.addSink(server.eventSink)
             pipeline.addReporter(server)

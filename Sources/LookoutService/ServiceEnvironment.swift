@@ -15,6 +15,8 @@ extension Service {
         public var logger: Logger
         /// Standard input was closed when the process started.
         public var standardInputIsClosed = false
+        /// The uinput device node the keyboard outputs are made on (`LOOKOUT_UINPUT` for `lookout run`).
+        public var uinputPath = UInputDevice.defaultPath
         /// Warnings and failures pass through it (`diagnostics` and `logger` alike): the same one
         /// again within a minute is counted, not said; `Service.finish()` says what it still holds.
         public let repeatedWarnings = RepeatedMessageFilter()

@@ -59,15 +59,4 @@ struct KeyboardTypingTests {
         typing.substitute = "?"
         #expect(Self.events(typing, "5€\u{1D}") == Self.tap(6) + Self.shifted(53) + Self.shifted(43) + Self.tap(KeyCode.enter))
     }
-
-    @Test func aPrefixOrSubstituteTheLayoutCannotTypeIsAProblemOfTheSettings() {
-        var typing = KeyboardTyping()
-        #expect(typing.problem == nil)
-        typing.prefix = "€"
-        #expect(typing.problem == "the keyboard prefix '€' holds U+20AC '€' which the us layout cannot type")
-        typing.layout = .de
-        #expect(typing.problem == nil)
-        typing.groupSeparator = "\t"
-        #expect(typing.problem == "the keyboard GS substitute '\t' holds U+0009 which the de layout cannot type")
-    }
 }

@@ -14,6 +14,8 @@ public enum ServiceError: Error, CustomStringConvertible {
     /// A secret that cannot be used as it is (too long, not text).
     case invalidSecret(String)
     case web(WebServerError)
+    /// The virtual keyboard of `keyboard` could not be made.
+    case keyboard(UInputError)
     /// Standard input is an input but was closed.
     case standardInputClosed
     /// The configuration has problems (every one of them).
@@ -31,6 +33,7 @@ public enum ServiceError: Error, CustomStringConvertible {
         case .unreadableSecret(let what, let path, let reason): return "cannot read the \(what) file \(path): \(reason)"
         case .invalidSecret(let sentence): return sentence
         case .web(let error): return error.description
+        case .keyboard(let error): return error.description
         case .standardInputClosed: return "standard input is closed; pipe a stream into lookout or name a file with --input"
         case .configuration(let problems): return problems.description
         case .stopped: return "the service has stopped (its inputs ended or a stop was asked for); a reload changes nothing now"
@@ -48,6 +51,8 @@ public enum ServiceError: Error, CustomStringConvertible {
         /// The state directory or a camera's outbox in it cannot be created, written or locked, or
         /// holds a symbolic link (73).
         case cannotCreate
+        /// The keyboard output's device node (/dev/uinput) is missing or not writable (77).
+        case keyboardUnavailable
         /// Something else failed (1), or the capture error's own kind.
         case failure
     }
@@ -59,6 +64,7 @@ public enum ServiceError: Error, CustomStringConvertible {
         case .mqtt(.invalidURL): return .usage
         case .mqtt(.unreadableFile): return .noInput
         case .mqtt(.outbox): return .cannotCreate
+        case .keyboard(let error): return error.isUnavailable ? .keyboardUnavailable : .failure
         case .mqtt, .web, .capture, .stopped: return .failure
         }
     }

@@ -31,6 +31,10 @@ public enum ConfigurationCheck {
                 let at = path("presence-window", camera: camera)
                 if reported.insert(at).inserted { problem(at, "must be above 0 when presence-on is above 1") }
             }
+            for (key, message) in KeyboardSetup.problems(settings) {
+                let at = path(key, camera: camera)
+                if reported.insert(at).inserted { problem(at, message) }
+            }
             if checksFiles {
                 for (key, value) in [("face-model", settings.faceModel), ("face-verifier", settings.faceVerifier),
                                      ("face-profile", settings.faceProfile)] {

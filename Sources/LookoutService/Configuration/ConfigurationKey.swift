@@ -104,9 +104,9 @@ public struct ConfigurationKey: Sendable {
 }
 
 /// The sections of the file's top level, in the order `lookout config print` writes them: the
-/// `lookout run --help` groups. Keys of the first five may also be written in a camera's section.
+/// `lookout run --help` groups. Keys of the first six may also be written in a camera's section.
 public enum ConfigurationSection: String, Sendable, CaseIterable {
-    case capture, detection, events, snapshots, recordings, output, mqtt, hooks, http, limits
+    case capture, detection, events, snapshots, recordings, keyboard, output, mqtt, hooks, http, limits
 
     /// The section's keys, in order.
     public var keys: [ConfigurationKey] { ConfigurationKey.all.filter { $0.section == self && $0.scope != .cameraOnly } }

@@ -4,7 +4,7 @@ import LookoutHTTP
 
 extension ConfigurationKey {
     /// Every key, in the order of `lookout run --help`.
-    public static let all: [ConfigurationKey] = capture + detection + events + snapshots + recordings + output + mqtt + hooks + http + limits
+    public static let all: [ConfigurationKey] = capture + detection + events + snapshots + recordings + keyboard + output + mqtt + hooks + http + limits
 
     static let timeRange: ClosedRange<Double> = 0...86_400
     /// The library's own defaults, which the keys state rather than repeat.
@@ -12,6 +12,7 @@ extension ConfigurationKey {
     private static let recordingDefaults = ClipRecorder.Settings()
     private static let snapshotDefaults = SnapshotWriter.Options()
     private static let outboxDefaults = OutboxLimits()
+    private static let keyboardDefaults = KeyboardEventSink.Settings()
 
     private static let capture: [ConfigurationKey] = [
         .init("size", .capture, .camera, \.size, .frameSize, defaultText: "1280x720 or the nearest offered",
@@ -124,6 +125,26 @@ extension ConfigurationKey {
         .init("record-memory", .recordings, .camera, \.recordMemory, .bytes((1 << 20)...(1 << 34)),
               default: ByteCountValue(bytes: Int64(recordingDefaults.frameRingCapacity)),
               "Memory for the pre-roll and for frames waiting for the disk, at most."),
+    ]
+
+    private static let keyboard: [ConfigurationKey] = [
+        .init("keyboard", .keyboard, .camera, \.keyboard, .bool, default: false,
+              "Type each code event on a virtual keyboard, \"Lookout scanner <camera>\" (through /dev/uinput), as a barcode scanner in keyboard-wedge mode does."),
+        .init("keyboard-layout", .keyboard, .camera, \.keyboardLayout, .choice, default: keyboardDefaults.typing.layout,
+              "The keyboard layout of the desktop or console that receives the keys (uk is XKB's gb)."),
+        .init("keyboard-suffix", .keyboard, .camera, \.keyboardSuffix, .choice, default: keyboardDefaults.typing.suffix, "The key typed after each code."),
+        .init("keyboard-prefix", .keyboard, .camera, \.keyboardPrefix, .text("1 to 64 bytes of text the layout types", maximumBytes: 64),
+              "Typed before each code."),
+        .init("keyboard-aim", .keyboard, .camera, \.keyboardAIM, .bool, default: false,
+              "Type the AIM symbology identifier (]Q1, ]E0, ...) before each code, after the prefix."),
+        .init("keyboard-delay", .keyboard, .camera, \.keyboardDelay, .duration(0...1), default: DurationValue(seconds: keyboardDefaults.keyDelay),
+              "Time between key events (each press and each release): 5ms types 100 characters a second."),
+        .init("keyboard-dedupe", .keyboard, .camera, \.keyboardDedupe, .duration(0...60), default: DurationValue(seconds: keyboardDefaults.sameSymbolTimeout),
+              "Same symbol timeout: a code is not typed again until it has been out of view this long (on top of dedupe)."),
+        .init("keyboard-gs", .keyboard, .camera, \.keyboardGS, .text("1 to 16 bytes of text the layout types", maximumBytes: 16),
+              "Typed instead of GS (0x1D, the field separator of GS1 data); without it a code holding GS is refused."),
+        .init("keyboard-substitute", .keyboard, .camera, \.keyboardSubstitute, .text("1 to 16 bytes of text the layout types", maximumBytes: 16),
+              "Typed instead of any other character the layout cannot type; without it such a code is refused whole, with a warning."),
     ]
 
     private static let output: [ConfigurationKey] = [

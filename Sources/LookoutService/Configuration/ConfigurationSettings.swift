@@ -67,6 +67,19 @@ public struct ConfigurationSettings: Sendable, Hashable {
     public var recordKeep: ByteCountValue?
     public var recordMaxAge: AgeValue?
     public var recordMemory: ByteCountValue?
+    // keyboard
+    public var keyboard: Bool?
+    public var keyboardLayout: KeyboardLayout?
+    public var keyboardSuffix: KeyboardSuffix?
+    public var keyboardPrefix: String?
+    /// Type the AIM symbology identifier before each code (`keyboard-aim`).
+    public var keyboardAIM: Bool?
+    public var keyboardDelay: DurationValue?
+    /// The same symbol timeout (`keyboard-dedupe`).
+    public var keyboardDedupe: DurationValue?
+    /// Typed instead of GS (`keyboard-gs`).
+    public var keyboardGS: String?
+    public var keyboardSubstitute: String?
     // output
     public var format: LineFormat?
     public var stats: Bool?

@@ -1,7 +1,7 @@
 import Lookout
 
 /// Everything a Lookout service is: the global settings (the file's sections: capture, detection,
-/// events, snapshots, recordings, output, mqtt, hooks, http, limits) and the named cameras, each
+/// events, snapshots, recordings, keyboard, output, mqtt, hooks, http, limits) and the named cameras, each
 /// with its input and its overrides of the globals. `Service` builds and runs every part from one
 /// such value and reloads from the next; `ConfigurationFile` reads one from YAML; `lookout run`
 /// makes one from its options (over a file's, with `--config`).

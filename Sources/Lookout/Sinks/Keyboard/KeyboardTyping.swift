@@ -46,21 +46,6 @@ public struct KeyboardTyping: Sendable, Hashable {
         return .success(events)
     }
 
-    /// The first character of `text` the layout cannot type, nil when it types all of it: the
-    /// prefix and substitutes are checked once, when the settings are made.
-    public func untypable(in text: String) -> Character? { text.first { layout.chord(for: $0) == nil } }
-
-    /// What is wrong with these settings (a prefix or substitute the layout cannot type), nil when
-    /// nothing is.
-    public var problem: String? {
-        for (name, text) in [("prefix", prefix), ("GS substitute", groupSeparator ?? ""), ("substitute", substitute ?? "")] {
-            if let character = untypable(in: text) {
-                return "the keyboard \(name) '\(text)' holds \(UntypableCharacter(character: character, layout: layout).words)"
-            }
-        }
-        return nil
-    }
-
     private func chords(_ text: String) -> [KeyChord]? {
         let chords = text.compactMap { layout.chord(for: $0) }
         return chords.count == text.count ? chords : nil
@@ -110,6 +95,11 @@ public struct KeyEvent: Sendable, Hashable, CustomStringConvertible {
 public struct UntypableCharacter: Error, Sendable, Equatable {
     public var character: Character
     public var layout: KeyboardLayout
+
+    public init(character: Character, layout: KeyboardLayout) {
+        self.character = character
+        self.layout = layout
+    }
 
     /// "U+001D (GS) which the us layout cannot type".
     public var words: String {

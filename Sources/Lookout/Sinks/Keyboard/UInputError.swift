@@ -32,11 +32,11 @@ public enum UInputError: Error, Sendable, Equatable, CustomStringConvertible {
             switch errno.rawValue {
             case EACCES, EPERM, EROFS:
                 return reason + ": add the user to the group that owns it (sudo usermod -aG lookout $USER, then log in again) "
-                    + "and install the udev rule that gives that group access (/usr/lib/udev/rules.d/60-lookout-uinput.rules; "
-                    + "the Debian package and scripts/install do both)"
+                    + "and install the udev rule that gives that group access (60-lookout-uinput.rules; the Debian package "
+                    + "and scripts/install do both)"
             case ENOENT, ENODEV, ENXIO:
                 return reason + ": load the uinput module (sudo modprobe uinput; the Debian package and scripts/install load it "
-                    + "at every boot through /usr/lib/modules-load.d/lookout.conf)"
+                    + "at every boot through modules-load.d/lookout.conf)"
             default:
                 return reason
             }
