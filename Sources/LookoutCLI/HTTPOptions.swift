@@ -23,6 +23,11 @@ struct HTTPOptions: ParsableArguments {
         valueName: "name"))
     var allowedHosts: [String] = []
 
+    @Option(name: .customLong("http-allowed-origin"), help: ArgumentHelp(
+        "Another site whose pages may read the API and /api/events with CORS (repeatable), as scheme://host[:port] with no path (https://kiosk.example.com, http://192.168.1.20:8000); the token is still required (on /api/events it may be given as ?access_token=).",
+        valueName: "origin"))
+    var allowedOrigins: [String] = []
+
     static let previewRateRange = ValueRange.number(0.1...30)
     @Option(name: .customLong("preview-fps"), parsing: .unconditional, help: ArgumentHelp(
         "Pictures a second per viewer of the live stream, at most (\(HTTPOptions.previewRateRange.text)). (default: 5)", valueName: "fps"),
@@ -36,14 +41,19 @@ struct HTTPOptions: ParsableArguments {
         for host in allowedHosts where HostPolicy.split(host).map({ $0.port != nil || $0.host.isEmpty }) ?? true || host.contains("/") {
             throw ValidationError("--http-allowed-host takes a host name or address without port or scheme (lookout.local, 192.168.1.20), not '\(host)'.")
         }
+        for origin in allowedOrigins {
+            do throws(AllowedOriginRefusal) { _ = try AllowedOrigin(parsing: origin) } catch {
+                throw ValidationError("--http-allowed-origin takes \(AllowedOrigin.form), not \(error).")
+            }
+        }
     }
 
     /// Without a configuration file: the options that go with --http need it, and a server
     /// reachable from other machines needs a token.
     func checkStandingAlone() throws {
         guard let http, let address = WebServerAddress(parsing: http) else {
-            if tokenFile != nil || insecure || !allowedHosts.isEmpty {
-                throw ValidationError("--http-token-file, --http-insecure and --http-allowed-host go with --http.")
+            if tokenFile != nil || insecure || !allowedHosts.isEmpty || !allowedOrigins.isEmpty {
+                throw ValidationError("--http-token-file, --http-insecure, --http-allowed-host and --http-allowed-origin go with --http.")
             }
             return
         }
@@ -59,6 +69,7 @@ struct HTTPOptions: ParsableArguments {
         settings.httpTokenFile = tokenFile
         if insecure { settings.httpInsecure = true }
         if !allowedHosts.isEmpty { settings.httpAllowedHosts = allowedHosts }
+        if !allowedOrigins.isEmpty { settings.httpAllowedOrigins = allowedOrigins }
         settings.previewFPS = previewRate
         return settings
     }

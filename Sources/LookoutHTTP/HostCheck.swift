@@ -13,7 +13,7 @@ struct HostCheck<Context: RequestContext>: RouterMiddleware {
         case .wrongHost(let host):
             return .plainText(.forbidden, "this server answers to loopback names only, not '\(host)'; name it with --http-allowed-host to allow it")
         case .crossOrigin(let origin):
-            return .plainText(.forbidden, "requests from another site (Origin: \(origin)) are refused")
+            return .plainText(.forbidden, "requests from another site (Origin: \(origin)) are refused; --http-allowed-origin lets a site's pages in")
         }
     }
 }

@@ -1,17 +1,20 @@
 /// Which `Host` and `Origin` a request may carry. Against DNS rebinding (a web page whose name
 /// the attacker re-points at 127.0.0.1, so that the browser reads the camera as that page): on a
 /// loopback address without a token only loopback names and the allowed hosts are served. Against
-/// other sites' scripts: a request whose `Origin` is not this server's (nor an allowed host) is
-/// refused, whatever the address.
+/// other sites' scripts: a request whose `Origin` is not this server's (nor an allowed host's, nor an
+/// allowed origin) is refused, whatever the address.
 public struct HostPolicy: Sendable, Equatable {
     /// Host names (or addresses) besides loopback ones the server answers to (`--http-allowed-host`).
     public var allowedHosts: [String]
     /// Only loopback hosts and `allowedHosts` may be named in `Host`.
     public var restrictsHost: Bool
+    /// Other sites whose pages may use the API (`--http-allowed-origin`; `CrossOriginSharing`).
+    public var allowedOrigins: [AllowedOrigin]
 
-    public init(allowedHosts: [String] = [], restrictsHost: Bool) {
+    public init(allowedHosts: [String] = [], restrictsHost: Bool, allowedOrigins: [AllowedOrigin] = []) {
         self.allowedHosts = allowedHosts.map { LoopbackHost.normalized($0) }
         self.restrictsHost = restrictsHost
+        self.allowedOrigins = allowedOrigins
     }
 
     enum Verdict: Equatable {
@@ -27,6 +30,7 @@ public struct HostPolicy: Sendable, Equatable {
             return .wrongHost(requested.host)
         }
         guard let origin else { return .allowed }
+        if allowedOrigins.contains(where: { $0.matches(origin) }) { return .allowed }
         guard let from = Self.originAuthority(origin) else { return .crossOrigin(origin) }
         if allowedHosts.contains(from.host) { return .allowed }
         // The server speaks plain HTTP: its own pages' origin is http://HOST[:PORT]; a page behind

@@ -6,7 +6,9 @@ struct QueryCheck<Context: RequestContext>: RouterMiddleware {
     /// The parameters each route takes (docs/openapi.yaml declares the same).
     static func parameters(of path: String) -> Set<String> {
         switch path {
-        case "/healthz", "/metrics", "/api/events": return []
+        case "/healthz", "/metrics": return []
+        // The token, for a page's EventSource (TokenAuthentication); ignored without one.
+        case "/api/events": return ["access_token"]
         case "/api/latest.jpg": return ["camera", "boxes", "h"]
         case "/api/stream.mjpeg": return ["camera", "boxes"]
         default: return ["camera"]

@@ -2,8 +2,9 @@ import Foundation
 import Hummingbird
 
 /// Lets a request through when it carries the token: as `Authorization: Bearer <token>`, or as
-/// the password of HTTP basic authentication (any user name), so that a browser can log in.
-/// Otherwise 401, with a basic-auth challenge. `/healthz` stays open for health checkers.
+/// the password of HTTP basic authentication (any user name), so that a browser can log in; on
+/// `/api/events` also as `?access_token=` (RFC 6750's name), because a page's `EventSource` cannot
+/// send a header. Otherwise 401, with a basic-auth challenge. `/healthz` stays open for health checkers.
 struct TokenAuthentication<Context: RequestContext>: RouterMiddleware {
     let token: [UInt8]
 
@@ -11,12 +12,15 @@ struct TokenAuthentication<Context: RequestContext>: RouterMiddleware {
         if request.uri.path == "/healthz" || isAuthorized(request) {
             return try await next(request, context)
         }
-        var refusal = Response.plainText(.unauthorized, "a token is needed (Authorization: Bearer, or the basic-auth password)")
+        var refusal = Response.plainText(.unauthorized, "a token is needed (Authorization: Bearer, or the basic-auth password; on /api/events also ?access_token=)")
         refusal.headers[.wwwAuthenticate] = "Basic realm=\"Lookout\", charset=\"UTF-8\""
         return refusal
     }
 
     private func isAuthorized(_ request: Request) -> Bool {
+        if request.uri.path == "/api/events", let given = Self.queryToken(request.uri.query), Self.equal(Array(given.utf8), token) {
+            return true
+        }
         guard let value = request.headers[.authorization] else { return false }
         if value.lowercased().hasPrefix("bearer ") {
             return Self.equal(Array(value.utf8.dropFirst(7)), token)
@@ -27,6 +31,15 @@ struct TokenAuthentication<Context: RequestContext>: RouterMiddleware {
             return Self.equal(Array(bytes[(colon + 1)...]), token)
         }
         return false
+    }
+
+    /// `access_token` from a query, form-encoded as RFC 6750 has it and as a page's URLSearchParams
+    /// writes it: `+` is a space (a token may hold spaces), `%2B` a plus.
+    static func queryToken(_ query: String?) -> String? {
+        for pair in (query ?? "").split(separator: "&") where pair.hasPrefix("access_token=") {
+            return String(pair.dropFirst(13)).replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+        }
+        return nil
     }
 
     /// Compares in time that does not depend on where the first difference is.

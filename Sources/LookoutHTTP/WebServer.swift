@@ -78,6 +78,8 @@ public final class WebServer: StatisticsReporting, @unchecked Sendable {
         /// Host names besides loopback ones a loopback server without a token answers to, and
         /// origins whose pages may use the API (`--http-allowed-host`).
         public var allowedHosts: [String] = []
+        /// Other sites whose pages may read the API with CORS (`--http-allowed-origin`).
+        public var allowedOrigins: [AllowedOrigin] = []
 
         public init(address: WebServerAddress) {
             self.address = address
@@ -289,7 +291,9 @@ public final class WebServer: StatisticsReporting, @unchecked Sendable {
         let router = Router(context: LookoutRequestContext.self, options: .autoGenerateHeadEndpoints)
         router.add(middleware: HostCheck(policy: HostPolicy(
             allowedHosts: configuration.allowedHosts,
-            restrictsHost: configuration.address.isLoopback && configuration.token == nil)))
+            restrictsHost: configuration.address.isLoopback && configuration.token == nil,
+            allowedOrigins: configuration.allowedOrigins)))
+        if !configuration.allowedOrigins.isEmpty { router.add(middleware: CrossOriginSharing(origins: configuration.allowedOrigins)) }
         if let token = configuration.token { router.add(middleware: TokenAuthentication(token: token)) }
         router.add(middleware: QueryCheck())
         router.get("/") { [self] _, _ in

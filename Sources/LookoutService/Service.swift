@@ -329,6 +329,8 @@ public final class Service: @unchecked Sendable {
             var web = WebServer.Configuration(address: address)
             web.previewRate = effective.resolved(\.previewFPS)
             web.allowedHosts = effective.httpAllowedHosts ?? []
+            // Checked when read (ConfigurationKey, HTTPOptions): none is dropped here.
+            web.allowedOrigins = (effective.httpAllowedOrigins ?? []).compactMap { try? AllowedOrigin(parsing: $0) }
             web.token = try ServiceSecrets.httpToken(effective)
             // Whoever built the configuration (a file, options, a program), a camera is never
             // served to the network without a token unless that is asked for in so many words.

@@ -79,6 +79,7 @@ import Testing
         case "on-code", "on-presence": "[/bin/true]"
         case "http": "127.0.0.1:0"
         case "http-allowed-host": "[lookout.local]"
+        case "http-allowed-origin": "[https://kiosk.lan]"
         case "max-pixels": "1920x1080"
         case "masks": "[[[0, 0], [0.2, 0], [0.2, 0.2]]]"
         case "zones": "{desk: [[0.5, 0.5], [1, 0.5], [1, 1]]}"

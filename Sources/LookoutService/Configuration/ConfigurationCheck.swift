@@ -65,7 +65,7 @@ public enum ConfigurationCheck {
             problem("http.http", "\(address) is reachable from other machines: give http-token-file, or http-insecure: true to serve the camera to anyone")
         }
         if global.http == nil {
-            for key in ["http-token-file", "http-insecure", "http-allowed-host"] where ConfigurationKey.named(key)?.isGiven(global) == true {
+            for key in ["http-token-file", "http-insecure", "http-allowed-host", "http-allowed-origin"] where ConfigurationKey.named(key)?.isGiven(global) == true {
                 problem("http.\(key)", "goes with http: (the web server's [address:]port)")
             }
         }

@@ -200,6 +200,8 @@ extension ConfigurationKey {
               "Allow a non-loopback http address without a token."),
         .init("http-allowed-host", .http, .global, \.httpAllowedHosts, .list(of: .hostName, allowed: "a list of host names or addresses"),
               "Host names the web view may be reached by besides localhost and 127.0.0.1."),
+        .init("http-allowed-origin", .http, .global, \.httpAllowedOrigins, .list(of: .origin, allowed: "a list of origins, " + AllowedOrigin.form),
+              "Other sites whose pages may read the API and event stream (CORS); the token is still required."),
         .init("preview-fps", .http, .global, \.previewFPS, .number(0.1...30), default: 5, "Pictures a second per viewer of the live stream, at most."),
     ]
 

@@ -113,6 +113,7 @@ public struct ConfigurationSettings: Sendable, Hashable {
     public var httpTokenFile: String?
     public var httpInsecure: Bool?
     public var httpAllowedHosts: [String]?
+    public var httpAllowedOrigins: [String]?
     public var previewFPS: Double?
     // limits
     public var maxPixels: PixelCountValue?

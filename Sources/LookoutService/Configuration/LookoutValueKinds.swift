@@ -95,6 +95,9 @@ extension ValueKind where Value == String {
         !host.contains("/") && (HostPolicy.split(host).map { $0.port == nil && !$0.host.isEmpty } ?? false)
     }
 
+    /// A site whose pages may use the API: `scheme://host[:port]` (`AllowedOrigin`).
+    static let origin = text(AllowedOrigin.form, maximumBytes: 300) { (try? AllowedOrigin(parsing: $0)) != nil }
+
     /// The forced charset of code payloads, or auto.
     static let charset = choice(["auto"] + TextEncoding.allCases.map(\.rawValue))
 
