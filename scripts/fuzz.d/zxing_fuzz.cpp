@@ -20,7 +20,7 @@
 //        shrink: 0 -> 1, 1 -> 2, 2 -> -2, 3 -> 0, 4 -> 3, else 1
 // Every call's results are checked: counts within capacity, payloads packed in order within the
 // buffer, one LK_ZX_ bit per code, a NUL-ended AIM identifier, located places inside the image.
-// LOOKOUT_ZXING_FUZZ_VERBOSE=1 prints each input's size, regions, codes read and time to stderr.
+// LOOKOUT_ZXING_FUZZ_VERBOSE=1 prints each input's size, regions, codes read and times to stderr.
 #include "CZXing.h"
 
 #include <algorithm>
@@ -157,15 +157,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     std::vector<uint8_t> bytes(bytes_capacity);
     // No budget: a deadline would make a run depend on the clock, and it only stops between regions.
     static const bool verbose = getenv("LOOKOUT_ZXING_FUZZ_VERBOSE") != nullptr;
-    timespec start, end;
+    timespec start, end, cpu_start, cpu_end;
     clock_gettime(CLOCK_MONOTONIC, &start);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu_start);
     int count = lk_zx_read(gray, width, height, stride, formats, flags, regions.data(), (int)regions.size(), 0,
                            codes.data(), capacity, bytes.data(), bytes_capacity);
     clock_gettime(CLOCK_MONOTONIC, &end);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu_end);
     if (verbose) {
-        double ms = (end.tv_sec - start.tv_sec) * 1e3 + (end.tv_nsec - start.tv_nsec) / 1e6;
-        fprintf(stderr, "zxing fuzz: %dx%d flags %d formats %#x, %zu regions: %d codes in %.1f ms%s%.*s\n", width, height,
-                flags, formats, regions.size(), count, ms, count > 0 ? ", first: " : "",
+        auto ms = [](timespec a, timespec b) { return (b.tv_sec - a.tv_sec) * 1e3 + (b.tv_nsec - a.tv_nsec) / 1e6; };
+        fprintf(stderr, "zxing fuzz: %dx%d flags %d formats %#x, %zu regions: %d codes in %.1f ms (%.1f ms CPU)%s%.*s\n",
+                width, height, flags, formats, regions.size(), count, ms(start, end), ms(cpu_start, cpu_end),
+                count > 0 ? ", first: " : "",
                 count > 0 ? std::min(codes[0].length, 40) : 0, count > 0 ? (const char *)bytes.data() + codes[0].offset : "");
     }
     check_codes(count, capacity, formats, codes, bytes_capacity);

@@ -4,6 +4,7 @@ fixtures as gray images (through ffmpeg, which scripts/setup installs; at most 1
 MAX_PIXELS in all: linear symbols cropped to a band of rows, others scaled down), read whole and as `lookout scan` reads a still, and hostile images: flat,
 checkerboards, QR finder patterns and rings tiled, noise, bars, widths of 1 to 8192, one pixel tall,
 and regions outside the image. Deterministic. Usage: zxing_seeds.py OUTPUT_FOLDER FIXTURES_FOLDER
+(or zxing_seeds.py --large OUTPUT_FOLDER: the large images zxing-time reads)
 """
 import pathlib
 import random
@@ -143,5 +144,34 @@ def main():
          regions=[(width, 0, 100, 100, 1), (0, len(rows), 100, 100, 2), (-200, -200, 150, 150, -2), (-8, -8, 40, 40, -2)])
 
 
+def large(out):
+    """Large hostile images for timing (zxing-time): 4000x3000 stills read with every effort and
+    format, whole and as `lookout scan` reads them, and 1920x1080 frames as the video second pass
+    reads a region (harder, rotated, downscaled). Bytes, not lists: 12 M pixels each."""
+    out.mkdir(parents=True, exist_ok=True)
+    rng = random.Random(41)
+    binary = bytes.maketrans(bytes(range(256)), bytes([0] * 128 + [255] * 128))
+
+    def tiles(tile, width, height):
+        rows = [bytes(row) * (width // len(row) + 1) for row in tile]
+        return b"".join(rows[y % len(rows)][:width] for y in range(height))
+
+    def write(name, width, height, pixels, **options):
+        (out / f"{name}.bin").write_bytes(header(width, **options) + pixels[:width * height])
+
+    for width, height, options, suffix in ((4000, 3000, {}, "whole"), (4000, 3000, {"mode": STILL}, "still"),
+                                           (1920, 1080, {"flags": 11}, "frame")):
+        n = width * height
+        write(f"noise-{width}x{height}-{suffix}", width, height, rng.randbytes(n), **options)
+        write(f"noise-binary-{width}x{height}-{suffix}", width, height, rng.randbytes(n).translate(binary), **options)
+        for module in (2, 4):
+            write(f"finders-{module}-{width}x{height}-{suffix}", width, height, tiles(finder(module), width, height), **options)
+        checker = [[255 * ((x + y) % 2) for x in range(2)] for y in range(2)]
+        write(f"checker-1-{width}x{height}-{suffix}", width, height, tiles(checker, width, height), **options)
+
+
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:2] == ["--large"]:
+        large(pathlib.Path(sys.argv[2]))
+    else:
+        main()
