@@ -371,4 +371,5 @@ def main():
     print("corpus:", ", ".join(f"{n} {k}" for k, n in sets.items()), "in", OUT)
 
 
-main()
+if __name__ == "__main__":
+    main()
