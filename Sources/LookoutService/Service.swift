@@ -412,12 +412,12 @@ public final class Service: @unchecked Sendable {
             pipeline.addSink(HookEventSink(codeHook: shared.codeHook, presenceHook: shared.presenceHook,
                                            source: opened.source, camera: camera.name, finishesRunners: false, diagnostics: diagnostics))
         }
-        if let server = shared.server {
-            let photoOutput = PhotoOutput()
         // The keyboard exists from here until the camera's sinks finish (or, when a later step fails, until dropped).
         if let keyboard = try KeyboardSetup.makeSink(camera: camera.name, settings: settings, overrides: overrides, environment: environment) {
             pipeline.addSink(keyboard)
         }
+        if let server = shared.server {
+            let photoOutput = PhotoOutput()
             do throws(CaptureError) { try session.addOutput(photoOutput) } catch { throw .capture(error) }
             pipeline.addSink(server.eventSink)
             pipeline.addReporter(server)
