@@ -783,7 +783,7 @@ def make_code_picture(job):
         h, w = code["matrix"].shape
         span = w + (20 if kind == "ean13" else 4)
         hi = min(12 if kind != "ean13" else 6, 0.6 * min(size) / span)
-        lo = 1.5
+        lo = 1.5 if kind == "ean13" else 2.0
         module = np.exp(rng.uniform(np.log(lo), np.log(max(lo, hi))))
         tilt = min(abs(rng.gauss(0, 12)), 30)
         roll = rng.gauss(0, 8) if rng.random() < 0.8 else rng.uniform(-180, 180)
