@@ -211,7 +211,7 @@ def run(args):
     total_codes = sum(len(e["codes"]) for e in entries)
     print()
     print(table(f"QR benchmark photographs (qr-bench: {len(entries)} pictures, {total_codes} codes; "
-                f"{args.label}: {' '.join(args.scan_options) or 'defaults'})", qr["categories"], results, readers))
+                f"[{args.label}] Lookout's scan options: {' '.join(args.scan_options) or 'none'})", qr["categories"], results, readers))
     figures["qr"] = {r: {"rows": results[r]["rows"], "all": add(results[r]["rows"]), "wall_s": round(results[r]["wall"], 1),
                          "cpu_s": round(results[r]["cpu"], 1)} for r in readers}
     if not os.path.exists(code_truth):
