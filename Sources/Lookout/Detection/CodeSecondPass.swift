@@ -103,11 +103,7 @@ final class CodeSecondPass {
                 }
             }
             if !codes.isEmpty {
-                return codes.map { code in
-                    var moved = code
-                    moved.corners = code.corners.map { Point(x: $0.x + Double(region.x), y: $0.y + Double(region.y)) }
-                    return moved
-                }
+                return codes.map { $0.offset(x: region.x, y: region.y) }
             }
         }
         return []

@@ -15,6 +15,13 @@ extension Array where Element == ScannedCode {
 }
 
 extension ScannedCode {
+    /// This code with its corners moved by (`x`, `y`): from a region's or copy's pixels to the plane's.
+    func offset(x: Int, y: Int) -> ScannedCode {
+        var moved = self
+        moved.corners = corners.map { Point(x: $0.x + Double(x), y: $0.y + Double(y)) }
+        return moved
+    }
+
     /// Whether `other` is this symbol: the same type, and either one's centre inside the other's box.
     func isSameSymbol(as other: ScannedCode) -> Bool {
         guard type == other.type else { return false }
