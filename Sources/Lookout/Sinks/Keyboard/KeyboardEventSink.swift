@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -22,6 +23,8 @@ public final class KeyboardEventSink: EventSink, @unchecked Sendable {
     private let typist: DispatchQueue
     /// Entered while the typist has codes to type (`finish()` waits on it).
     private let typing = DispatchGroup()
+    /// Key events sent so far: `finish()` waits on while it grows.
+    private let sent = Atomic<Int>(0)
     /// When the device was made (MonotonicClock nanoseconds): the first key waits `attachDelay`.
     private let madeAt: Int64
     private let clock: @Sendable () -> Int64
@@ -121,6 +124,7 @@ public final class KeyboardEventSink: EventSink, @unchecked Sendable {
                 if sent > 0, settings.keyDelay > 0 { pause(settings.keyDelay) }
                 try device.send(event)
                 sent += 1
+                self.sent.add(1, ordering: .relaxed)
             }
             state.withLock {
                 $0.counts.typed += 1
@@ -138,14 +142,23 @@ public final class KeyboardEventSink: EventSink, @unchecked Sendable {
         }
     }
 
-    /// Types what is waiting, within the stop's deadline (`StopDeadline`; 5 s at most), then
-    /// removes the keyboard. A code being typed when the time runs out is typed to its end (never
-    /// half) and the keyboard removed after it; codes not begun are dropped (counted).
+    /// Types what is waiting, then removes the keyboard. An input that ends is typed to its end
+    /// for as long as keys keep going out (`Settings.stallTimeout` without one is a keyboard that
+    /// hangs); a stop
+    /// signal's deadline (`StopDeadline`) cuts that short. A code being typed when the time runs
+    /// out is typed to its end (never half) and the keyboard removed after it; codes not begun
+    /// are dropped (counted).
     public func finish() {
         state.withLock { $0.finished = true }
-        if typing.wait(timeout: .now() + StopDeadline.shared.remaining(atMost: 5)) == .success {
-            device.destroy()
-            return
+        var seen = sent.load(ordering: .relaxed)
+        while true {
+            if typing.wait(timeout: .now() + StopDeadline.shared.remaining(atMost: settings.stallTimeout)) == .success {
+                device.destroy()
+                return
+            }
+            let now = sent.load(ordering: .relaxed)
+            if StopDeadline.shared.hasBegun || now == seen { break }
+            seen = now
         }
         let stillTyping = state.withLock { state -> Bool in
             state.counts.dropped += state.waiting.count

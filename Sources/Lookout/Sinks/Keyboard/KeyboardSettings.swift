@@ -15,6 +15,9 @@ extension KeyboardEventSink {
         public var attachDelay = 0.5
         /// Codes waiting to be typed, at most; past it the oldest waiting is dropped (counted).
         public var queueCapacity = 32
+        /// Seconds without a key event after which `finish()` takes the keyboard as hung and stops
+        /// waiting for what is left to type.
+        public var stallTimeout = 5.0
 
         public init() {}
 

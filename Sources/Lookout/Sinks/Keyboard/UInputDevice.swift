@@ -32,14 +32,20 @@ public final class UInputDevice: KeyboardDevice, @unchecked Sendable {
         let fd = path.withPlatformPath { open($0, O_WRONLY | O_NONBLOCK | O_CLOEXEC) }
         guard fd >= 0 else { throw .open(path: path, errno: .current) }
         let descriptor = FileDescriptor(rawValue: fd)
-        guard lk_ui_set_evbit(fd, Int32(LK_EV_KEY)) == 0 else { throw .create(path: path, step: "UI_SET_EVBIT", errno: .current) }
+        // A step that fails closes the descriptor (deinit does not run for an init that throws).
+        func failed(_ step: String) -> UInputError {
+            let error = UInputError.create(path: path, step: step, errno: .current)
+            try? descriptor.close()
+            return error
+        }
+        guard lk_ui_set_evbit(fd, Int32(LK_EV_KEY)) == 0 else { throw failed("UI_SET_EVBIT") }
         for key in keys.sorted() where lk_ui_set_keybit(fd, Int32(key)) != 0 {
-            throw .create(path: path, step: "UI_SET_KEYBIT \(key)", errno: .current)
+            throw failed("UI_SET_KEYBIT \(key)")
         }
         guard self.name.withCString({ lk_uinput_write_setup(fd, $0, Self.vendor, Self.product, 1) }) > 0 else {
-            throw .create(path: path, step: "the device setup", errno: .current)
+            throw failed("the device setup")
         }
-        guard lk_ui_dev_create(fd) == 0 else { throw .create(path: path, step: "UI_DEV_CREATE", errno: .current) }
+        guard lk_ui_dev_create(fd) == 0 else { throw failed("UI_DEV_CREATE") }
         self.descriptor = descriptor
     }
 
