@@ -196,7 +196,8 @@ struct RunCommand: ParsableCommand {
             for pipeline in service.pipelines { logger.notice("\(pipeline.statistics.text)") }
         }, onReload: reloadHandler(service, path: path, inputs: configuration.cameras, notifier: notifier, logger: logger))
         let outcomes = service.run()
-        defer { service.finish() }
+        var finished = false
+        defer { if !finished { service.finish() } }
         defer { StopSignals.outputFinished() } // runs first: the outputs' waits have their own bound
         // No outcome: a stop while no camera ran (a reload left none), not inputs that ended.
         let allEnded = !outcomes.isEmpty && outcomes.allSatisfy { if case .inputEnded = $0 { return true } else { return false } }
@@ -216,6 +217,13 @@ struct RunCommand: ParsableCommand {
                 throw ExitCode(ExitStatus.failure)
             }
             return
+        }
+        // Inputs that ended are not hurried: the outputs finish first (the keyboard types what
+        // waits, MQTT delivers, hooks end), so the summary counts what they did. After a stop
+        // signal the summary comes first, and the stop's one deadline bounds the outputs' waits.
+        if allEnded, !StopDeadline.shared.hasBegun {
+            service.finish()
+            finished = true
         }
         for pipeline in service.pipelines { writeSummary(pipeline.statistics, to: standardOutput, asLine: summaries, quiet: quiet) }
         for outcome in outcomes { if case .failed(let error) = outcome { throw LookoutCLI.fail(error) } }

@@ -52,7 +52,7 @@ struct HookTests {
             cat > "$OUT/stdin.json"
             printf '%s\\n' "$#" "$@" > "$OUT/argv"
             printf '%s' "$LOOKOUT_VALUE" > "$OUT/value"
-            printf '%s' "$LOOKOUT_EVENT $LOOKOUT_TYPE" > "$OUT/kind"
+            printf '%s' "$LOOKOUT_EVENT $LOOKOUT_TYPE $LOOKOUT_AIM_ID" > "$OUT/kind"
             """)
         let home = scratch.path + "/home"
         try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
@@ -68,7 +68,7 @@ struct HookTests {
         #expect(Array((event["value"] as? String ?? "").utf8) == payload)
         #expect(scratch.read("value").map(Array.init) == payload)
         #expect(scratch.read("argv").map { String(decoding: $0, as: UTF8.self) } == "1\nfixed-arg\n")
-        #expect(scratch.read("kind").map { String(decoding: $0, as: UTF8.self) } == "code qr")
+        #expect(scratch.read("kind").map { String(decoding: $0, as: UTF8.self) } == "code qr ]Q1")
         #expect(canary() == before, "the payload ran a command")
         #expect(FileManager.default.fileExists(atPath: home + "/canary"))
         // Standard output carried the event line and nothing from the hook.
@@ -121,8 +121,9 @@ struct HookTests {
     @Test func onRealTimeInputDetectionNeverWaitsForASlowHook() throws {
         // The code clip paced at 10 fps lasts 8 s and shows a code three times; each hook waits
         // until the test lets it go, one at a time. Detection keeps the camera's pace: it reads
-        // and analyses the whole clip, the code events come when the codes appear, and the run
-        // ends with the clip while the first hook still waits, only then waiting for the hooks.
+        // and analyses the whole clip, the code events come when the codes appear while the first
+        // hook still waits, and the run ends with the clip, then waits for the hooks (and writes
+        // its summary once they are done).
         let scratch = try ScratchFolder()
         let slow = try scratch.script("slow", """
             echo "start $LOOKOUT_VALUE" >> "$OUT/hooks"
@@ -138,8 +139,8 @@ struct HookTests {
         func hooks() -> [String] {
             (scratch.read("hooks").map { String(decoding: $0, as: UTF8.self) } ?? "").split(separator: "\n").map(String.init)
         }
-        #expect(process.output.wait(timeout: 120) { $0.contains { $0.contains("\"kind\":\"stats\"") } }, "\(process.errors.lines)")
-        // Detection is over; the first hook still waits, the other two are queued, and the
+        #expect(process.output.wait(timeout: 120) { $0.filter { $0.contains("\"kind\":\"code\"") }.count == 3 }, "\(process.errors.lines)")
+        // The third code is at 6 s: the first hook still waits, the other two are queued, and the
         // process waits for them.
         #expect(eventually { hooks() == ["start été"] }, "\(hooks())")
         #expect(process.isRunning, "the hooks were not waited for at exit")
