@@ -4,8 +4,8 @@ import Testing
 
 /// AIM symbology identifiers (`aim_id`): from ZBar's types and modifier flags, on the object, in
 /// the JSON and text lines. The fixtures are zint's and qrencode's drawings:
-///   zint -b QRCODE --gs1 --scale=3 -d '[01]09506000134352[10]ABC123[21]XYZ[17]271231' -o qr-gs1.png
-///   zint -b GS1_128 --scale=2 -d '[01]09506000134352[10]ABC[21]XY' -o code128-gs1.png
+///   zint -b QRCODE --gs1 --quietzones --scale=3 -d '[01]09506000134352[10]ABC123[21]XYZ[17]271231' -o qr-gs1.png
+///   zint -b GS1_128 --quietzones --scale=2 -d '[01]09506000134352[10]ABC[21]XY' -o code128-gs1.png
 ///   zint -b DBAR_OMN --scale=2 -d '0950600013435' -o databar.png
 ///   qrencode -s 4 -o qr-digital-link.png 'https://id.gs1.org/01/09506000134352/10/ABC123?17=271231'
 @Suite("AIM symbology identifiers")

@@ -19,6 +19,7 @@ public enum HookEnvironment {
         case .code(let code):
             variables.append(("LOOKOUT_TYPE", code.type.rawValue))
             variables.append(("LOOKOUT_SYMBOLOGY", code.type.zbarName))
+            variables.append(("LOOKOUT_AIM_ID", code.symbologyIdentifier))
             if !code.stringValue.utf8.contains(0) { variables.append(("LOOKOUT_VALUE", code.stringValue)) }
             variables.append(("LOOKOUT_ENCODING", code.textEncoding.rawValue))
         case .faceEnter(let face):
