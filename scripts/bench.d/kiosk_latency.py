@@ -13,11 +13,12 @@ camera's frame is whole then). An SSE client on /api/events takes the time each 
 arrives. Each code's latency is its event's time minus the time of its first frame. Prints a
 markdown line and writes OUT_DIR/kiosk.json: p50, p99 (nearest rank), max, codes missed.
 
-The keyboard half (to a code's last keystroke) is measured by another part of the issue: when
-scripts/bench.d/kiosk_keyboard.py exists it is used as a hook. It gives LOOKOUT_OPTIONS (added to
-lookout's, e.g. ["--keyboard"]) and Reader(), whose start() is called once lookout runs and whose
-last_keystrokes() returns {code value: time.monotonic() of its last key event}; the table's
-column `to last keystroke` is filled from it, and says `not measured` without it.
+The keyboard half (to a code's last keystroke) needs a writable /dev/uinput: then
+scripts/bench.d/kiosk_keyboard.py is used as a hook. It gives LOOKOUT_OPTIONS (["--keyboard"],
+added to lookout's) and Reader(), whose start() is called once lookout runs and whose
+last_keystrokes() returns {code value: time.monotonic() of its last key event}; the column `to
+last keystroke` is filled from it, and says `not measured` where there is no uinput (this
+project's build machine: scripts/vm/bench-kiosk runs the bench in the test guest).
 """
 import io
 import json
@@ -50,7 +51,7 @@ FPS, WIDTH, HEIGHT = 30, 1280, 720
 
 try:
     sys.path.insert(0, os.path.dirname(__file__))
-    import kiosk_keyboard  # the keyboard half's hook, when it exists
+    import kiosk_keyboard  # the keyboard half's hook, where /dev/uinput can be written
 except ImportError:
     kiosk_keyboard = None
 
