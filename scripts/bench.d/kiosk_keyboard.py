@@ -48,11 +48,11 @@ class Reader:
         self.lock = threading.Lock()
 
     def start(self):
-        """Opens the keyboard (lookout made it at its start: it exists by now, or within 30 s)."""
-        deadline = time.monotonic() + 30
+        """Opens the keyboard (lookout made it at its start: it exists by now, or soon)."""
+        deadline = time.monotonic() + 60
         while (node := event_node()) is None:
             if time.monotonic() > deadline:
-                raise RuntimeError(f"kiosk_keyboard: no input device {DEVICE!r} within 30 s")
+                raise RuntimeError(f"kiosk_keyboard: no input device {DEVICE!r} within 60 s")
             time.sleep(0.05)
         self.fd = os.open(node, os.O_RDONLY)
         fcntl.ioctl(self.fd, EVIOCSCLOCKID, struct.pack("i", CLOCK_MONOTONIC))

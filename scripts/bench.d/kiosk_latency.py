@@ -48,6 +48,8 @@ def option(name, default):
 
 codes, keep, gap = option("--codes", 60), option("--keep-frames", 15), option("--gap-frames", 25)
 FPS, WIDTH, HEIGHT = 30, 1280, 720
+# Seconds lookout may take to serve its event stream (an emulated guest starts slowly).
+START_LIMIT = int(os.environ.get("KIOSK_START_LIMIT", "60"))
 
 try:
     sys.path.insert(0, os.path.dirname(__file__))
@@ -87,7 +89,9 @@ def free_port():
 port = free_port()
 argv = [lookout, "run", "--input", "kiosk=-", "--fps", str(FPS), "--types", "qr", "--events", "changes", "-q",
         "--http", f"127.0.0.1:{port}"] + (kiosk_keyboard.LOOKOUT_OPTIONS if kiosk_keyboard else []) + args
-process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+# Its diagnostics in a file, said when it ends early (a pipe nobody reads could fill and block it).
+errors = open(os.path.join(out, "kiosk-lookout.err"), "w+b")
+process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=errors)
 # The server starts once the input gave its first frames.
 for _ in range(FPS):
     process.stdin.write(BLANK)
@@ -99,7 +103,7 @@ connected = threading.Event()
 
 def listen():
     """An SSE client as a page's EventSource is: the time each code event's data line arrives."""
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + START_LIMIT
     while True:
         try:
             client = socket.create_connection(("127.0.0.1", port))
@@ -129,8 +133,14 @@ def listen():
 
 
 threading.Thread(target=listen, daemon=True).start()
-if not connected.wait(60):
-    sys.exit("kiosk_latency: the event stream did not answer within 60 s")
+waited = 0
+while not connected.wait(1):
+    waited += 1
+    if process.poll() is not None:
+        sys.exit(f"kiosk_latency: lookout ended with status {process.returncode} before its event stream answered: "
+                 + open(errors.name, "rb").read().decode(errors="replace").strip()[-600:])
+    if waited >= START_LIMIT:
+        sys.exit(f"kiosk_latency: the event stream did not answer within {START_LIMIT} s")
 keyboard = kiosk_keyboard.Reader() if kiosk_keyboard else None
 if keyboard:
     keyboard.start()
