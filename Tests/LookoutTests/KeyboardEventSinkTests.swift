@@ -156,16 +156,21 @@ struct KeyboardEventSinkTests {
         #expect(sink.counts.dropped == 6 && sink.counts.typed == 5)
     }
 
-    /// An input that ends: finish() waits while keys keep going out, however long the typing
-    /// takes past the stall timeout, and the counts then hold every code.
+    /// An input that ends: finish() waits while keys keep going out, and the counts then hold
+    /// every code. The typist is held after the first key until finish() has begun, so all the
+    /// rest is typed while finish() waits.
     @Test func anEndingInputIsTypedToItsEndWhileKeysKeepGoing() {
         let device = RecordingKeyboard()
         let long = String(repeating: "Lookout-", count: 20)
-        let sink = Self.sink(device, configure: { $0.stallTimeout = 1 }, pause: { _ in KeyboardEventSink.sleep(0.005) })
+        let finishing = DispatchSemaphore(value: 0)
+        let first = Locked(true)
+        let sink = Self.sink(device, configure: { $0.stallTimeout = 1 }, pause: { _ in
+            if first.withLock({ value in defer { value = false }; return value }) { finishing.wait() }
+        })
         sink.consume(Self.frame(at: 0, events: [long]))
         sink.consume(Self.frame(at: 1, events: ["last"]))
+        finishing.signal()
         sink.finish()
-        // 160 + 5 characters, Shift for L: at least 340 key events, 1.7 s of pauses: past the 1 s.
         #expect(sink.counts.typed == 2 && sink.counts.dropped == 0)
         #expect(Self.typed(device.events.withLock { $0 }) == long + "\nlast\n")
         #expect(device.destroyed.withLock { $0 } == 1)
