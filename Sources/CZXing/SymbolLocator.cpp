@@ -1,5 +1,7 @@
-// Places that look like a 2-D symbol (see lk_zx_locate in CZXing.h): cells with strong contrast
-// and many dark-light transitions both across and down, joined into blocks.
+// Places that look like a symbol (see lk_zx_locate in CZXing.h): cells with strong contrast and
+// many dark-light transitions both across and down (a matrix symbol), or one way (the bars of
+// PDF417 rows, which cross a cell's rows often and its columns seldom, even leaning), joined
+// into blocks.
 #include "CZXing.h"
 
 #include <algorithm>
@@ -11,7 +13,7 @@ struct Block {
 };
 } // namespace
 
-extern "C" int lk_zx_locate(const unsigned char *gray, int width, int height, int stride, int cell,
+extern "C" int lk_zx_locate(const unsigned char *gray, int width, int height, int stride, int cell, int kind,
                             lk_zx_region *out, int capacity) {
     if (cell < 4 || width < 2 * cell || height < 2 * cell || capacity <= 0) return 0;
     int columns = width / cell, rows = height / cell;
@@ -39,9 +41,11 @@ extern "C" int lk_zx_locate(const unsigned char *gray, int width, int height, in
                     down += (origin[(size_t)(y - 1) * stride + x] < middle) != (origin[(size_t)y * stride + x] < middle);
                 }
             }
-            // A module edge every few pixels both ways: not a single edge, a line of text or bars only.
+            // A matrix: a module edge every few pixels both ways, not a single edge, a line of text
+            // or bars only. Rows of bars: an edge every few pixels at least one way (both, leaning).
             int enough = cell / 2;
-            textured[(size_t)row * columns + column] = across >= enough && down >= enough;
+            textured[(size_t)row * columns + column] = kind == LK_ZX_PLACES_ROWS
+                ? std::max(across, down) >= enough : across >= enough && down >= enough;
         }
     }
     // Blocks of touching textured cells (8-neighbourhood), by a flood fill.
@@ -74,8 +78,10 @@ extern "C" int lk_zx_locate(const unsigned char *gray, int width, int height, in
             }
         }
         int w = block.right - block.left + 1, h = block.bottom - block.top + 1;
-        // A symbol fills most of its box and is at least 3 cells each way.
-        if (w >= 3 && h >= 3 && block.cells * 2 >= w * h) blocks.push_back(block);
+        // A symbol fills most of its box and is at least 3 cells each way; a long row code
+        // leaning by 15 degrees fills 2/5 of its box.
+        int fill = kind == LK_ZX_PLACES_ROWS ? 4 : 2;
+        if (w >= 3 && h >= 3 && block.cells * fill >= w * h) blocks.push_back(block);
     }
     // Densest first; then the largest.
     std::sort(blocks.begin(), blocks.end(), [](const Block &a, const Block &b) { return a.cells > b.cells; });

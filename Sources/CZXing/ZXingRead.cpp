@@ -3,11 +3,13 @@
 // the helper process Debian's 1.4 needed is gone.
 #include "CZXing.h"
 #include "CPlanes.h"
+#include "Upright.hpp"
 
 #include <ZXing/ReadBarcode.h>
 #include <ZXing/Version.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <ctime>
 #include <exception>
@@ -145,21 +147,9 @@ extern "C" int lk_zx_read(const unsigned char *gray, int width, int height, int 
         thread_local std::vector<unsigned char> scratch;
         long long deadline = budget_ms > 0 ? now_ms() + budget_ms : 0;
         int count = 0, used = 0;
-        for (int r = 0; r < region_count && count < capacity; r++) {
-            if (r > 0 && deadline > 0 && now_ms() >= deadline) break;
-            lk_zx_region region = regions[r];
-            region.x = std::max(0, std::min(region.x, width));
-            region.y = std::max(0, std::min(region.y, height));
-            region.width = std::min(region.width, width - region.x);
-            region.height = std::min(region.height, height - region.y);
-            if (region.width < 16 || region.height < 16) continue;
-            // Image pixels per read pixel: 2 shrunk, 0.5 grown.
-            float scale = region.shrink == 2 ? 2.0f : region.shrink == -2 ? 0.5f : 1.0f;
-            const unsigned char *origin = gray + (size_t)region.y * stride + region.x;
-            ZXing::ImageView image = region.shrink == 2 ? shrunk(origin, region.width, region.height, stride, scratch)
-                : region.shrink == -2 ? grown(origin, region.width, region.height, stride, scratch)
-                : ZXing::ImageView(origin, region.width, region.height, ZXing::ImageFormat::Lum, stride);
-            for (const auto &barcode : ZXing::ReadBarcodes(image, options)) {
+        // Adds the valid codes of one read not read before, corners mapped into the image by `place`.
+        auto take = [&](const ZXing::Barcodes &barcodes, auto &&place) {
+            for (const auto &barcode : barcodes) {
                 int format = bit_of(barcode.format());
                 if (!barcode.isValid() || format == 0 || count >= capacity) continue;
                 std::string text;
@@ -181,10 +171,7 @@ extern "C" int lk_zx_read(const unsigned char *gray, int width, int height, int 
                 lk_zx_code code = {};
                 code.format = format;
                 const auto &position = barcode.position();
-                for (int i = 0; i < 4; i++) {
-                    code.x[i] = region.x + (int)(position[i].x * scale);
-                    code.y[i] = region.y + (int)(position[i].y * scale);
-                }
+                for (int i = 0; i < 4; i++) place((float)position[i].x, (float)position[i].y, code.x[i], code.y[i]);
                 int centre_x = (code.x[0] + code.x[1] + code.x[2] + code.x[3]) / 4;
                 int centre_y = (code.y[0] + code.y[1] + code.y[2] + code.y[3]) / 4;
                 bool seen = std::any_of(out, out + count, [&](const lk_zx_code &other) {
@@ -199,6 +186,41 @@ extern "C" int lk_zx_read(const unsigned char *gray, int width, int height, int 
                 std::string aim = barcode.symbologyIdentifier();
                 std::strncpy(code.aim, aim.c_str(), sizeof code.aim - 1);
                 out[count++] = code;
+            }
+        };
+        for (int r = 0; r < region_count && count < capacity; r++) {
+            if (r > 0 && deadline > 0 && now_ms() >= deadline) break;
+            lk_zx_region region = regions[r];
+            region.x = std::max(0, std::min(region.x, width));
+            region.y = std::max(0, std::min(region.y, height));
+            region.width = std::min(region.width, width - region.x);
+            region.height = std::min(region.height, height - region.y);
+            if (region.width < 16 || region.height < 16) continue;
+            // Image pixels per read pixel: 2 shrunk, 0.5 grown.
+            float scale = region.shrink == 2 ? 2.0f : region.shrink == -2 ? 0.5f : 1.0f;
+            const unsigned char *origin = gray + (size_t)region.y * stride + region.x;
+            ZXing::ImageView image = region.shrink == 2 ? shrunk(origin, region.width, region.height, stride, scratch)
+                : region.shrink == -2 ? grown(origin, region.width, region.height, stride, scratch)
+                : ZXing::ImageView(origin, region.width, region.height, ZXing::ImageFormat::Lum, stride);
+            int before = count;
+            take(ZXing::ReadBarcodes(image, options), [&](float x, float y, int &ix, int &iy) {
+                ix = region.x + (int)(x * scale);
+                iy = region.y + (int)(y * scale);
+            });
+            // A region that gave nothing, read again turned upright by its edges' lean (PDF417
+            // rows at an angle); a lean of a few degrees zxing-cpp reads as it is.
+            if ((flags & LK_ZX_TRY_TURN) && count == before && region.shrink == 1) {
+                float lean = lookout::edge_lean(origin, region.width, region.height, stride);
+                if (std::fabs(lean) >= 3) {
+                    lookout::Upright turned = lookout::turn_upright(origin, region.width, region.height, stride, lean, scratch);
+                    ZXing::ImageView upright(scratch.data(), turned.width, turned.height, ZXing::ImageFormat::Lum, turned.width);
+                    take(ZXing::ReadBarcodes(upright, options), [&](float x, float y, int &ix, int &iy) {
+                        float sx, sy;
+                        turned.source(x, y, sx, sy);
+                        ix = region.x + (int)std::lround(sx);
+                        iy = region.y + (int)std::lround(sy);
+                    });
+                }
             }
         }
         return count;

@@ -7,7 +7,7 @@
 // row without its padding, so that any read past the image is out of bounds).
 //   0-1  width, u16 LE: 16 + v % 1009 (16..1024); with bit 15 set, 1 + (v & 0x7fff) % 8192
 //   2    stride padding, bytes per row beyond the width (& 31)
-//   3    flags, LK_ZX_TRY_* (& 15)
+//   3    flags, LK_ZX_TRY_* (& 31)
 //   4    formats: 0 all, 1 QR, 2 EAN-13, 3 PDF417 + Aztec + DataMatrix (video), 4 the linear
 //        ones, 5 the bits of bytes 5-6 (masked to LK_ZX_ bits), else all
 //   7    regions: 0 the whole image, 1 shrunk 2, 2 grown (-2), 3 as `lookout scan` reads a still,
@@ -16,6 +16,7 @@
 //   8    how many of the header's regions (% 5)
 //   9    lk_zx_locate's cell (% 40: below 4 is refused)
 //   10   capacity in codes (0: 256, as Lookout); 11 payload bytes / 16 (0: 256 KiB, as Lookout)
+//   12   what lk_zx_locate looks for in mode 7 (& 1: LK_ZX_PLACES_MATRIX or _ROWS)
 //   16   four regions of 9 bytes: x, y, width, height (i16 LE, may lie outside the image), then
 //        shrink: 0 -> 1, 1 -> 2, 2 -> -2, 3 -> 0, 4 -> 3, else 1
 // Every call's results are checked: counts within capacity, payloads packed in order within the
@@ -75,10 +76,10 @@ void windows(int side, int width, int height, int shrink, std::vector<lk_zx_regi
 }
 
 // lk_zx_locate, checked; the places as ZXingFrameReader.readStill adds them (small ones also grown).
-void locate(const uint8_t *gray, int width, int height, int stride, int cell, int capacity,
+void locate(const uint8_t *gray, int width, int height, int stride, int cell, int kind, int capacity,
             std::vector<lk_zx_region> *regions) {
     std::vector<lk_zx_region> found(capacity);
-    int count = lk_zx_locate(gray, width, height, stride, cell, found.data(), capacity);
+    int count = lk_zx_locate(gray, width, height, stride, cell, kind, found.data(), capacity);
     if (count < 0 || count > capacity) broken("lk_zx_locate count", count, capacity);
     for (int i = 0; i < count; i++) {
         const lk_zx_region &r = found[i];
@@ -121,7 +122,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     std::vector<uint8_t> image(data + header_size, data + header_size + length);
     const uint8_t *gray = image.data();
 
-    int flags = h[3] & 15, formats = formats_from(h), cell = h[9] % 40;
+    int flags = h[3] & 31, formats = formats_from(h), cell = h[9] % 40;
     int capacity = h[10] ? h[10] : 256;
     int bytes_capacity = h[11] ? h[11] * 16 : 256 * 1024;
 
@@ -139,7 +140,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     case 2: regions.push_back(whole(width, height, -2)); break;
     case 3: // ZXingFrameReader.readStill
         regions.push_back(whole(width, height, 1));
-        for (int c : {std::max(6, shorter / 180), std::max(12, shorter / 90)}) locate(gray, width, height, stride, c, 24, &regions);
+        for (int kind : {LK_ZX_PLACES_ROWS, LK_ZX_PLACES_MATRIX})
+            for (int c : {std::max(6, shorter / 180), std::max(12, shorter / 90)}) locate(gray, width, height, stride, c, kind, 24, &regions);
         for (int side : {shorter * 2 / 3, shorter / 2, shorter / 3}) windows(side, width, height, 1, regions);
         break;
     case 4: // ZXingFrameReader.frameRotation
@@ -148,9 +150,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         break;
     case 5: regions = listed; break;
     case 6: regions.push_back(whole(width, height, 1)); regions.insert(regions.end(), listed.begin(), listed.end()); break;
-    case 7: locate(gray, width, height, stride, cell, 24, &regions); break;
+    case 7: locate(gray, width, height, stride, cell, h[12] & 1, 24, &regions); break;
     }
-    locate(gray, width, height, stride, cell, 1 + h[10] % 24, nullptr);
+    locate(gray, width, height, stride, cell, LK_ZX_PLACES_MATRIX, 1 + h[10] % 24, nullptr);
+    locate(gray, width, height, stride, cell, LK_ZX_PLACES_ROWS, 1 + h[10] % 24, nullptr);
 
     // Exactly the capacities stated: AddressSanitizer reports any write past them.
     std::vector<lk_zx_code> codes(capacity);

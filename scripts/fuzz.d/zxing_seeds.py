@@ -18,9 +18,9 @@ WHOLE, SHRUNK, GROWN, STILL, FRAME, LISTED, WHOLE_AND_LISTED, LOCATED = range(8)
 SHRINK = {1: 0, 2: 1, -2: 2, 0: 3, 3: 4}
 
 
-def header(width, flags=15, formats=ALL, mode=WHOLE, regions=(), pad=0, cell=8, capacity=0, bytes16=0):
+def header(width, flags=15, formats=ALL, mode=WHOLE, regions=(), pad=0, cell=8, capacity=0, bytes16=0, places=0):
     code = width - 16 if 16 <= width <= 1024 else 0x8000 | (width - 1)
-    head = struct.pack("<HBBBHBBBBB4x", code, pad, flags, formats, 0, mode, len(regions), cell, capacity, bytes16)
+    head = struct.pack("<HBBBHBBBBBB3x", code, pad, flags, formats, 0, mode, len(regions), cell, capacity, bytes16, places)
     for x, y, w, h, shrink in regions:
         head += struct.pack("<hhhhB", x, y, w, h, SHRINK[shrink])
     return head.ljust(52, b"\0")
@@ -89,7 +89,7 @@ def main():
         width, rows = gray_png(png, band=name.startswith(("ean", "upc", "code128", "databar")))
         height = len(rows)
         seed(f"{name}-whole", width, rows)
-        seed(f"{name}-still", width, rows, formats=kind, mode=STILL)
+        seed(f"{name}-still", width, rows, formats=kind, mode=STILL, flags=31)
         seed(f"{name}-frame", width, rows, flags=11, formats=MATRIX, mode=FRAME)
         # Regions partly outside the image, shrunk and grown, and a padded stride.
         seed(f"{name}-regions", width, rows, mode=WHOLE_AND_LISTED, pad=5, regions=[
@@ -124,6 +124,9 @@ def main():
         bars += [rng.choice((0, 255))] * rng.randint(1, 6)
     seed("bars", 1024, [bars[:1024]] * 64, formats=LINEAR)
     seed("bars-rotated", 64, [[bars[y]] * 64 for y in range(1024)], formats=LINEAR, flags=15)
+    # Leaning bars where rows of bars are looked for, each place turned upright (LK_ZX_TRY_TURN).
+    seed("bars-leaning-located", 256, [[255 if ((x + y // 3) // 4) % 2 else 0 for x in range(256)] for y in range(256)],
+         formats=MATRIX, mode=LOCATED, flags=31, cell=8, places=1)
     guards = ([0, 255, 0] + [255] * 7 * 6 + [255, 0, 255, 0, 255] + [0] * 42 + [0, 255, 0])
     doubled = [v for v in guards for _ in range(2)]
     seed("ean-guards", 1020, [[doubled[x % len(doubled)] for x in range(1020)]] * 64, formats=EAN13)

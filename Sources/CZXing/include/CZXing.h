@@ -33,6 +33,8 @@ enum {
     LK_ZX_TRY_ROTATE = 1 << 1,    // linear codes turned by 90 degrees
     LK_ZX_TRY_INVERT = 1 << 2,    // light symbols on dark ground
     LK_ZX_TRY_DOWNSCALE = 1 << 3, // also at reduced scales (large symbols in large images)
+    LK_ZX_TRY_TURN = 1 << 4,      // a region (shrink 1) that gave nothing, again turned upright by
+                                  // its edges' lean: PDF417 rows at an angle (costs a copy of it)
 };
 
 typedef struct lk_zx_code {
@@ -61,10 +63,16 @@ int lk_zx_read(const unsigned char *gray, int width, int height, int stride, int
                const lk_zx_region *regions, int region_count, int budget_ms,
                lk_zx_code *out, int capacity, unsigned char *bytes, int bytes_capacity);
 
-// Up to `capacity` places in an 8-bit gray image that look like a 2-D symbol, densest first:
-// blocks of `cell`-pixel cells with strong contrast and many transitions both across and down,
-// filling at least half of their box, with a margin.
-int lk_zx_locate(const unsigned char *gray, int width, int height, int stride, int cell,
+// What lk_zx_locate looks for.
+enum {
+    LK_ZX_PLACES_MATRIX = 0, // a 2-D matrix (QR, Aztec, DataMatrix): many transitions across and down
+    LK_ZX_PLACES_ROWS = 1,   // rows of bars (PDF417, also leaning): many transitions one way, few the other
+};
+
+// Up to `capacity` places in an 8-bit gray image that look like a symbol of `kind`, densest
+// first: blocks of `cell`-pixel cells with strong contrast and the kind's transitions, filling at
+// least half of their box, with a margin.
+int lk_zx_locate(const unsigned char *gray, int width, int height, int stride, int cell, int kind,
                  lk_zx_region *out, int capacity);
 
 // The zxing-cpp version linked in, e.g. "3.1.1".

@@ -3,9 +3,9 @@ import CZXing
 /// zxing-cpp over analysed frames for the kinds ZBar cannot read (PDF417, Aztec, DataMatrix), and
 /// only those formats: ZBar still reads QR and EAN. Small or off-centre symbols are read in
 /// windows of the image:
-/// - a still (`lookout scan`): the whole image, the places that look like a symbol (also at twice
-///   the size when small), then windows of 2/3, 1/2 and 1/3 of its shorter side at half-window
-///   steps, within the budget;
+/// - a still (`lookout scan`): PDF417 where rows of bars are, turned upright when they lean; then
+///   the whole image, the places that look like a matrix (also at twice the size when small) and
+///   windows of 2/3, 1/2 and 1/3 of its shorter side at half-window steps, within the budget;
 /// - video: per frame, a window around each code read on the last frame, then the next windows of
 ///   a rotation (the frame at half size, then windows of 2/3, 1/2 and 1/3 of its height) up to
 ///   `framePixels`.
@@ -17,6 +17,10 @@ final class ZXingFrameReader {
     /// 1.4 finding those only about the middle, while PDF417 is read over the whole still; a
     /// window's PDF417 read was wrong on an over-exposed benchmark photograph.
     private let windowScanner: ZXingScanner
+    /// PDF417 at the places that look like a symbol, turned upright when they lean (nil when
+    /// PDF417 is not wanted).
+    private let placeScanner: ZXingScanner?
+    static let placeEffort: ZXingScanner.Effort = [.thorough, .turned]
     /// Where codes were read on the last frame (plane pixels): read first on the next.
     private var lastBoxes: [Rect] = []
     private var rotation: [lk_zx_region] = []
@@ -34,11 +38,12 @@ final class ZXingFrameReader {
         self.types = types.filter(\.isReadByZXingOnly)
         scanner = ZXingScanner(types: self.types)
         windowScanner = ZXingScanner(types: self.types.subtracting([.pdf417]))
+        placeScanner = self.types.contains(.pdf417) ? ZXingScanner(types: [.pdf417]) : nil
     }
 
     /// Frames read so far, and reads that failed (each skipped).
     private(set) var looks = 0
-    var failures: Int { scanner.failures + windowScanner.failures }
+    var failures: Int { scanner.failures + windowScanner.failures + (placeScanner?.failures ?? 0) }
 
     /// Codes in a frame's plane (plane pixels), reading the last codes' places and the next
     /// windows of the rotation.
@@ -70,30 +75,41 @@ final class ZXingFrameReader {
     func readStill(_ pixels: PixelBuffer, budget: Int) -> [ScannedCode] {
         guard !types.isEmpty, pixels.width >= 16, pixels.height >= 16 else { return [] }
         looks += 1
+        let deadline = MonotonicClock.nanoseconds() + Int64(max(1, budget)) * 1_000_000
+        func left() -> Int { max(1, Int((deadline - MonotonicClock.nanoseconds()) / 1_000_000)) }
         let width = pixels.width, height = pixels.height
-        var regions = [lk_zx_region(x: 0, y: 0, width: Int32(width), height: Int32(height), shrink: 1)]
         let shorter = min(width, height)
-        for cell in [max(6, shorter / 180), max(12, shorter / 90)] {
-            regions += locate(pixels, cell: cell, capacity: 24).flatMap { place in
-                // Small places again at twice the size: zxing-cpp reads few symbols of 3-4 px
-                // modules once turned or blurred.
-                max(place.width, place.height) <= 400 ? [place, lk_zx_region(x: place.x, y: place.y, width: place.width,
-                                                                             height: place.height, shrink: -2)] : [place]
-            }
+        let cells = [max(6, shorter / 180), max(12, shorter / 90)]
+        var codes = [ScannedCode]()
+        if let placeScanner {
+            // PDF417 where rows of bars are, each place turned upright when it leans: the whole
+            // picture was read as it is.
+            let rows = cells.flatMap { locate(pixels, cell: $0, kind: LK_ZX_PLACES_ROWS, capacity: 24) }
+            codes = placeScanner.scan(plane: pixels.baseAddress, width: width, height: height, bytesPerRow: pixels.bytesPerRow,
+                                      regions: rows, budget: left(), effort: Self.placeEffort)
+        }
+        let places = cells.flatMap { locate(pixels, cell: $0, kind: LK_ZX_PLACES_MATRIX, capacity: 24) }
+        var regions = [lk_zx_region(x: 0, y: 0, width: Int32(width), height: Int32(height), shrink: 1)]
+        regions += places.flatMap { place in
+            // Small places again at twice the size: zxing-cpp reads few symbols of 3-4 px
+            // modules once turned or blurred.
+            max(place.width, place.height) <= 400 ? [place, lk_zx_region(x: place.x, y: place.y, width: place.width,
+                                                                         height: place.height, shrink: -2)] : [place]
         }
         for side in [shorter * 2 / 3, shorter / 2, shorter / 3] {
             regions += Self.windows(side: side, width: width, height: height, shrink: 1)
         }
-        return windowScanner.scan(plane: pixels.baseAddress, width: width, height: height, bytesPerRow: pixels.bytesPerRow,
-                            regions: regions, budget: max(1, budget))
+        codes.addNewSymbols(windowScanner.scan(plane: pixels.baseAddress, width: width, height: height,
+                                               bytesPerRow: pixels.bytesPerRow, regions: regions, budget: left()))
+        return codes
     }
 
-    /// Places in the image that look like a symbol (`lk_zx_locate`), densest first.
-    private func locate(_ pixels: PixelBuffer, cell: Int, capacity: Int) -> [lk_zx_region] {
+    /// Places in the image that look like a symbol of `kind` (`lk_zx_locate`), densest first.
+    private func locate(_ pixels: PixelBuffer, cell: Int, kind: Int, capacity: Int) -> [lk_zx_region] {
         var found = [lk_zx_region](repeating: lk_zx_region(), count: capacity)
         let count = found.withUnsafeMutableBufferPointer {
             lk_zx_locate(pixels.baseAddress.assumingMemoryBound(to: UInt8.self), Int32(pixels.width), Int32(pixels.height),
-                         Int32(pixels.bytesPerRow), Int32(cell), $0.baseAddress, Int32(capacity))
+                         Int32(pixels.bytesPerRow), Int32(cell), Int32(kind), $0.baseAddress, Int32(capacity))
         }
         return Array(found.prefix(Int(max(0, count))))
     }

@@ -15,7 +15,11 @@ final class ZXingScanner {
         static let inverted = Effort(rawValue: Int32(LK_ZX_TRY_INVERT))
         /// Also at reduced scales: large symbols in large images.
         static let downscaled = Effort(rawValue: Int32(LK_ZX_TRY_DOWNSCALE))
-        /// A still image: everything.
+        /// A region that gave nothing, again turned upright by its edges' lean (PDF417 rows at
+        /// an angle, which zxing-cpp reads only within a few degrees of level). For small regions:
+        /// it copies each.
+        static let turned = Effort(rawValue: Int32(LK_ZX_TRY_TURN))
+        /// A still image: everything but turned copies.
         static let thorough: Effort = [.harder, .rotated, .inverted, .downscaled]
     }
 
