@@ -76,8 +76,14 @@ int lk_cascade_detect(lk_cascade *cascade, const unsigned char *gray, int width,
 int lk_double_scale(const unsigned char *gray, int width, int height, int stride, unsigned char *out);
 
 // Writes an unsharp-masked copy of an 8-bit gray image into `out` (tightly packed): the image plus
-// twice its difference from a Gaussian blur of sigma 2. Returns 0, or -1 when OpenCV failed.
-int lk_sharpen(const unsigned char *gray, int width, int height, int stride, unsigned char *out);
+// twice its difference from a Gaussian blur of `sigma`. Returns 0, or -1 when OpenCV failed.
+int lk_sharpen(const unsigned char *gray, int width, int height, int stride, double sigma, unsigned char *out);
+
+// Writes a flattened and sharpened copy of an 8-bit gray image into `out` (tightly packed): each
+// pixel divided by the light around it (a blur of 6 % of the shorter side), stretched between the
+// 1st and 99th percentiles, then unsharp-masked at sigma 2. Bright spots, glare and shadows across
+// a code no longer decide its threshold. Returns 0, or -1 when OpenCV failed.
+int lk_flatten_sharpen(const unsigned char *gray, int width, int height, int stride, unsigned char *out);
 
 enum {
     LK_IMAGE_OK = 0,

@@ -88,7 +88,7 @@ final class CodeSecondPass {
                 if copy.count < count { copy = Array(repeating: 0, count: count) }
                 let made = copy.withUnsafeMutableBufferPointer {
                     lk_sharpen(origin.assumingMemoryBound(to: UInt8.self), Int32(region.width), Int32(region.height),
-                               Int32(pixels.bytesPerRow), $0.baseAddress!)
+                               Int32(pixels.bytesPerRow), 2, $0.baseAddress!)
                 }
                 codes = made == 0 ? scanCopy(width: region.width, height: region.height) : []
                 for index in codes.indices where codes[index].type != .qr { codes[index].scanLines = 0 }

@@ -5,9 +5,10 @@ import CZXing
 /// development corpus (docs/accuracy.md), in this order:
 /// 1. zxing-cpp's search for every symbol of every wanted type, trying harder, rotated, inverted
 ///    and downscaled;
-/// 2. the same search on an unsharp-masked copy (the picture plus twice its difference from a
-///    Gaussian blur of sigma 2): phones blur small modules into each other, and zxing-cpp reads
-///    a fifth more codes of the benchmark set there than on the picture;
+/// 2. the same search on two copies: unsharp-masked (the picture plus twice its difference from
+///    a Gaussian blur of sigma 1), since phones blur small modules into each other; and flattened
+///    (each pixel over the light around it, then sharpened), since a bright spot, glare or a
+///    shadow across a code decides no threshold there. Each reads codes the picture does not;
 /// 3. ZBar over the same region;
 /// each adding the symbols the steps before did not read (merged by position: one report per
 /// symbol); a weak linear read of ZBar's alone must be confirmed;
@@ -22,8 +23,8 @@ final class StillCodeReader {
     private let zbar: BarcodeScanner?
     private let preparations: CodeSecondPass?
     private let windows: ZXingFrameReader?
-    /// The sharpened copy (tightly packed), kept from still to still.
-    private var sharpened: [UInt8] = []
+    /// The copy zxing-cpp reads (tightly packed), kept from still to still.
+    private var copy: [UInt8] = []
     /// Stills the prepared copies read something in.
     private(set) var secondPassReads = 0
     /// Images zxing-cpp read, and reads that failed.
@@ -51,7 +52,7 @@ final class StillCodeReader {
         var codes = zxing.scan(plane: origin, width: pixels.width, height: pixels.height, bytesPerRow: pixels.bytesPerRow,
                                regions: [lk_region(region)], budget: 0)
         zxingLooks += 1
-        codes.addNewSymbols(readSharpened(pixels, region: region))
+        for kind in Copy.allCases { codes.addNewSymbols(read(kind, of: pixels, region: region)) }
         if let zbar {
             codes.addNewSymbols(zbar.scan(pixels, region: region, planeIsHalfSize: planeIsHalfSize))
         }
@@ -70,26 +71,39 @@ final class StillCodeReader {
         return codes
     }
 
-    /// What the sharpened copy may report.
-    static let trustedSharpened: Set<MetadataObjectType> = [.qr, .aztec, .dataMatrix]
+    /// The copies zxing-cpp reads after the picture, in this order (docs/accuracy.md has what
+    /// each adds on the benchmark photographs).
+    enum Copy: CaseIterable {
+        /// Unsharp-masked at sigma 1.
+        case sharpened
+        /// Divided by its light, stretched, sharpened at sigma 2.
+        case flattened
+    }
 
-    /// zxing-cpp over an unsharp-masked copy of the region; codes in the plane's pixels.
-    private func readSharpened(_ pixels: PixelBuffer, region: PlaneRegion) -> [ScannedCode] {
+    /// What a copy may report.
+    static let trustedInCopies: Set<MetadataObjectType> = [.qr, .aztec, .dataMatrix]
+
+    /// zxing-cpp over a copy of the region; codes in the plane's pixels.
+    private func read(_ kind: Copy, of pixels: PixelBuffer, region: PlaneRegion) -> [ScannedCode] {
         guard region.width >= 16, region.height >= 16 else { return [] }
         let count = region.width * region.height
-        if sharpened.count < count { sharpened = [UInt8](repeating: 0, count: count) }
+        if copy.count < count { copy = [UInt8](repeating: 0, count: count) }
         let origin = pixels.baseAddress.assumingMemoryBound(to: UInt8.self) + region.y * pixels.bytesPerRow + region.x
-        let made = sharpened.withUnsafeMutableBufferPointer {
-            lk_sharpen(origin, Int32(region.width), Int32(region.height), Int32(pixels.bytesPerRow), $0.baseAddress!)
+        let (width, height, stride) = (Int32(region.width), Int32(region.height), Int32(pixels.bytesPerRow))
+        let made = copy.withUnsafeMutableBufferPointer {
+            switch kind {
+            case .sharpened: lk_sharpen(origin, width, height, stride, 1, $0.baseAddress!)
+            case .flattened: lk_flatten_sharpen(origin, width, height, stride, $0.baseAddress!)
+            }
         }
         guard made == 0 else { return [] }
-        let codes = sharpened.withUnsafeBytes {
+        let codes = copy.withUnsafeBytes {
             zxing.scan(plane: $0.baseAddress!, width: region.width, height: region.height, bytesPerRow: region.width)
         }
         // Only the matrix codes whose Reed-Solomon check a sharpened edge cannot fool: on the
-        // benchmark photographs the copy gave an EAN-13 under glare a wrong text that the picture
-        // itself did not.
-        return codes.filter { Self.trustedSharpened.contains($0.type) }.map { $0.offset(x: region.x, y: region.y) }
+        // benchmark photographs a sharpened copy gave an EAN-13 under glare a wrong text that the
+        // picture itself did not.
+        return codes.filter { Self.trustedInCopies.contains($0.type) }.map { $0.offset(x: region.x, y: region.y) }
     }
 
     private func lk_region(_ region: PlaneRegion) -> lk_zx_region {
