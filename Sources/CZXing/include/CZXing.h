@@ -35,6 +35,8 @@ enum {
     LK_ZX_TRY_DOWNSCALE = 1 << 3, // also at reduced scales (large symbols in large images)
     LK_ZX_TRY_TURN = 1 << 4,      // a region (shrink 1) that gave nothing, again turned upright by
                                   // its edges' lean: PDF417 rows at an angle (costs a copy of it)
+    LK_ZX_GLOBAL_THRESHOLD = 1 << 5, // one threshold from the whole image's histogram instead of
+                                     // local averages (zxing-cpp's GlobalHistogram binarizer)
 };
 
 typedef struct lk_zx_code {

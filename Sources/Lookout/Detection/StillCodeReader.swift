@@ -6,9 +6,10 @@ import CZXing
 /// 1. zxing-cpp's search for every symbol of every wanted type, trying harder, rotated, inverted
 ///    and downscaled;
 /// 2. the same search on two copies: unsharp-masked (the picture plus twice its difference from
-///    a Gaussian blur of sigma 1), since phones blur small modules into each other; and flattened
-///    (each pixel over the light around it, then sharpened), since a bright spot, glare or a
-///    shadow across a code decides no threshold there. Each reads codes the picture does not;
+///    a Gaussian blur of sigma 1, read also with one threshold for the whole copy), since phones
+///    blur small modules into each other; and flattened (each pixel over the light around it,
+///    then sharpened), since a bright spot, glare or a shadow across a code decides no threshold
+///    there. Each reads codes the picture does not;
 /// 3. ZBar over the same region;
 /// each adding the symbols the steps before did not read (merged by position: one report per
 /// symbol); a weak linear read of ZBar's alone must be confirmed;
@@ -74,10 +75,17 @@ final class StillCodeReader {
     /// The copies zxing-cpp reads after the picture, in this order (docs/accuracy.md has what
     /// each adds on the benchmark photographs).
     enum Copy: CaseIterable {
-        /// Unsharp-masked at sigma 1.
+        /// Unsharp-masked at sigma 1, read with local thresholds and with one global threshold.
         case sharpened
         /// Divided by its light, stretched, sharpened at sigma 2.
         case flattened
+
+        var looks: [ZXingScanner.Effort] {
+            switch self {
+            case .sharpened: [.thorough, ZXingScanner.Effort.thorough.union(.globalThreshold)]
+            case .flattened: [.thorough]
+            }
+        }
     }
 
     /// What a copy may report.
@@ -97,8 +105,12 @@ final class StillCodeReader {
             }
         }
         guard made == 0 else { return [] }
-        let codes = copy.withUnsafeBytes {
-            zxing.scan(plane: $0.baseAddress!, width: region.width, height: region.height, bytesPerRow: region.width)
+        var codes = [ScannedCode]()
+        for effort in kind.looks {
+            codes.addNewSymbols(copy.withUnsafeBytes {
+                zxing.scan(plane: $0.baseAddress!, width: region.width, height: region.height, bytesPerRow: region.width,
+                           effort: effort)
+            })
         }
         // Only the matrix codes whose Reed-Solomon check a sharpened edge cannot fool: on the
         // benchmark photographs a sharpened copy gave an EAN-13 under glare a wrong text that the

@@ -19,6 +19,9 @@ final class ZXingScanner {
         /// an angle, which zxing-cpp reads only within a few degrees of level). For small regions:
         /// it copies each.
         static let turned = Effort(rawValue: Int32(LK_ZX_TRY_TURN))
+        /// One threshold for the whole image (zxing-cpp's GlobalHistogram binarizer) instead of
+        /// local averages: modules a local average loses in a blurred, evenly lit picture.
+        static let globalThreshold = Effort(rawValue: Int32(LK_ZX_GLOBAL_THRESHOLD))
         /// A still image: everything but turned copies.
         static let thorough: Effort = [.harder, .rotated, .inverted, .downscaled]
     }
