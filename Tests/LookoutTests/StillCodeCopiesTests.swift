@@ -1,0 +1,60 @@
+import COpenCV
+import Testing
+@testable import Lookout
+
+/// The copies `lookout scan` has zxing-cpp read after the picture (`StillCodeReader.Copy`): each
+/// reads a code the picture and the other copies do not.
+@Suite("still code copies")
+struct StillCodeCopiesTests {
+    static let overExposed = "https://lookout.example/over-exposed/0042"
+
+    /// zxing-cpp's QR texts in a copy of the image made by `make`, read with `effort`.
+    static func texts(in image: PixelBuffer, effort: ZXingScanner.Effort = .thorough,
+                      copy make: ((UnsafePointer<UInt8>, Int32, Int32, Int32, UnsafeMutablePointer<UInt8>) -> Int32)? = nil) -> [String] {
+        let scanner = ZXingScanner(types: [.qr])
+        guard let make else {
+            return scanner.scan(plane: image.baseAddress, width: image.width, height: image.height, bytesPerRow: image.bytesPerRow,
+                                effort: effort).map { String(decoding: $0.payload, as: UTF8.self) }
+        }
+        var copy = [UInt8](repeating: 0, count: image.width * image.height)
+        let made = copy.withUnsafeMutableBufferPointer {
+            make(image.baseAddress.assumingMemoryBound(to: UInt8.self), Int32(image.width), Int32(image.height),
+                 Int32(image.bytesPerRow), $0.baseAddress!)
+        }
+        #expect(made == 0)
+        return copy.withUnsafeBytes {
+            scanner.scan(plane: $0.baseAddress!, width: image.width, height: image.height, bytesPerRow: image.width, effort: effort)
+        }.map { String(decoding: $0.payload, as: UTF8.self) }
+    }
+
+    /// An over-exposed code of small modules at a fifth of the contrast, on an unevenly lit wall
+    /// (Tests/Fixtures/qr-over-exposed.png): zxing-cpp reads it only once each pixel is divided
+    /// by the light around it and the result stretched; scan does, with its text.
+    @Test func theFlattenedCopyReadsAnOverExposedCode() throws {
+        let image = try StillImage.load(path: Fixtures.path("qr-over-exposed.png"))
+        #expect(Self.texts(in: image).isEmpty, "zxing-cpp reads the picture as it is: the fixture no longer tests the copy")
+        let sharpen = { lk_sharpen($0, $1, $2, $3, 1, $4) }
+        #expect(Self.texts(in: image, copy: sharpen).isEmpty)
+        #expect(Self.texts(in: image, effort: ZXingScanner.Effort.thorough.union(.globalThreshold), copy: sharpen).isEmpty)
+        #expect(Self.texts(in: image, copy: { lk_flatten_sharpen($0, $1, $2, $3, $4) }) == [Self.overExposed])
+
+        let objects = try jsonObjects(try lookout(["scan", "--types", "qr", Fixtures.path("qr-over-exposed.png")]))
+        #expect(objects.map { $0["value"] as? String } == [Self.overExposed])
+        #expect(objects.first?["decoder"] as? String == "zxing")
+    }
+
+    /// A flattened copy of an image without light changes is the image stretched: a code stays
+    /// where it was, and a plain white picture stays a picture (no division by zero, no noise made).
+    @Test func flatteningKeepsAPlainPictureFlat() {
+        let width = 64, height = 48
+        let plain = [UInt8](repeating: 255, count: width * height)
+        var out = [UInt8](repeating: 7, count: width * height)
+        let made = plain.withUnsafeBufferPointer { source in
+            out.withUnsafeMutableBufferPointer {
+                lk_flatten_sharpen(source.baseAddress!, Int32(width), Int32(height), Int32(width), $0.baseAddress!)
+            }
+        }
+        #expect(made == 0)
+        #expect(Set(out).count == 1, "a plain picture came out with \(Set(out).count) levels")
+    }
+}
