@@ -90,6 +90,7 @@ def main():
         height = len(rows)
         seed(f"{name}-whole", width, rows)
         seed(f"{name}-still", width, rows, formats=kind, mode=STILL, flags=31)
+        seed(f"{name}-global", width, rows, formats=kind, flags=15 | 32)
         seed(f"{name}-frame", width, rows, flags=11, formats=MATRIX, mode=FRAME)
         # Regions partly outside the image, shrunk and grown, and a padded stride.
         seed(f"{name}-regions", width, rows, mode=WHOLE_AND_LISTED, pad=5, regions=[
