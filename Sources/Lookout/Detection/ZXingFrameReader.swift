@@ -17,8 +17,8 @@ final class ZXingFrameReader {
     /// 1.4 finding those only about the middle, while PDF417 is read over the whole still; a
     /// window's PDF417 read was wrong on an over-exposed benchmark photograph.
     private let windowScanner: ZXingScanner
-    /// PDF417 at the places that look like a symbol, turned upright when they lean (nil when
-    /// PDF417 is not wanted).
+    /// PDF417 where rows of bars are, each place turned upright when it leans (nil when PDF417
+    /// is not wanted): zxing-cpp reads PDF417 rows only within a few degrees of level.
     private let placeScanner: ZXingScanner?
     static let placeEffort: ZXingScanner.Effort = [.thorough, .turned]
     /// Where codes were read on the last frame (plane pixels): read first on the next.
