@@ -1,6 +1,6 @@
 // Places that look like a symbol (see lk_zx_locate in CZXing.h): cells with strong contrast and
-// many dark-light transitions both across and down (a matrix symbol), or one way (the bars of
-// PDF417 rows, which cross a cell's rows often and its columns seldom, even leaning), joined
+// many dark-light transitions both across and down (a matrix symbol), or at least one way (the
+// bars of PDF417 rows: level bars cross a cell's rows only, leaning ones its columns too), joined
 // into blocks.
 #include "CZXing.h"
 

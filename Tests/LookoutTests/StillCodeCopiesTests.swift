@@ -43,8 +43,7 @@ struct StillCodeCopiesTests {
         #expect(objects.first?["decoder"] as? String == "zxing")
     }
 
-    /// A flattened copy of an image without light changes is the image stretched: a code stays
-    /// where it was, and a plain white picture stays a picture (no division by zero, no noise made).
+    /// A plain white picture stays plain when flattened: no division by zero, no levels made up.
     @Test func flatteningKeepsAPlainPictureFlat() {
         let width = 64, height = 48
         let plain = [UInt8](repeating: 255, count: width * height)

@@ -68,12 +68,12 @@ int lk_zx_read(const unsigned char *gray, int width, int height, int stride, int
 // What lk_zx_locate looks for.
 enum {
     LK_ZX_PLACES_MATRIX = 0, // a 2-D matrix (QR, Aztec, DataMatrix): many transitions across and down
-    LK_ZX_PLACES_ROWS = 1,   // rows of bars (PDF417, also leaning): many transitions one way, few the other
+    LK_ZX_PLACES_ROWS = 1,   // rows of bars (PDF417, also leaning): many transitions at least one way
 };
 
 // Up to `capacity` places in an 8-bit gray image that look like a symbol of `kind`, densest
 // first: blocks of `cell`-pixel cells with strong contrast and the kind's transitions, filling at
-// least half of their box, with a margin.
+// least half of their box (a quarter for rows: a long code leaning fills 2/5 of it), with a margin.
 int lk_zx_locate(const unsigned char *gray, int width, int height, int stride, int cell, int kind,
                  lk_zx_region *out, int capacity);
 
