@@ -15,7 +15,13 @@ let zxingPrefix = (environment["LOOKOUT_CACHE"]
 let package = Package(
     name: "Lookout",
     products: [
-        .library(name: "Lookout", targets: ["Lookout", "LookoutHTTP", "LookoutService"]),
+        // The capture library alone (session, devices, inputs, outputs, detectors, events): it
+        // builds without Hummingbird, NIO or Yams.
+        .library(name: "Lookout", targets: ["Lookout"]),
+        // The web view, API and metrics over HTTP (Hummingbird).
+        .library(name: "LookoutHTTP", targets: ["LookoutHTTP"]),
+        // The service: configuration file (Yams), sinks in order, reload.
+        .library(name: "LookoutService", targets: ["LookoutService"]),
         .executable(name: "lookout", targets: ["LookoutCLI"]),
     ],
     dependencies: [

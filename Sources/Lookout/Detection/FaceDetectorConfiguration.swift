@@ -53,4 +53,14 @@ public struct FaceDetectorConfiguration: Sendable, Equatable {
     public init(cascadePath: String) {
         self.cascadePath = cascadePath
     }
+
+    /// The cascades faces are found with unless told otherwise, where `FaceModelLocator` finds
+    /// them: the frontal face, the alt2 verifier and the profile cascade. `MetadataOutput()` uses
+    /// it, so `.face` is available as on iOS, with no files to find first.
+    public static var standard: FaceDetectorConfiguration {
+        var configuration = FaceDetectorConfiguration(cascadePath: FaceModelLocator.defaultCascadePath())
+        configuration.verificationCascadePath = FaceModelLocator.defaultVerifierPath()
+        configuration.profileVerificationCascadePath = FaceModelLocator.defaultProfilePath()
+        return configuration
+    }
 }

@@ -99,7 +99,8 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
     /// An array, not a dictionary: reading it on every report copies a reference, not the values.
     private let reportObservers = Locked<[(key: ObjectIdentifier, observe: @Sendable (AnalysedFrame, [MetadataObject]) -> Void)]>([])
 
-    /// Settings of the face detector; nil leaves faces unavailable.
+    /// Settings of the face detector (`FaceDetectorConfiguration.standard` unless given); nil
+    /// leaves faces unavailable.
     public let faceDetectorConfiguration: FaceDetectorConfiguration?
     /// ZBar scan density (1 = every line). Higher is faster and may miss thin codes.
     public let codeScanDensity: Int
@@ -123,7 +124,7 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
     private var faceModelError: CaptureError?
     private var previousHadFaces = false
 
-    public init(faceDetector: FaceDetectorConfiguration? = nil, codeScanDensity: Int = 1,
+    public init(faceDetector: FaceDetectorConfiguration? = .standard, codeScanDensity: Int = 1,
                 codeScanResolution: CodeScanResolution = .full, detectorPool: DetectorPool = .shared) {
         self.detectorPool = detectorPool
         self.processingQueue = detectorPool.lane(.codes)
