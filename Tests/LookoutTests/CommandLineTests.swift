@@ -29,7 +29,7 @@ func lookout(_ arguments: [String], input: Data? = nil, environment: [String: St
     process.arguments = arguments
     let stateHome = ScratchStateHome(environment)
     defer { withExtendedLifetime(stateHome) {} }
-    process.environment = ProcessInfo.processInfo.environment.merging(stateHome.environment) { $1 }
+    process.environment = stateHome.environment
     let out = Pipe(), err = Pipe(), stdin = Pipe()
     process.standardOutput = out
     process.standardError = err
@@ -166,6 +166,7 @@ struct CommandLineTests {
 
     @Test func closedOutputPipeStopsAtOnceQuietly() throws {
         let process = Process()
+        process.environment = childEnvironment([:])
         process.executableURL = URL(fileURLWithPath: lookoutBinary)
         process.arguments = ["run", "--input", Fixtures.path("sample.mjpeg")]
         let out = Pipe(), err = Pipe()

@@ -48,6 +48,7 @@ import Glibc
             sys.exit(code if code >= 0 else 128 - code)
             """
         let process = Process()
+        process.environment = childEnvironment([:])
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         process.arguments = ["-c", script, peak, lookoutBinary] + arguments
         try #require(FileManager.default.createFile(atPath: errors, contents: nil))

@@ -6,6 +6,7 @@ import Testing
 /// A request's status and response headers (names in lower case), by curl.
 func httpHeaders(_ url: String, _ options: [String] = []) throws -> (status: Int, headers: [String: String]) {
     let process = Process()
+    process.environment = childEnvironment([:])
     process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
     process.arguments = ["-s", "-g", "--max-time", "10", "-D", "-", "-o", "/dev/null"] + options + [url]
     let out = Pipe()

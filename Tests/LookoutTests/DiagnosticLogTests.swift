@@ -12,9 +12,7 @@ import Testing
         try #require(FileManager.default.createFile(atPath: path, contents: nil))
         defer { try? FileManager.default.removeItem(atPath: path) }
         let handle = try #require(FileHandle(forWritingAtPath: path))
-        var environment = ProcessInfo.processInfo.environment
-        environment["JOURNAL_STREAM"] = nil
-        environment["NOTIFY_SOCKET"] = nil
+        var environment = childEnvironment([:])
         if journal {
             var info = stat()
             try #require(stat(path, &info) == 0)

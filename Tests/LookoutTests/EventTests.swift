@@ -151,6 +151,7 @@ struct EventCommandLineTests {
 /// as scripts/setup installs them: its exit status and what it said.
 func schemaCheck(_ lines: [String]) throws -> (status: Int32, message: String) {
     let process = Process()
+    process.environment = childEnvironment([:])
     process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
     process.arguments = [Fixtures.packageRoot + "/scripts/validate-lines"]
     let input = Pipe(), errors = Pipe()

@@ -25,7 +25,7 @@ struct ExitStatusTests {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
         process.arguments = ["--mount", "sh", "-c", script, lookoutBinary, Fixtures.path("qr-mono.y4m")]
         let stateHome = ScratchStateHome([:])
-        process.environment = ProcessInfo.processInfo.environment.merging(stateHome.environment) { $1 }
+        process.environment = stateHome.environment
         defer { withExtendedLifetime(stateHome) {} }
         let err = Pipe()
         process.standardError = err

@@ -13,6 +13,7 @@ struct FolderSafetyTests {
     /// Removes a folder of tens of thousands of links (rm is quicker at it than FileManager).
     static func remove(_ root: String) {
         let process = Process()
+        process.environment = childEnvironment([:])
         process.executableURL = URL(fileURLWithPath: "/bin/rm")
         process.arguments = ["-rf", root]
         try? process.run()

@@ -32,7 +32,7 @@ func measuredLookout(_ arguments: [[UInt8]], stdin: String? = "/dev/null", timeo
     } + [nil]
     defer { argv.forEach { $0?.deallocate() } }
     let stateHome = ScratchStateHome([:])
-    let envp = ProcessInfo.processInfo.environment.merging(stateHome.environment) { $1 }.map { strdup("\($0)=\($1)") } + [nil]
+    let envp = stateHome.environment.map { strdup("\($0)=\($1)") } + [nil]
     defer { envp.forEach { free($0) }; withExtendedLifetime(stateHome) {} }
     var pid: pid_t = 0
     let start = Date()
@@ -330,8 +330,10 @@ func spawnWithStalledOutput(_ words: [String], errors: String) throws -> (pid: p
     startWithDefaultSignals(&attributes)
     let argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
     defer { argv.forEach { free($0) } }
+    let envp = childEnvironment([:]).map { strdup("\($0)=\($1)") } + [nil]
+    defer { envp.forEach { free($0) } }
     var pid: pid_t = 0
-    try #require(posix_spawn(&pid, words[0], &actions, &attributes, argv, environ) == 0)
+    try #require(posix_spawn(&pid, words[0], &actions, &attributes, argv, envp) == 0)
     close(fds[1])
     return (pid, fds[0])
 }

@@ -15,6 +15,7 @@ struct LibraryProductTests {
         try FileManager.default.copyItem(atPath: Fixtures.packageRoot + "/Package.swift",
                                          toPath: folder.appendingPathComponent("Package.swift").path)
         let process = Process()
+        process.environment = childEnvironment([:])
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["swift", "package", "--package-path", folder.path, "dump-package"]
         let output = Pipe()

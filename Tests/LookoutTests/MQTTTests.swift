@@ -36,6 +36,7 @@ struct MQTTTests {
         #expect(result.status == 0, "\(result.stderr)")
         // A subscriber arriving afterwards gets the retained snapshot: the newest file's bytes.
         let subscriber = Process()
+        subscriber.environment = childEnvironment([:])
         subscriber.executableURL = URL(fileURLWithPath: "/usr/bin/mosquitto_sub")
         subscriber.arguments = ["-p", String(broker.port), "-t", Self.camera + "/snapshot", "-C", "1", "-N", "-W", "60"]
         let out = Pipe()

@@ -23,6 +23,7 @@ struct OddSourceTests {
     /// Runs ffmpeg (never reading standard input) and requires that it made `output`.
     static func ffmpeg(_ arguments: [String], making output: URL) throws {
         let process = Process()
+        process.environment = childEnvironment([:])
         process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
         process.arguments = ["-nostdin", "-hide_banner", "-loglevel", "error", "-y"] + arguments + [output.path]
         process.standardInput = FileHandle.nullDevice

@@ -34,7 +34,7 @@ struct OpenAPITests {
                              "--checks", "all", "--data-generation-method", "all", "--hypothesis-max-examples", "25",
                              "--hypothesis-seed", "28", "--hypothesis-deadline", "None", "--request-timeout", "10000",
                              "--exclude-path", "/api/stream.mjpeg", "--exclude-path", "/api/events", "--no-color"]
-        process.environment = ProcessInfo.processInfo.environment.merging(["SCHEMATHESIS_HOOKS": "", "HOME": folder.path]) { $1 }
+        process.environment = childEnvironment(["SCHEMATHESIS_HOOKS": "", "HOME": folder.path])
         let out = Pipe()
         process.standardOutput = out
         process.standardError = out

@@ -59,6 +59,7 @@ struct RecordingTests {
 
     static func command(_ path: String, _ arguments: [String]) throws -> (status: Int32, output: Data, errors: String) {
         let process = Process()
+        process.environment = childEnvironment([:])
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
         let out = Pipe(), err = Pipe()

@@ -12,7 +12,7 @@ struct ServiceUnitTests {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: program)
         process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.environment = childEnvironment(environment)
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
@@ -69,6 +69,7 @@ struct ServiceUnitTests {
         // run from a folder with none.
         let binary = stage + "/usr/local/bin/lookout"
         let process = Process()
+        process.environment = childEnvironment([:])
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = ["run", "-i", Fixtures.path("sample.mjpeg"), "--events", "changes", "-q"]
         process.currentDirectoryURL = URL(fileURLWithPath: stage)

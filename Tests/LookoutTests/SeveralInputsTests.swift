@@ -19,6 +19,7 @@ struct SeveralInputsTests {
 
     static func run(_ program: String, _ arguments: [String]) throws -> Int32 {
         let process = Process()
+        process.environment = childEnvironment([:])
         process.executableURL = URL(fileURLWithPath: program)
         process.arguments = arguments
         process.standardInput = FileHandle.nullDevice

@@ -126,7 +126,7 @@ final class BackgroundProcess {
         defer { posix_spawnattr_destroy(&attributes) }
         startWithDefaultSignals(&attributes)
         stateHome = ScratchStateHome(environment)
-        let environmentList = ProcessInfo.processInfo.environment.merging(stateHome.environment) { $1 }.map { "\($0)=\($1)" }
+        let environmentList = stateHome.environment.map { "\($0)=\($1)" }
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = environmentList.map { strdup($0) } + [nil]
         defer { (argv + envp).forEach { free($0) } }
@@ -184,21 +184,32 @@ final class BackgroundProcess {
     }
 }
 
+/// The runner's variables a child may see: where programs, libraries and scratch files are, and
+/// the locale. Nothing else of the runner's environment reaches a child (a test run under systemd
+/// or by hand must not hand it `NOTIFY_SOCKET`, `STATE_DIRECTORY`, `LOOKOUT_CONFIG`, ...).
+let inheritedVariables: Set<String> = ["PATH", "HOME", "TMPDIR", "LANG", "LC_ALL", "LC_CTYPE", "LD_LIBRARY_PATH", "TZ", "USER"]
+
+/// A child's environment: `inheritedVariables` from `runner` (the test process's own), then `given`.
+func childEnvironment(_ given: [String: String], runner: [String: String] = ProcessInfo.processInfo.environment) -> [String: String] {
+    runner.filter { inheritedVariables.contains($0.key) }.merging(given) { $1 }
+}
+
 /// A child's own state directory (`XDG_STATE_HOME`, a scratch folder) unless the test gives one:
 /// Lookout keeps each camera's MQTT outbox there, locked; children running at the same time must
 /// not share it, nor write to the real home.
 final class ScratchStateHome {
+    /// The child's whole environment: `childEnvironment(given)` with the scratch state home.
     let environment: [String: String]
     private let path: String?
 
     init(_ given: [String: String]) {
         if given["XDG_STATE_HOME"] != nil || given["STATE_DIRECTORY"] != nil {
             path = nil
-            environment = given
+            environment = childEnvironment(given)
         } else {
             let path = NSTemporaryDirectory() + "lookout-test-state-\(UUID().uuidString)"
             self.path = path
-            environment = given.merging(["XDG_STATE_HOME": path]) { $1 }
+            environment = childEnvironment(given.merging(["XDG_STATE_HOME": path]) { $1 })
         }
     }
 

@@ -5,6 +5,7 @@ import Testing
 /// Runs a Python script of Tests/Support with `input` on its standard input; its one JSON line.
 func supportScript(_ name: String, _ arguments: [String], input: Data = Data()) throws -> [String: Any] {
     let process = Process()
+    process.environment = childEnvironment([:])
     process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
     process.arguments = [Fixtures.packageRoot + "/Tests/Support/" + name] + arguments
     let stdin = Pipe(), out = Pipe()

@@ -17,6 +17,7 @@ func httpGet(_ url: String, _ options: [String] = []) throws -> HTTPAnswer {
     let bodyFile = FileManager.default.temporaryDirectory.appendingPathComponent("lookout-http-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: bodyFile) }
     let process = Process()
+    process.environment = childEnvironment([:])
     process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
     process.arguments = ["-s", "-g", "--max-time", "10", "-o", bodyFile.path, "-w", "%{http_code} %{content_type}"] + options + [url]
     let out = Pipe()
@@ -127,6 +128,7 @@ struct WebServerTests {
         let metrics = try httpGet(base + "/metrics")
         #expect(metrics.status == 200)
         let check = Process()
+        check.environment = childEnvironment([:])
         check.executableURL = URL(fileURLWithPath: "/usr/bin/promtool")
         check.arguments = ["check", "metrics"]
         let input = Pipe(), output = Pipe()
