@@ -64,13 +64,12 @@ struct FolderSafetyTests {
         return (process, base)
     }
 
-    /// Symbolic links to `target` named as every name `names` gives for each millisecond from
-    /// `start` for `seconds`: whatever millisecond a frame is read at, its files' names are taken.
-    static func plantLinks(in folder: String, to target: String, from start: Date, seconds: Double,
+    /// Symbolic links to `target` named as every name `names` gives for each of `milliseconds`
+    /// (since the epoch): whatever millisecond a frame is read at, its files' names are taken.
+    static func plantLinks(in folder: String, to target: String, milliseconds: Range<Int64>,
                            names: (WallClockTime) -> [String]) -> Int {
-        let first = Int64(start.timeIntervalSince1970 * 1000)
         var planted = 0
-        for millisecond in first..<(first + Int64(seconds * 1000)) {
+        for millisecond in milliseconds {
             for name in names(wallClock(millisecond: millisecond)) where symlink(target, folder + "/" + name) == 0 { planted += 1 }
         }
         return planted
@@ -95,25 +94,32 @@ struct FolderSafetyTests {
         let (process, base) = try Self.startReadingStandardInput(
             ["--events", "changes", "--snapshots", snapshots, "--record", clips, "--record-on", "codes",
              "--pre-roll", "0", "--post-roll", "1"], first: Array(repeating: try Self.blankFrame(), count: blanks))
-        // Every name the first code event's snapshot, its temporary file and the clip would have
-        // over the next 15 s (planting takes a few of them; the frame is sent after).
-        let start = Date(), window = 15.0
-        let planted = Self.plantLinks(in: snapshots, to: outside, from: start, seconds: window) { time in
-            let name = SnapshotFileName.make(time: time, sequence: UInt64(blanks), index: 1, kind: "code")
-            return [name, "." + name + ".tmp"]
-        } + Self.plantLinks(in: clips, to: outside, from: start, seconds: window) { [RecordingFileName.make(time: $0, kind: "code")] }
-        #expect(planted == Int(window) * 1000 * 3)
+        // Every name the first code event's snapshot, its temporary file and the clip would have,
+        // from now until the event: the first seconds before the frame is sent, then a planter
+        // that stays seconds ahead of the clock until the recording line came, however slow the
+        // machine (no window the reading must fit in).
+        let start = Date()
+        let planter = LinkPlanter(start: start) { milliseconds in
+            Self.plantLinks(in: snapshots, to: outside, milliseconds: milliseconds) { time in
+                let name = SnapshotFileName.make(time: time, sequence: UInt64(blanks), index: 1, kind: "code")
+                return [name, "." + name + ".tmp"]
+            } + Self.plantLinks(in: clips, to: outside, milliseconds: milliseconds) { [RecordingFileName.make(time: $0, kind: "code")] }
+        }
+        planter.plantAhead()
+        planter.start()
         for frame in try RecordingTests.jpegFrames("sample.mjpeg") { try process.write(frame) }
 
         let lines = { Self.json(process.output.lines) }
         #expect(process.output.wait(timeout: 60) { Self.json($0).contains { $0["kind"] as? String == "recording" } },
                 "\(process.output.lines) \(process.errors.lines)")
+        let (plantedUntil, milliseconds, planted) = planter.stop()
+        #expect(planted == 3 * milliseconds, "three names a millisecond, each a new link")
         let codes = lines().filter { $0["kind"] as? String == "code" }
         try #require(codes.count == 2, "\(lines())")
         for code in codes {
             let time = try #require(code["time"] as? String)
             let read = try #require(ISO8601DateFormatter.withFractionalSeconds.date(from: time))
-            try #require(read >= start && read < start.addingTimeInterval(window), "read within the planted window: \(time)")
+            try #require(read >= start && read < plantedUntil, "read while its names were planted: \(time)")
         }
         let names = codes.compactMap { $0["snapshot"] as? String }
         #expect(names.count == 2, "both code events name their snapshot: \(codes)")
@@ -266,5 +272,53 @@ extension ISO8601DateFormatter {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         return formatter
+    }
+}
+
+/// Plants links for the names of each millisecond from `start` until stopped, `lead` seconds ahead
+/// of the clock, on a thread of its own: the files a slow machine writes late are still covered.
+final class LinkPlanter: @unchecked Sendable {
+    static let lead: Int64 = 5000
+    // All guarded by `lock`; `plant` runs under it, so stop() waits for a batch in progress.
+    private let lock = NSLock()
+    private let plant: (Range<Int64>) -> Int
+    private var next: Int64
+    private var planted = 0
+    private var stopped = false
+    private let first: Int64
+    private let finished = DispatchSemaphore(value: 0)
+
+    init(start: Date, plant: @escaping (Range<Int64>) -> Int) {
+        first = Int64(start.timeIntervalSince1970 * 1000)
+        next = first
+        self.plant = plant
+    }
+
+    /// Plants up to `lead` past now.
+    func plantAhead() {
+        lock.withLock {
+            let target = Int64(Date().timeIntervalSince1970 * 1000) + Self.lead
+            guard !stopped, target > next else { return }
+            planted += plant(next..<target)
+            next = target
+        }
+    }
+
+    /// Keeps planting ahead until `stop()`.
+    func start() {
+        Thread.detachNewThread { [self] in
+            while !lock.withLock({ stopped }) {
+                plantAhead()
+                Thread.sleep(forTimeInterval: 0.05) // pacing of the planting, not a wait for the child
+            }
+            finished.signal()
+        }
+    }
+
+    /// Stops the planting; the end of the planted time, the milliseconds planted, the links made.
+    func stop() -> (until: Date, milliseconds: Int, planted: Int) {
+        lock.withLock { stopped = true }
+        finished.wait()
+        return lock.withLock { (Date(timeIntervalSince1970: Double(next) / 1000), Int(next - first), planted) }
     }
 }

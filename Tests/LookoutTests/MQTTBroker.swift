@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 /// A real mosquitto broker on a free loopback port, in a scratch folder (config, persistence).
@@ -56,21 +57,41 @@ final class MQTTBroker {
 
     deinit { stop() }
 
+    /// A loopback port for a server a test starts, from below the kernel's ephemeral range
+    /// (`ip_local_port_range`: where every connection's own port comes from, so a port taken
+    /// there and released could be any connection's a moment later), each handed out once per
+    /// test process from an offset of its pid (processes running side by side), and free when
+    /// given.
     static func freePort() throws -> Int {
+        let ephemeral = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8))
+            .flatMap { $0.split(whereSeparator: \.isWhitespace).first.flatMap { Int($0) } } ?? 32768
+        let range = 10000..<max(20000, ephemeral)
+        for _ in 0..<range.count {
+            let port = nextPort.withLock { next -> Int in
+                let port = range.lowerBound + next % range.count
+                next += 1
+                return port
+            }
+            if isFree(port: port) { return port }
+        }
+        Issue.record("no free port below \(range.upperBound)")
+        throw CancellationError()
+    }
+
+    /// The next port to hand out, as an offset into the range.
+    private static let nextPort = Mutex(Int(getpid()) * 97)
+
+    /// Whether `port` can be bound on loopback now.
+    private static func isFree(port: Int) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Bool in
-                bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
-            }
+        address.sin_port = UInt16(port).bigEndian
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
         }
-        try #require(bound, "no free port")
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 
     static func accepts(port: Int) -> Bool {
