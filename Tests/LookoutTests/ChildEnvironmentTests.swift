@@ -25,3 +25,24 @@ struct ChildEnvironmentTests {
         #expect(!lines.contains { $0.hasPrefix("LOOKOUT_TEST_RUNNER_ONLY=") }, "\(lines)")
     }
 }
+
+/// A child the tests give up on goes with what it started.
+@Suite("Test children's processes")
+struct ChildProcessGroupTests {
+    /// Whether `pid` runs (a zombie waiting for its reaper does not).
+    static func runs(_ pid: Int32) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return false }
+        return stat[stat.index(close, offsetBy: 2)] != "Z"
+    }
+
+    @Test func aGrandchildIsKilledWithTheChild() throws {
+        var child: BackgroundProcess? = try BackgroundProcess("/bin/sh", ["-c", "sleep 300 & echo $!; wait"])
+        #expect(child?.output.wait(timeout: 60) { !$0.isEmpty } == true)
+        let grandchild = try #require(child?.output.lines.first.flatMap { Int32($0) })
+        #expect(Self.runs(grandchild))
+        child = nil
+        #expect(eventually(timeout: 60) { !Self.runs(grandchild) }, "sleep \(grandchild) outlived its parent's end")
+        if Self.runs(grandchild) { kill(grandchild, SIGKILL) }
+    }
+}

@@ -125,6 +125,12 @@ final class BackgroundProcess {
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
         startWithDefaultSignals(&attributes)
+        // A process group of its own: a test that gives up on the child kills what it started too
+        // (hooks, ffmpeg), not only the child, and leaves no grandchild behind.
+        posix_spawnattr_setpgroup(&attributes, 0)
+        var flags: Int16 = 0
+        posix_spawnattr_getflags(&attributes, &flags)
+        posix_spawnattr_setflags(&attributes, flags | Int16(POSIX_SPAWN_SETPGROUP))
         stateHome = ScratchStateHome(environment)
         let environmentList = stateHome.environment.map { "\($0)=\($1)" }
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
@@ -167,7 +173,7 @@ final class BackgroundProcess {
         while isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
         if isRunning {
             Issue.record("\(executable) did not exit within \(timeout) s")
-            kill(pid, SIGKILL)
+            kill(-pid, SIGKILL) // not reaped: still its group's number
             while isRunning { Thread.sleep(forTimeInterval: 0.01) }
         }
         // Every line written before the exit, collected: both pipes read to their end (a child the
@@ -177,10 +183,10 @@ final class BackgroundProcess {
     }
 
     deinit {
-        if isRunning {
-            kill(pid, SIGKILL)
-            while isRunning { Thread.sleep(forTimeInterval: 0.01) }
-        }
+        // Not reaped yet, so its number is still its group's (no other process can have it): what
+        // it started and left running goes with it.
+        if status == nil { kill(-pid, SIGKILL) }
+        while isRunning { Thread.sleep(forTimeInterval: 0.01) }
     }
 }
 
