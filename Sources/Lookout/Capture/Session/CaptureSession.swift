@@ -11,46 +11,6 @@ import Synchronization
 ///
 /// `startRunning()` and `stopRunning()` block; call them off the delegate queues.
 public final class CaptureSession: @unchecked Sendable {
-    /// Things a running session reports on its event queue.
-    public enum Event: Sendable {
-        /// Something failed while running; the session stops if it cannot go on.
-        case runtimeError(CaptureError)
-        /// A recorded input reached its end; every frame has been processed and reported.
-        case inputDidEnd
-        /// The input lost its frames (a camera unplugged or gone silent); the session keeps
-        /// running and the input reconnects by itself (AVCaptureSessionWasInterrupted).
-        case wasInterrupted(reason: String)
-        /// Frames flow again after an interruption, in this format (AVCaptureSessionInterruptionEnded).
-        case interruptionEnded(VideoFormatDescription)
-        /// `count` frames in a row arrived damaged (each is also a `corrupt` drop); `reason` is
-        /// the last one's. Posted when a run of damaged frames reaches 30, then 60, 120, ...: a
-        /// camera sending nothing usable is said, not only counted.
-        case framesDamaged(count: Int, reason: String)
-        /// The session stopped (after `stopRunning()`, the end of input, or a fatal error).
-        case didStopRunning
-    }
-
-    /// Frame counts of the current or last run.
-    public struct Statistics: Sendable, Equatable {
-        /// Frames the input produced, damaged ones included.
-        public var framesRead = 0
-        /// Frames that reached at least one output.
-        public var framesDelivered = 0
-        /// Time to decode or convert each frame to luma (and to wait for a pool buffer when the
-        /// input waits for its outputs).
-        public var decodeTimes = TimingHistogram()
-        /// Frames that arrived damaged.
-        public var framesCorrupt = 0
-        /// JPEG frames found unchanged before decoding and given the previous image.
-        public var framesNotDecoded = 0
-        /// JPEG frames decoded at half size, every output taking them reading no more.
-        public var framesDecodedAtHalfSize = 0
-        /// Frames an output wanted the picture of while every picture buffer was held.
-        public var picturesUnavailable = 0
-        /// Frame pictures copied for outputs that asked (`SampleBuffer.picture`).
-        public var picturesCopied = 0
-    }
-
     /// The session's graph. The capture loop reads what its outputs agreed on (`CaptureRequirements`).
     private struct Graph {
         var inputs: [CaptureInput] = []
@@ -290,14 +250,11 @@ public final class CaptureSession: @unchecked Sendable {
         let pool = BufferPool(count: Self.imageBufferCount)
         // Allocates nothing until a picture is asked for.
         let picturePool = BufferPool(count: Self.pictureBufferCount)
-        let converter = LumaConverter(pixelBudget: source.pixelBudget)
         let realTime = source.isRealTime
+        var decoding = FrameDecodeStep(converter: LumaConverter(pixelBudget: source.pixelBudget), pool: pool, waits: !realTime)
         var recipients = [CaptureConnection]()
         recipients.reserveCapacity(4)
         var agreed = configuration.withLock { $0.agreed }
-        // The last decoded image and its frame's size, kept while outputs accept unchanged frames
-        // (one pool buffer).
-        var lastImage: (image: PixelBuffer, width: Int, height: Int)?
         var damagedInARow = 0, nextDamageReport = Self.damagedFramesReported
         func countDamaged(_ reason: String) {
             damagedInARow += 1
@@ -374,51 +331,19 @@ public final class CaptureSession: @unchecked Sendable {
                 }
             }
             guard !recipients.isEmpty else { continue }
-            let needs = frameNeeds
 
             // Decode once, for every output that takes the frame, at the smallest size they all accept.
-            func reduction(width: Int, height: Int) -> Int {
-                needs.acceptsHalfPlane(frameWidth: width) ? 2 : 1
-            }
             let result: LumaConverter.Result
             let decodeStart = MonotonicClock.nanoseconds()
             do {
-                switch frame.payload {
-                case .jpeg(let bytes):
-                    // Outputs that take an unchanged frame as the last one (--motion-threshold)
-                    // spare the decode: a 1/8-scale look tells whether anything moved, unless no
-                    // output looks at this frame's pixels at all.
-                    let tolerance = needs.unchangedFrameTolerance
-                    if tolerance > 0, let last = lastImage,
-                       last.image.width >= last.width / reduction(width: last.width, height: last.height),
-                       try pixelsWanted ? converter.jpegIsUnchanged(bytes, threshold: tolerance)
-                                        : converter.jpegHasSize(bytes, width: last.width, height: last.height) {
-                        result = .image(last.image, width: last.width, height: last.height)
-                        counters.withLock { $0.framesNotDecoded += 1 }
-                    } else {
-                        result = try converter.convertJPEG(bytes, pool: pool, wait: !realTime, reduction: reduction)
-                        if case .image(let image, let width, _) = result, image.width < width {
-                            counters.withLock { $0.framesDecodedAtHalfSize += 1 }
-                        }
-                        if tolerance > 0, case .image(let image, let width, let height) = result {
-                            if lastImage == nil { _ = try converter.jpegIsUnchanged(bytes, threshold: tolerance) }
-                            lastImage = (image, width, height)
-                        } else {
-                            lastImage = nil
-                            converter.resetChangeDetection()
-                        }
-                    }
-                case .raw(let bytes, let bytesPerRow):
-                    result = try converter.convertRaw(bytes, format: frame.format, bytesPerRow: bytesPerRow,
-                                                      pool: pool, wait: !realTime)
-                case .corrupt:
-                    continue
-                }
+                let decoded = try decoding.decode(frame.payload, format: frame.format, needs: frameNeeds, pixelsWanted: pixelsWanted)
+                result = decoded.result
+                if decoded.isLastImage { counters.withLock { $0.framesNotDecoded += 1 } }
+                if decoded.isHalved { counters.withLock { $0.framesDecodedAtHalfSize += 1 } }
             } catch {
                 counters.withLock { $0.framesCorrupt += 1 }
                 countDamaged(error.description)
-                lastImage = nil
-                converter.resetChangeDetection()
+                decoding.forget()
                 for connection in recipients { connection.output.cancelReservation() }
                 for connection in connections { drop(.corrupt, to: connection, detail: error.description) }
                 continue
@@ -436,7 +361,7 @@ public final class CaptureSession: @unchecked Sendable {
             format.width = width
             format.height = height
             var picture: FramePicture?
-            if needs.wantsPicture {
+            if frameNeeds.wantsPicture {
                 picture = Self.picture(of: frame, format: format, pool: picturePool)
                 counters.withLock { if picture == nil { $0.picturesUnavailable += 1 } else { $0.picturesCopied += 1 } }
             }
