@@ -27,41 +27,6 @@ public final class MovieFileOutput: CaptureOutput, @unchecked Sendable {
 
     public let frameRingCapacity: Int
 
-    private struct Settings {
-        var maxRecordedDuration: MediaTime?
-        var maxRecordedFileSize: Int64 = 0
-        var movieFragmentInterval = MediaTime(seconds: 1)
-        var preRollDuration = MediaTime.zero
-    }
-
-    /// Shared between the capture thread (appending frames) and the writer.
-    private struct Shared {
-        var settings = Settings()
-        var isRecording = false
-        var path: String?
-        var recordedDuration = MediaTime.zero
-        var recordedFileSize: Int64 = 0
-        var statistics = Statistics()
-        /// Recordings asked for and not yet finished (start calls ahead of the writer included).
-        var requests = 0
-    }
-
-    /// Counters of this output since it was made.
-    public struct Statistics: Sendable, Equatable {
-        public var recordingsFinished = 0
-        public var recordingsFailed = 0
-        public var framesWritten = 0
-        /// Frames that should be in a file but are not (see `RecordedMovie.framesLost`).
-        public var framesLost = 0
-        /// Raw frames compressed to JPEG for the ring.
-        public var framesCompressed = 0
-        /// Bytes of frames in the ring now, the most it has held, and the memory it has touched.
-        public var ringBytes = 0
-        public var ringBytesPeak = 0
-        public var ringBytesResident = 0
-        public var ringCapacity = 0
-    }
-
     private let shared = Locked(Shared())
     private let ring: CompressedFrameRing // only under `ringLock`
     private let ringLock = Locked(())
@@ -75,22 +40,7 @@ public final class MovieFileOutput: CaptureOutput, @unchecked Sendable {
     private let active = Atomic<Bool>(false) // recording or keeping a pre-roll: frames are taken
 
     // Writer-queue state.
-    private struct Recording {
-        var path: String
-        var folder: Folder
-        var name: String
-        var delegate: any FileOutputRecordingDelegate
-        var file: MatroskaFileWriter?
-        var cursor: UInt64
-        var endTime: MediaTime?
-        var movie: RecordedMovie
-        var lastSync = MediaTime.zero
-        /// Milliseconds the newest frame lasts: until a second frame tells the real interval, a
-        /// nominal 1/30 s, so that a clip stopped after one frame still has a duration (ffprobe
-        /// shows none for 0).
-        var lastDelta: Int64 = 33
-    }
-    private var recording: Recording?
+    private var recording: MovieRecording?
     private var scratch: [UInt8] = []
     private let headerReader = JPEGDecoder()
     private let compressor = PictureRenderer(quality: 90) // compress queue
@@ -221,8 +171,8 @@ public final class MovieFileOutput: CaptureOutput, @unchecked Sendable {
                 pump()
                 finish(.stopped)
             }
-            recording = Recording(path: path, folder: folder, name: name, delegate: delegate, cursor: first,
-                                  movie: RecordedMovie(path: path, reason: .stopped))
+            recording = MovieRecording(path: path, folder: folder, name: name, delegate: delegate, cursor: first,
+                                       movie: RecordedMovie(path: path, reason: .stopped))
             shared.withLock { state in
                 state.path = path
                 state.recordedDuration = .zero
@@ -390,47 +340,20 @@ public final class MovieFileOutput: CaptureOutput, @unchecked Sendable {
         writerProgress.signal()
     }
 
-    private func write(_ frame: CompressedFrameRing.Frame, into current: inout Recording, settings: Settings) throws(RecordingError) {
-        if current.file == nil {
-            var (width, height) = (frame.width, frame.height)
-            if width == 0 || height == 0 {
-                let size = try? scratch.withUnsafeBytes { bytes in
-                    try headerReader.size(of: UnsafeRawBufferPointer(rebasing: bytes[0..<frame.length]))
-                }
-                (width, height) = size ?? (0, 0)
-            }
-            current.file = try MatroskaFileWriter(in: current.folder, named: current.name, width: width, height: height)
-            current.movie.firstPresentationTime = frame.presentationTime
-            current.movie.firstSequence = frame.sequence
-            current.movie.width = width
-            current.movie.height = height
-            current.lastSync = frame.presentationTime
-            current.delegate.fileOutput(self, didStartRecordingTo: current.path, startTime: frame.presentationTime)
-        }
-        let first = current.movie.firstPresentationTime.nanoseconds
-        let milliseconds = (frame.presentationTime.nanoseconds - first + 500_000) / 1_000_000
-        if current.movie.frameCount > 0 {
-            let previous = (current.movie.lastPresentationTime.nanoseconds - first + 500_000) / 1_000_000
-            current.lastDelta = max(0, milliseconds - previous)
-        }
-        let file = current.file!
-        let failure: RecordingError? = scratch.withUnsafeBytes { bytes in
+    /// Writes `frame` (its bytes in `scratch`) into the recording, telling its delegate when the
+    /// file is started with it.
+    private func write(_ frame: CompressedFrameRing.Frame, into current: inout MovieRecording, settings: Settings) throws(RecordingError) {
+        let failure: RecordingError? = scratch.withUnsafeBytes { buffer in
+            let bytes = UnsafeRawBufferPointer(rebasing: buffer[0..<frame.length])
             do throws(RecordingError) {
-                try file.write(UnsafeRawBufferPointer(rebasing: bytes[0..<frame.length]), milliseconds: milliseconds,
-                               durationMilliseconds: current.lastDelta)
+                if try current.openIfNeeded(for: frame, bytes: bytes, headerReader: headerReader) {
+                    current.delegate.fileOutput(self, didStartRecordingTo: current.path, startTime: frame.presentationTime)
+                }
+                try current.append(frame, bytes: bytes, fragmentInterval: settings.movieFragmentInterval)
                 return nil
             } catch { return error }
         }
         if let failure { throw failure }
-        current.movie.frameCount += 1
-        current.movie.lastPresentationTime = frame.presentationTime
-        current.movie.lastSequence = frame.sequence
-        current.movie.lastWallClockTime = frame.wallClockTime
-        current.movie.duration = MediaTime(nanoseconds: (milliseconds + current.lastDelta) * 1_000_000)
-        if frame.presentationTime.nanoseconds - current.lastSync.nanoseconds >= settings.movieFragmentInterval.nanoseconds {
-            try current.file!.sync()
-            current.lastSync = frame.presentationTime
-        }
     }
 
     /// Ends the current recording and tells its delegate.
