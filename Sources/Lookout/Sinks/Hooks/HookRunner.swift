@@ -32,6 +32,8 @@ public final class HookRunner: @unchecked Sendable {
         var running = 0
         var pending: BoundedQueue<Job>
         var statistics = Statistics()
+        /// The first drop said, then one per hundred: a stuck hook cannot flood stderr.
+        var dropWarning = DropWarning(every: 100)
         /// Children not yet reaped (a reaped pid could be reused: it leaves the set first).
         var children: Set<pid_t> = []
     }
@@ -93,12 +95,11 @@ public final class HookRunner: @unchecked Sendable {
             }
             guard state.pending.append(job) else { return (false, nil) }
             state.statistics.dropped += 1
-            return (false, state.statistics.dropped)
+            return (false, state.dropWarning.shouldSay(state.statistics.dropped) ? state.statistics.dropped : nil)
         }
         if startNow {
             DispatchQueue.global().async { [self] in execute(job) }
-        } else if let droppedSoFar, droppedSoFar % 100 == 1 {
-            // The first drop, then one line per hundred: a stuck hook cannot flood stderr.
+        } else if let droppedSoFar {
             logger.warning("hook \(name): \(maxConcurrent) still running and the queue is full; dropped the oldest waiting event (\(droppedSoFar) so far)")
         }
     }

@@ -22,42 +22,6 @@ import Synchronization
 /// published again. Each event line carries `"id":"<node>/<camera>/<sequence>"` first. Every
 /// message is QoS 1.
 public final class MQTTEventPublisher: @unchecked Sendable {
-    public struct Statistics: Sendable, Equatable {
-        /// Messages the broker acknowledged.
-        public var acknowledged = 0
-        /// Events dropped because the queue was full, or past the outbox's bounds.
-        public var dropped = 0
-        /// Events and state not yet acknowledged.
-        public var pending = 0
-        /// Whether the broker connection is up now.
-        public var connected = false
-        /// The broker connected to now (its address without the password), nil while none is.
-        public var broker: String?
-        /// Events in the outbox not acknowledged yet (waiting, or sent), and its files' bytes.
-        public var outboxPending = 0
-        public var outboxBytes: Int64 = 0
-        /// Events the outbox dropped past its size or age bound (or lost to damage on disk).
-        public var outboxDropped = 0
-
-        public init(acknowledged: Int = 0, dropped: Int = 0, pending: Int = 0, connected: Bool = false, broker: String? = nil,
-                    outboxPending: Int = 0, outboxBytes: Int64 = 0, outboxDropped: Int = 0) {
-            self.acknowledged = acknowledged
-            self.dropped = dropped
-            self.pending = pending
-            self.connected = connected
-            self.broker = broker
-            self.outboxPending = outboxPending
-            self.outboxBytes = outboxBytes
-            self.outboxDropped = outboxDropped
-        }
-    }
-
-    private struct Message {
-        var topic: String
-        var payload: [UInt8]
-        var retain: Bool
-    }
-
     public let configuration: MQTTConfiguration
     public let topics: MQTTTopics
     private let discovery: HomeAssistantDiscovery?
@@ -69,28 +33,19 @@ public final class MQTTEventPublisher: @unchecked Sendable {
     /// All state below is touched on `queue` only; every libmosquitto publish happens there, so
     /// messages leave in the order they were made.
     private let queue = DispatchQueue(label: "lookout.mqtt-publisher")
-    private var events: BoundedQueue<Message>
+    private var events: BoundedQueue<MQTTMessage>
     /// The camera's events on disk until acknowledged; nil without an outbox (then `events`).
-    private var outbox: OutboxJournal?
+    private var outbox: MQTTEventOutbox?
     /// The state directory's outbox, locked before this connection is made (nil without an outbox).
     private var outboxDirectory: OutboxDirectory?
-    /// The highest outbox sequence handed to libmosquitto: it sends its own in-flight messages
-    /// again after a reconnect, so they are not handed over twice.
-    private var handedThrough: UInt64 = 0
-    /// Outbox events handed over, by libmosquitto's message ID, until acknowledged.
-    private var inFlightEvents: [Int32: UInt64] = [:]
     /// The next event's sequence without an outbox: the wall clock in microseconds at start, so
     /// that ids stay unique across runs.
     private var nextSequence: UInt64
-    private var syncScheduled = false
-    private var outboxDroppedReported = 0
-    private var outboxTrouble = OutboxTroubleReport()
     /// Each code's value for `scan` (Home Assistant's trigger), bounded like the events, sent after
     /// them: the events' queue, its bound and its report stay about events.
-    private var scans: BoundedQueue<Message>
-    /// The latest retained state per topic, sent again after every reconnect.
-    private var retainedState: [(topic: String, payload: [UInt8])] = []
-    private var stateToSend: [Message] = []
+    private var scans: BoundedQueue<MQTTMessage>
+    /// The retained state, sent again after every reconnect, and what of it waits to be sent.
+    private var state = MQTTRetainedState()
     private var connected = false
     /// The broker of the connection up, or of the last one (an index into `configuration.brokers`).
     private var brokerInUse: Int
@@ -111,7 +66,7 @@ public final class MQTTEventPublisher: @unchecked Sendable {
     private var lastLoss: String?
     private var unacknowledged = 0
     private var acknowledged = 0
-    private var droppedReported = 0
+    private var dropWarning = DropWarning(every: 1000)
     private let idle = DispatchSemaphore(value: 0)
     private var waitingForIdle = false
     /// Messages handed to libmosquitto and not yet acknowledged, at most: bounds its own queue.
@@ -132,30 +87,11 @@ public final class MQTTEventPublisher: @unchecked Sendable {
         self.logger = logger
         self.events = BoundedQueue(capacity: max(1, configuration.queueCapacity))
         self.nextSequence = UInt64(max(1, OutboxJournal.wallMilliseconds())) * 1000
-        if let settings = configuration.outbox {
-            do throws(OutboxError) {
-                // Locked before the connection: a second process on the state directory is refused
-                // here, not after its connection (with the first's client ID) threw the first off.
-                let directory = try OutboxDirectory.prepare(stateDirectory: settings.stateDirectory)
-                outboxDirectory = directory
-                if configuration.camera != nil {
-                    let journal = try OutboxJournal(in: directory, name: settings.folderName(clientID: configuration.clientID), limits: settings.limits) {
-                        [logger] in logger.warning("MQTT: \($0)")
-                    }
-                    outbox = journal
-                    handedThrough = journal.done
-                    if journal.pendingCount > 0 {
-                        logger.notice("MQTT: \(journal.pendingCount) event\(journal.pendingCount == 1 ? "" : "s") of camera \(configuration.camera ?? "") waiting in \(journal.directory) from before; delivered first")
-                    }
-                }
-            } catch {
-                throw .outbox(error)
-            }
-        }
+        (outboxDirectory, outbox) = try MQTTEventOutbox.open(for: configuration, logger: logger)
         self.scans = BoundedQueue(capacity: max(1, configuration.queueCapacity))
         if configuration.camera != nil {
-            retainedState = [(topics.presence, Array("OFF".utf8))]
-                + configuration.zones.map { (topics.presence(inZone: $0), Array("OFF".utf8)) }
+            state = MQTTRetainedState(latest: [(topics.presence, Array("OFF".utf8))]
+                + configuration.zones.map { (topics.presence(inZone: $0), Array("OFF".utf8)) })
         }
         let relay = Relay()
         homeAssistant = configuration.homeAssistantDiscoveryPrefix.map {
@@ -188,16 +124,16 @@ public final class MQTTEventPublisher: @unchecked Sendable {
         queue.async { [self] in
             switch event {
             case .presence(let change):
-                setState(change.zone.map(topics.presence(inZone:)) ?? topics.presence,
+                state.set(change.zone.map(topics.presence(inZone:)) ?? topics.presence,
                          Array((change.isPresent ? "ON" : "OFF").utf8))
             case .code(let code):
-                setState(topics.lastCode, Array(code.stringValue.utf8))
+                state.set(topics.lastCode, Array(code.stringValue.utf8))
             default:
                 break
             }
             appendEvent(payload)
             if case .code(let code) = event {
-                scans.append(Message(topic: topics.codeScanned, payload: Array(code.stringValue.utf8), retain: false))
+                scans.append(MQTTMessage(topic: topics.codeScanned, payload: Array(code.stringValue.utf8), retain: false))
             }
             drain()
         }
@@ -207,7 +143,7 @@ public final class MQTTEventPublisher: @unchecked Sendable {
     /// waits while the broker is away, so snapshots never pile up in memory.
     public func publishSnapshot(_ jpeg: [UInt8]) {
         queue.async { [self] in
-            setState(topics.snapshot, jpeg)
+            state.set(topics.snapshot, jpeg)
             drain()
         }
     }
@@ -218,7 +154,7 @@ public final class MQTTEventPublisher: @unchecked Sendable {
         queue.async { [self] in
             guard let discovery, !discoveryWithdrawn else { return }
             discoveryWithdrawn = true
-            for config in discovery.messages { setState(config.topic, []) }
+            for config in discovery.messages { state.set(config.topic, []) }
             drain()
         }
     }
@@ -229,8 +165,7 @@ public final class MQTTEventPublisher: @unchecked Sendable {
             guard available != isAvailable else { return }
             available = isAvailable
             guard connected else { return } // sent first on connecting
-            stateToSend.removeAll { $0.topic == topics.availability }
-            stateToSend.append(Message(topic: topics.availability, payload: Array(availabilityPayload.utf8), retain: true))
+            state.replace(MQTTMessage(topic: topics.availability, payload: Array(availabilityPayload.utf8), retain: true))
             drain()
         }
     }
@@ -239,10 +174,11 @@ public final class MQTTEventPublisher: @unchecked Sendable {
 
     public var statistics: Statistics {
         queue.sync {
-            Statistics(acknowledged: acknowledged, dropped: events.dropped + scans.dropped + (outbox?.dropped ?? 0),
-                       pending: events.count + outboxWaiting + scans.count + stateToSend.count + unacknowledged, connected: connected,
+            Statistics(acknowledged: acknowledged, dropped: events.dropped + scans.dropped + (outbox?.journal.dropped ?? 0),
+                       pending: events.count + outboxWaiting + scans.count + state.count + unacknowledged, connected: connected,
                        broker: connected ? configuration.brokers[brokerInUse].redacted : nil,
-                       outboxPending: outbox?.pendingCount ?? 0, outboxBytes: outbox?.bytes ?? 0, outboxDropped: outbox?.dropped ?? 0)
+                       outboxPending: outbox?.journal.pendingCount ?? 0, outboxBytes: outbox?.journal.bytes ?? 0,
+                       outboxDropped: outbox?.journal.dropped ?? 0)
         }
     }
 
@@ -267,7 +203,7 @@ public final class MQTTEventPublisher: @unchecked Sendable {
         // 0.4 s is kept for "offline" and the disconnect, 0.2 s of it for the disconnect.
         waitUntilIdle(timeout: left(keeping: 0.4))
         queue.sync { [self] in
-            if connected { send(Message(topic: topics.availability, payload: Array(MQTTTopics.offline.utf8), retain: true)) }
+            if connected { send(MQTTMessage(topic: topics.availability, payload: Array(MQTTTopics.offline.utf8), retain: true)) }
         }
         waitUntilIdle(timeout: left(keeping: 0.2))
         let waited = min(bound, Double(MonotonicClock.nanoseconds() - start) / 1e9)
@@ -276,7 +212,7 @@ public final class MQTTEventPublisher: @unchecked Sendable {
         queue.sync { log.finish() }
         // What is not done stays on disk for the next start; the lock goes with the files.
         queue.sync {
-            outbox?.close()
+            outbox?.journal.close()
             outbox = nil
         }
         return undelivered
@@ -299,32 +235,12 @@ public final class MQTTEventPublisher: @unchecked Sendable {
     /// What is not delivered now, after a stop waited `waited` seconds for it.
     private func undeliveredNow(waited: Double) -> Undelivered? {
         // A connection never made would have sent availability, discovery and state first.
-        let firstMessages = 1 + (discovery?.messages.count ?? 0) + retainedState.count
-        let messages = events.count + outboxWaiting + scans.count + (everConnected ? stateToSend.count + unacknowledged : firstMessages)
+        let firstMessages = 1 + (discovery?.messages.count ?? 0) + state.latest.count
+        let messages = events.count + outboxWaiting + scans.count + (everConnected ? state.count + unacknowledged : firstMessages)
         guard messages > 0 else { return nil }
-        let cause: Undelivered.Cause
-        if connected {
-            cause = .notAcknowledged(seconds: waited)
-        } else if let waiting = connection.secondsWaitingForBroker {
-            cause = .noAnswer(seconds: waiting)
-        } else if let lastFailure {
-            cause = .cannotConnect(lastFailure)
-        } else if let lastLoss {
-            cause = .connectionLost(lastLoss)
-        } else {
-            cause = .noAnswer(seconds: waited) // the first attempt not yet under way
-        }
-        return Undelivered(messages: messages, cause: cause, kept: outbox?.pendingCount ?? 0)
-    }
-
-    private func setState(_ topic: String, _ payload: [UInt8]) {
-        if let index = retainedState.firstIndex(where: { $0.topic == topic }) {
-            retainedState[index].payload = payload
-        } else {
-            retainedState.append((topic, payload))
-        }
-        stateToSend.removeAll { $0.topic == topic }
-        stateToSend.append(Message(topic: topic, payload: payload, retain: true))
+        let cause = Undelivered.cause(connected: connected, waitingForBroker: connection.secondsWaitingForBroker,
+                                      lastFailure: lastFailure, lastLoss: lastLoss, waited: waited)
+        return Undelivered(messages: messages, cause: cause, kept: outbox?.journal.pendingCount ?? 0)
     }
 
     private func handle(_ event: MQTTConnection.Event) {
@@ -345,7 +261,7 @@ public final class MQTTEventPublisher: @unchecked Sendable {
         case .message(let topic, let payload, let retained):
             guard homeAssistant?.isRestart(topic: topic, payload: payload, retained: retained) == true, !discoveryWithdrawn else { break }
             if homeAssistant?.speaks == true { log.homeAssistantOnline() }
-            if homeAssistant?.restarted(stateWaiting: !stateToSend.isEmpty) == true { sendEverythingRetained() }
+            if homeAssistant?.restarted(stateWaiting: !state.isEmpty) == true { sendEverythingRetained() }
         case .connectFailed(let broker, let reason):
             connected = false
             firstAttemptPending = false
@@ -362,11 +278,8 @@ public final class MQTTEventPublisher: @unchecked Sendable {
         case .acknowledged(let messageID):
             unacknowledged = max(0, unacknowledged - 1)
             acknowledged += 1
-            if homeAssistant?.acknowledged(messageID, stateWaiting: !stateToSend.isEmpty) == true { sendEverythingRetained() }
-            if let sequence = inFlightEvents.removeValue(forKey: messageID) {
-                usingOutbox { journal throws(OutboxError) in try journal.acknowledge(sequence) }
-                scheduleSync()
-            }
+            if homeAssistant?.acknowledged(messageID, stateWaiting: !state.isEmpty) == true { sendEverythingRetained() }
+            if outbox?.acknowledged(messageID) == true { scheduleSync() }
             drain()
         }
     }
@@ -374,25 +287,24 @@ public final class MQTTEventPublisher: @unchecked Sendable {
     /// Availability first, then discovery and state, then the waiting events: what a broker or
     /// Home Assistant that forgot needs, replacing any state not sent yet (the newest is kept).
     private func sendEverythingRetained() {
-        var first = [Message(topic: topics.availability, payload: Array(availabilityPayload.utf8), retain: true)]
+        var first = [MQTTMessage(topic: topics.availability, payload: Array(availabilityPayload.utf8), retain: true)]
         for config in discovery?.messages ?? [] where !discoveryWithdrawn {
-            first.append(Message(topic: config.topic, payload: config.payload, retain: true))
+            first.append(MQTTMessage(topic: config.topic, payload: config.payload, retain: true))
         }
-        stateToSend = first + retainedState.map { Message(topic: $0.topic, payload: $0.payload, retain: true) }
+        state.sendAll(after: first)
         drain()
     }
 
     private func drain() {
-        if connected { usingOutbox { journal throws(OutboxError) in try journal.dropExpired() } }
+        if connected { outbox?.using { journal throws(OutboxError) in try journal.dropExpired() } }
         while connected && unacknowledged < window {
-            let message: Message
-            let isState = !stateToSend.isEmpty
-            if isState {
-                message = stateToSend.removeFirst()
-            } else if let outbox, let event = outbox.event(after: handedThrough) {
-                guard let messageID = send(Message(topic: event.topic, payload: event.payload, retain: false)) else { break }
-                inFlightEvents[messageID] = event.sequence
-                handedThrough = event.sequence
+            let message: MQTTMessage
+            let isState = !state.isEmpty
+            if isState, let first = state.popFirst() {
+                message = first
+            } else if let event = outbox?.nextToHandOver() {
+                guard let messageID = send(MQTTMessage(topic: event.topic, payload: event.payload, retain: false)) else { break }
+                outbox?.handedOver(event, as: messageID)
                 continue
             } else if let event = events.popFirst() {
                 message = event
@@ -407,7 +319,7 @@ public final class MQTTEventPublisher: @unchecked Sendable {
                 } else if message.topic == topics.codeScanned {
                     scans.prepend(message)
                 } else {
-                    stateToSend.insert(message, at: 0)
+                    state.putBack(message)
                 }
                 break
             }
@@ -418,7 +330,7 @@ public final class MQTTEventPublisher: @unchecked Sendable {
 
     /// Hands `message` to libmosquitto; its message ID, or nil when there is no connection.
     @discardableResult
-    private func send(_ message: Message) -> Int32? {
+    private func send(_ message: MQTTMessage) -> Int32? {
         guard let messageID = connection.publish(topic: message.topic, payload: message.payload, retain: message.retain) else {
             return nil
         }
@@ -428,7 +340,7 @@ public final class MQTTEventPublisher: @unchecked Sendable {
 
     /// Nothing left to deliver, or no broker to deliver it to (the first attempt has been made).
     private var isIdleQueueOnly: Bool {
-        connected ? events.isEmpty && outboxWaiting == 0 && scans.isEmpty && stateToSend.isEmpty && unacknowledged == 0 : !firstAttemptPending
+        connected ? events.isEmpty && outboxWaiting == 0 && scans.isEmpty && state.isEmpty && unacknowledged == 0 : !firstAttemptPending
     }
 
     private func signalIdleIfWaiting() {
@@ -440,81 +352,43 @@ public final class MQTTEventPublisher: @unchecked Sendable {
     }
 
     /// Outbox events not handed to libmosquitto yet.
-    private var outboxWaiting: Int { outbox?.count(after: handedThrough) ?? 0 }
+    private var outboxWaiting: Int { outbox?.waiting ?? 0 }
 
     /// Gives the event line its id and keeps it: in the outbox, or in memory without one (or
     /// when the outbox cannot be written: a disk error loses the event at a restart, not now).
     private func appendEvent(_ line: [UInt8]) {
         let node = configuration.nodeID ?? configuration.clientID, camera = configuration.camera ?? ""
-        if let outbox {
-            let droppedBefore = outbox.dropped
-            // Kept, or dropped past the bounds (counted): either way the outbox has dealt with it.
-            var appended = false
-            usingOutbox(.append) { journal throws(OutboxError) in
-                _ = try journal.append(topic: topics.events) {
-                    MQTTEventID.splice(MQTTEventID.text(node: node, camera: camera, sequence: $0), into: line)
-                }
-                appended = true
-            }
-            if outbox.dropped > droppedBefore { reportOutboxDrops(outbox) }
-            if appended {
-                scheduleSync()
-                return
-            }
+        if let outbox, outbox.append(topic: topics.events, payload: {
+            MQTTEventID.splice(MQTTEventID.text(node: node, camera: camera, sequence: $0), into: line)
+        }) {
+            scheduleSync()
+            return
         }
         // No outbox, or it could not write: the event waits in memory, numbered in the same
         // series (the journal's while there is one), so ids keep their order.
         let sequence: UInt64
         if let outbox {
             sequence = outbox.skipSequence()
-            outboxTrouble.keptEventInMemory()
         } else {
             sequence = nextSequence
             nextSequence += 1
         }
         let payload = MQTTEventID.splice(MQTTEventID.text(node: node, camera: camera, sequence: sequence), into: line)
-        if events.append(Message(topic: topics.events, payload: payload, retain: false)) {
+        if events.append(MQTTMessage(topic: topics.events, payload: payload, retain: false)) {
             reportDrops()
         }
     }
 
-    /// Runs `body`, doing `operation`'s work, on the outbox; a disk error is not a stop: a warning
-    /// when the trouble starts, a notice when it ends (`OutboxTroubleReport`), nothing per event.
-    private func usingOutbox(_ operation: OutboxTroubleReport.Operation = .other, _ body: (OutboxJournal) throws(OutboxError) -> Void) {
-        guard let outbox else { return }
-        do throws(OutboxError) {
-            try body(outbox)
-            if let notice = outboxTrouble.succeeded(operation, directory: outbox.directory) { logger.notice("MQTT: \(notice)") }
-        } catch {
-            if let warning = outboxTrouble.failed(operation, error) { logger.warning("MQTT: \(warning)") }
-        }
-    }
-
-    /// fsync(2)s the outbox within its interval of the first record written since the last.
+    /// Runs the outbox's fsync(2) when it asks for one.
     private func scheduleSync() {
-        guard let outbox, outbox.unsynced > 0, !syncScheduled else { return }
-        syncScheduled = true
-        queue.asyncAfter(deadline: .fromNow(seconds: outbox.limits.syncInterval)) { [weak self] in
-            guard let self else { return }
-            syncScheduled = false
-            usingOutbox(.sync) { journal throws(OutboxError) in try journal.sync() }
-        }
-    }
-
-    /// As `reportDrops`, for the outbox's bounds.
-    private func reportOutboxDrops(_ outbox: OutboxJournal) {
-        let dropped = outbox.dropped
-        if outboxDroppedReported == 0 || dropped - outboxDroppedReported >= 1000 {
-            outboxDroppedReported = dropped
-            logger.warning("MQTT: outbox \(outbox.directory) \(outbox.lastDropCause); dropped the oldest events, \(dropped) dropped so far")
-        }
+        guard let delay = outbox?.syncToSchedule() else { return }
+        queue.asyncAfter(deadline: .fromNow(seconds: delay)) { [weak self] in self?.outbox?.sync() }
     }
 
     /// One warning when drops start, then one per thousand, so a long outage cannot flood stderr.
     private func reportDrops() {
         let dropped = events.dropped
-        if dropped == 1 || dropped - droppedReported >= 1000 {
-            droppedReported = dropped
+        if dropWarning.shouldSay(dropped) {
             logger.warning("MQTT: event queue full (\(events.capacity)); dropped the oldest, \(dropped) dropped so far")
         }
     }

@@ -53,5 +53,17 @@ extension MQTTEventPublisher {
             self.cause = cause
             self.kept = kept
         }
+
+        /// Why a stop that waited `waited` seconds left messages behind, from what the connection
+        /// knows: unacknowledged while connected; else the attempt under way, the last failure to
+        /// connect, the last loss, or no answer yet to a first attempt not under way.
+        static func cause(connected: Bool, waitingForBroker: Double?, lastFailure: String?, lastLoss: String?,
+                          waited: Double) -> Cause {
+            if connected { return .notAcknowledged(seconds: waited) }
+            if let waitingForBroker { return .noAnswer(seconds: waitingForBroker) }
+            if let lastFailure { return .cannotConnect(lastFailure) }
+            if let lastLoss { return .connectionLost(lastLoss) }
+            return .noAnswer(seconds: waited)
+        }
     }
 }
