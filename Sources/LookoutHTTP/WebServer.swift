@@ -8,17 +8,6 @@ import NIOCore
 import ServiceLifecycle
 import Synchronization
 
-/// Why the web server could not start.
-public enum WebServerError: Error, CustomStringConvertible {
-    case cannotListen(address: WebServerAddress, reason: String)
-
-    public var description: String {
-        switch self {
-        case .cannotListen(let address, let reason): return "cannot listen on \(address): \(reason)"
-        }
-    }
-}
-
 /// The web view and API of one or more pipelines (cameras, `--http`), served by Hummingbird.
 /// Every route but `/metrics` and `/healthz` (which cover all cameras) takes `?camera=NAME`; the
 /// default is the first camera.
@@ -60,30 +49,6 @@ public final class WebServer: StatisticsReporting, @unchecked Sendable {
         var camera: Camera
         var preview: PreviewBroadcaster
         var name: String { camera.pipeline.configuration.camera }
-    }
-
-    public struct Configuration: Sendable {
-        public var address: WebServerAddress
-        /// Required of every request but `/healthz` (bearer token, or basic-auth password).
-        public var token: [UInt8]?
-        /// Pictures a second per viewer of the MJPEG stream, at most.
-        public var previewRate = 5.0
-        /// Where `/snapshots/NAME` reads from (one pipeline's; `Camera` says it per camera).
-        public var snapshotDirectory: String?
-        /// Where `/api/recordings` and `/recordings/NAME` read from (as above).
-        public var recordingDirectory: String?
-        /// Connections per client and in all, and how long a request's head and an idle
-        /// connection may take (see `ConnectionLimits`).
-        public var limits = ConnectionLimits()
-        /// Host names besides loopback ones a loopback server without a token answers to, and
-        /// origins whose pages may use the API (`--http-allowed-host`).
-        public var allowedHosts: [String] = []
-        /// Other sites whose pages may read the API with CORS (`--http-allowed-origin`).
-        public var allowedOrigins: [AllowedOrigin] = []
-
-        public init(address: WebServerAddress) {
-            self.address = address
-        }
     }
 
     public let configuration: Configuration
@@ -297,7 +262,7 @@ public final class WebServer: StatisticsReporting, @unchecked Sendable {
         if let token = configuration.token { router.add(middleware: TokenAuthentication(token: token)) }
         router.add(middleware: QueryCheck())
         router.get("/") { [self] _, _ in
-            counted(Self.response(.ok, type: "text/html; charset=utf-8", Array(WebPage.html.utf8)))
+            counted(Response.uncached(.ok, type: "text/html; charset=utf-8", Array(WebPage.html.utf8)))
         }
         router.get("/api/status") { [self] request, _ in
             guard let camera = camera(for: request) else { return counted(unknownCamera) }
@@ -305,7 +270,7 @@ public final class WebServer: StatisticsReporting, @unchecked Sendable {
         }
         router.get("/healthz") { [self] _, _ in counted(health()) }
         router.get("/metrics") { [self] _, _ in
-            counted(Self.response(.ok, type: "text/plain; version=0.0.4; charset=utf-8",
+            counted(Response.uncached(.ok, type: "text/plain; version=0.0.4; charset=utf-8",
                                   metrics.render(cameras.map(\.camera.pipeline.statistics))))
         }
         router.get("/api/latest.jpg") { [self] request, _ in
@@ -321,29 +286,29 @@ public final class WebServer: StatisticsReporting, @unchecked Sendable {
             guard let jpeg = await preview.latestPicture(drawsBoxes: boxes, height: height) else {
                 return counted(Response.plainText(.serviceUnavailable, "no frame yet"))
             }
-            return counted(Self.response(.ok, type: "image/jpeg", jpeg))
+            return counted(Response.uncached(.ok, type: "image/jpeg", jpeg))
         }
         router.get("/api/stream.mjpeg") { [self] request, context in
             guard let preview = camera(for: request)?.preview else { return counted(unknownCamera) }
             guard let boxes = Self.drawsBoxes(request) else { return counted(Self.badBoxes) }
-            if request.method == .head { return counted(Response(status: .ok, headers: Self.headers(type: Self.streamType))) }
-            return counted(stream(preview, drawsBoxes: boxes, channel: context.channel))
+            if request.method == .head { return counted(Response(status: .ok, headers: HTTPFields.uncached(type: PreviewBroadcaster.streamType))) }
+            return counted(preview.streamResponse(drawsBoxes: boxes, channel: context.channel))
         }
         router.get("/api/events") { [self] request, context in
-            if request.method == .head { return counted(Response(status: .ok, headers: Self.headers(type: "text/event-stream"))) }
-            return counted(eventStream(channel: context.channel))
+            if request.method == .head { return counted(Response(status: .ok, headers: HTTPFields.uncached(type: "text/event-stream"))) }
+            return counted(events.streamResponse(channel: context.channel))
         }
         router.get("/snapshots/{name}") { [self] request, context in
             guard let camera = camera(for: request) else { return counted(unknownCamera) }
-            return counted(snapshot(named: context.parameters.get("name") ?? "", in: camera.camera.snapshotDirectory))
+            return counted(StoredFileResponses.snapshot(named: context.parameters.get("name") ?? "", in: camera.camera.snapshotDirectory))
         }
         router.get("/api/recordings") { [self] request, _ in
             guard let camera = camera(for: request) else { return counted(unknownCamera) }
-            return counted(recordingList(of: camera))
+            return counted(StoredFileResponses.recordingList(camera: camera.name, in: camera.camera.recordingDirectory, query: cameras.count > 1 ? "?camera=" + camera.name : ""))
         }
         router.get("/recordings/{name}") { [self] request, context in
             guard let camera = camera(for: request) else { return counted(unknownCamera) }
-            return counted(recording(named: context.parameters.get("name") ?? "", in: camera.camera.recordingDirectory))
+            return counted(StoredFileResponses.recording(named: context.parameters.get("name") ?? "", in: camera.camera.recordingDirectory))
         }
         return router
     }
@@ -362,18 +327,6 @@ public final class WebServer: StatisticsReporting, @unchecked Sendable {
     private func counted(_ response: Response) -> Response {
         requestCount.add(1, ordering: .relaxed)
         return response
-    }
-
-    /// Every answer: its type, and never cached (the picture and the numbers are live).
-    private static func headers(type: String) -> HTTPFields {
-        var headers = HTTPFields()
-        headers[.contentType] = type
-        headers[.cacheControl] = "no-store"
-        return headers
-    }
-
-    private static func response(_ status: HTTPResponse.Status, type: String, _ bytes: [UInt8]) -> Response {
-        Response(status: status, headers: headers(type: type), body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
     private func status(of camera: Shown) -> Response {
@@ -401,7 +354,7 @@ public final class WebServer: StatisticsReporting, @unchecked Sendable {
         for line in events.recentEvents { writer.value(encoded: line) }
         writer.endArray()
         writer.endObject()
-        return Self.response(.ok, type: "application/json", writer.bytes + [0x0A])
+        return Response.uncached(.ok, type: "application/json", writer.bytes + [0x0A])
     }
 
     private func health() -> Response {
@@ -418,128 +371,7 @@ public final class WebServer: StatisticsReporting, @unchecked Sendable {
         for (name, input) in inputs { writer.key(name); writer.string(input.rawValue) }
         writer.endObject()
         writer.endObject()
-        return Self.response(healthy ? .ok : .serviceUnavailable, type: "application/json", writer.bytes + [0x0A])
+        return Response.uncached(healthy ? .ok : .serviceUnavailable, type: "application/json", writer.bytes + [0x0A])
     }
 
-    private static let boundary = "lookout-frame"
-    private static let streamType = "multipart/x-mixed-replace; boundary=\(boundary)"
-
-    private func stream(_ preview: PreviewBroadcaster, drawsBoxes: Bool, channel: any Channel) -> Response {
-        guard let (id, pictures) = preview.addViewer(drawsBoxes: drawsBoxes, channel: channel) else {
-            return Response.plainText(.serviceUnavailable, "\(PreviewBroadcaster.maximumViewers) viewers already watch")
-        }
-        return Response(status: .ok, headers: Self.headers(type: Self.streamType),
-                        body: ResponseBody { writer in
-            defer { preview.removeViewer(id) }
-            // Each part ends with the next boundary, so a browser shows a picture as soon as it is
-            // whole, not when the next one starts.
-            try await writer.write(ByteBuffer(string: "--\(Self.boundary)\r\n"))
-            for await jpeg in pictures {
-                var part = ByteBuffer()
-                part.writeString("Content-Type: image/jpeg\r\nContent-Length: \(jpeg.count)\r\n\r\n")
-                part.writeBytes(jpeg)
-                part.writeString("\r\n--\(Self.boundary)\r\n")
-                try await writer.write(part)
-                preview.viewerTook(id)
-            }
-            try await writer.finish(nil)
-        })
-    }
-
-    private func eventStream(channel: any Channel) -> Response {
-        guard let (id, lines) = events.subscribe(channel: channel) else {
-            return Response.plainText(.serviceUnavailable, "\(EventStream.maximumClients) event clients already connected")
-        }
-        let events = self.events
-        return Response(status: .ok, headers: Self.headers(type: "text/event-stream"), body: ResponseBody { writer in
-            defer { events.unsubscribe(id) }
-            try await writer.write(ByteBuffer(string: ": lookout events\n\n"))
-            for await line in lines {
-                try await writer.write(Self.serverSentEvent(line))
-            }
-            try await writer.finish(nil)
-        })
-    }
-
-    /// One line as an SSE event: `data: <line>` and a blank line; a heartbeat (empty) as a comment.
-    /// A text line holding CR or LF (a code's payload) continues on more `data:` lines, which a
-    /// client joins back with LF.
-    static func serverSentEvent(_ line: [UInt8]) -> ByteBuffer {
-        var buffer = ByteBuffer()
-        guard !line.isEmpty else {
-            buffer.writeString(": heartbeat\n\n")
-            return buffer
-        }
-        let body = line.last == 0x0A ? line.dropLast() : line[...]
-        for segment in body.split(separator: 0x0A, omittingEmptySubsequences: false) {
-            for piece in segment.split(separator: 0x0D, omittingEmptySubsequences: false) {
-                buffer.writeString("data: ")
-                buffer.writeBytes(piece)
-                buffer.writeString("\n")
-            }
-        }
-        buffer.writeString("\n")
-        return buffer
-    }
-
-    /// Clips listed by the web page, newest first: at most `listedRecordings`.
-    static let listedRecordings = 50
-
-    private func recordingList(of camera: Shown) -> Response {
-        var writer = JSONWriter(capacity: 4096)
-        writer.beginObject()
-        writer.key("camera"); writer.string(camera.name)
-        writer.key("recordings")
-        writer.beginArray()
-        let query = cameras.count > 1 ? "?camera=" + camera.name : ""
-        // Regular files named as clips, looked at without following a link.
-        if let folder = try? camera.camera.recordingDirectory?.open() {
-            for clip in RecordingRetention.clips(in: folder).reversed().prefix(Self.listedRecordings) {
-                writer.beginObject()
-                writer.key("file"); writer.string(clip.name)
-                writer.key("bytes"); writer.integer(Int(clip.bytes))
-                writer.key("modified"); writer.string(WallClockTime(seconds: Int64(clip.modified), nanoseconds: 0).rfc3339)
-                writer.key("url"); writer.string("/recordings/" + clip.name + query)
-                writer.endObject()
-            }
-        }
-        writer.endArray()
-        writer.endObject()
-        return Self.response(.ok, type: "application/json", writer.bytes + [0x0A])
-    }
-
-    /// A clip as a download, streamed from the file (clips are megabytes, not kilobytes).
-    private func recording(named name: String, in directory: Folder?) -> Response {
-        let notFound = Response.plainText(.notFound, "no such recording")
-        // Only names the recorder makes (no slash, no dot-dot), and only a regular file in the
-        // folder, opened on its descriptor without following a link.
-        guard let directory, RecordingFileName.isRecording(name),
-              let file = try? directory.open().openRegularFile(named: name),
-              let size = try? file.status().size else { return notFound }
-        var headers = Self.headers(type: "video/x-matroska")
-        headers[.contentDisposition] = "attachment; filename=\"\(name)\""
-        headers[.contentLength] = String(size)
-        return Response(status: .ok, headers: headers, body: ResponseBody { writer in
-            // The size announced, even of a clip still being written; the file closes with `file`.
-            var remaining = Int(size)
-            while remaining > 0 {
-                let chunk = try file.read(upTo: min(remaining, 256 * 1024))
-                if chunk.isEmpty { break }
-                remaining -= chunk.count
-                try await writer.write(ByteBuffer(bytes: chunk))
-            }
-            try await writer.finish(nil)
-        })
-    }
-
-    private func snapshot(named name: String, in directory: Folder?) -> Response {
-        let notFound = Response.plainText(.notFound, "no such snapshot")
-        // Only names the writer makes (no slash, no dot-dot), and only a regular file in the
-        // folder, opened on its descriptor without following a link: a link named like a
-        // snapshot is 404, never its target.
-        guard let directory, SnapshotFileName.isServable(name),
-              let file = try? directory.open().openRegularFile(named: name),
-              let size = try? file.status().size, let jpeg = try? file.read(upTo: Int(size)) else { return notFound }
-        return Self.response(.ok, type: "image/jpeg", jpeg)
-    }
 }
