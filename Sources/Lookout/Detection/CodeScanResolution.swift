@@ -28,3 +28,19 @@ public enum CodeScanResolution: String, Sendable, CaseIterable {
         halfSizeMinimumFrameWidth.map { frameWidth >= $0 } ?? false
     }
 }
+
+extension CodeScanResolution {
+    /// The narrowest frame whose plane may come at half size when the frame is not one for
+    /// faces, for a metadata output looking for `types`: any when no codes are looked for, else
+    /// as the code scanner reads (nil: whole). PDF417, Aztec and DataMatrix want whole planes:
+    /// zxing-cpp misses them at half size from about 5 pixels a module down.
+    func halfPlaneMinimumWidth(for types: [MetadataObjectType]) -> Int? {
+        if types.contains(where: \.isReadByZXingOnly) { return nil }
+        return types.contains(where: \.isMachineReadableCode) ? halfSizeMinimumFrameWidth : 0
+    }
+
+    /// Whether frames not due for faces may come at half size.
+    func acceptsHalfSizePlanes(for types: [MetadataObjectType], frameWidth: Int) -> Bool {
+        halfPlaneMinimumWidth(for: types).map { frameWidth >= $0 } ?? false
+    }
+}

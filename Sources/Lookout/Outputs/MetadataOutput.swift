@@ -1,25 +1,6 @@
 import Dispatch
 import Synchronization
 
-/// Receives detected codes and faces on the delegate's queue (AVCaptureMetadataOutputObjectsDelegate).
-public protocol MetadataOutputObjectsDelegate: AnyObject, Sendable {
-    /// The objects found in one analysed frame, all with that frame's time and sequence. Called for
-    /// every frame that holds objects, and once with an empty array when objects leave the view
-    /// (or for every analysed frame when `deliversEmptyResults` is on).
-    func metadataOutput(_ output: MetadataOutput, didOutput metadataObjects: [MetadataObject],
-                        from connection: CaptureConnection)
-
-    /// Called once for every analysed frame, after `didOutput` when that was called for the frame.
-    /// Optional: for delegates whose state moves with time even when nothing is found.
-    func metadataOutput(_ output: MetadataOutput, didFinishAnalysing frame: AnalysedFrame,
-                        from connection: CaptureConnection)
-}
-
-extension MetadataOutputObjectsDelegate {
-    public func metadataOutput(_ output: MetadataOutput, didFinishAnalysing frame: AnalysedFrame,
-                               from connection: CaptureConnection) {}
-}
-
 /// Finds machine-readable codes (ZBar) and faces (OpenCV Haar cascade) in a session's frames
 /// (AVCaptureMetadataOutput).
 ///
@@ -33,52 +14,8 @@ extension MetadataOutputObjectsDelegate {
 /// (`faceFramesLate`). Detection never holds up capture. Results for codes and for faces of the
 /// same frame are reported separately, each with the frame's time.
 public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
-    /// Counters of the work done so far.
-    public struct Statistics: Sendable, Equatable {
-        /// Frames analysed for codes (every frame the output took).
-        public var framesAnalysed = 0
-        /// Frames analysed for faces.
-        public var faceAnalyses = 0
-        /// Frames due for faces that the face queue was too busy to take (real-time input).
-        public var faceFramesLate = 0
-        /// Frames that differed too little from the last analysed one to be analysed again
-        /// (`unchangedFrameThreshold`); they were given that frame's results.
-        public var framesUnchanged = 0
-        public var objectsByType: [MetadataObjectType: Int] = [:]
-        /// Objects found whose centre lay in a mask (`regions`): not reported, not in `objectsByType`.
-        public var objectsMasked = 0
-        public var drops = DropCounts()
-        /// Frames whose codes only the second pass read (`codeSecondPassBudget`).
-        public var secondPassReads = 0
-        /// Images zxing-cpp read for PDF417, Aztec or DataMatrix (0 when none is asked for), and
-        /// those its reader process died on or overran (each skipped; the reader is restarted).
-        public var zxingLooks = 0
-        public var zxingFailures = 0
-        /// Time ZBar (and the second pass) took per frame, and the face detector per analysis.
-        public var codeTimes = TimingHistogram()
-        public var faceTimes = TimingHistogram()
-        public var objectCount: Int { objectsByType.values.reduce(0, +) }
-    }
-
-    private struct Configuration {
-        weak var delegate: (any MetadataOutputObjectsDelegate)?
-        var queue: DispatchQueue?
-        var types: [MetadataObjectType] = []
-        var available: [MetadataObjectType] = []
-        var rectOfInterest = Rect.unit
-        var regions = DetectionRegions.none
-        /// Counts changes of `regions`, so the code queue renews its motion gate only then.
-        var regionsGeneration = 0
-        var deliversEmptyResults = false
-        var faceAnalysisRate = 0.0
-        var faceFullSearchInterval = 0.0
-        var unchangedFrameThreshold = 0
-        var attachesFramePictures = false
-        var code = CodeAnalysis.Settings()
-        var generation = 0
-    }
-
-    private let configuration = Locked(Configuration())
+    /// The settings, shared by the caller's thread, the capture thread and the detector queues.
+    let configuration = Locked(Configuration())
     private let counters = Locked(Statistics())
     /// The output's code and face work, serial each, on `detectorPool`'s threads.
     private let processingQueue: DetectorPool.Lane
@@ -172,119 +109,6 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
         requirementsDidChange() // codes or none decide the plane size
     }
 
-    /// The part of the frame to search, normalized with a top-left origin; the whole frame by
-    /// default. Objects whose centre lies outside it are not reported, and detectors skip the rest
-    /// of the frame.
-    public var rectOfInterest: Rect {
-        get { configuration.withLock { $0.rectOfInterest } }
-        set {
-            let clamped = newValue.intersection(.unit)
-            precondition(clamped.width > 0 && clamped.height > 0, "the rect of interest must overlap the frame")
-            configuration.withLock { $0.rectOfInterest = clamped }
-        }
-    }
-
-    /// Masks and named zones, normalized with a top-left origin; none by default. An object whose
-    /// centre lies in a mask is never reported (it is counted in `statistics.objectsMasked`);
-    /// any other carries the name of the first zone holding its centre (`MetadataObject.zone`).
-    /// With `unchangedFrameThreshold`, motion inside masks does not count as a change. May be
-    /// changed while running: it applies from the next frame analysed.
-    public var regions: DetectionRegions {
-        get { configuration.withLock { $0.regions } }
-        set {
-            configuration.withLock {
-                guard $0.regions != newValue else { return }
-                $0.regions = newValue
-                $0.regionsGeneration += 1
-            }
-        }
-    }
-
-    /// Calls the delegate for every analysed frame, with an empty array when nothing was found.
-    public var deliversEmptyResults: Bool {
-        get { configuration.withLock { $0.deliversEmptyResults } }
-        set { configuration.withLock { $0.deliversEmptyResults = newValue } }
-    }
-
-    /// Face analyses per second of stream time, at most; 0 (the default) analyses every frame
-    /// the face queue can take. Faces move slowly and the cascade costs more than everything else:
-    /// 10 a second keeps presence responsive at a fraction of the work.
-    public var faceAnalysisRate: Double {
-        get { configuration.withLock { $0.faceAnalysisRate } }
-        set { configuration.withLock { $0.faceAnalysisRate = max(0, newValue) } }
-    }
-
-    /// Seconds of stream time between searches of the whole rect of interest for faces; in
-    /// between, an analysis looks only around the faces being followed and in the parts of the
-    /// picture that moved (when they are small), for a fraction of the work. 0 (the default)
-    /// searches the whole rect of interest at every analysis. A face that appears where nothing
-    /// moved enough to see is found within this long.
-    public var faceFullSearchInterval: Double {
-        get { configuration.withLock { $0.faceFullSearchInterval } }
-        set { configuration.withLock { $0.faceFullSearchInterval = max(0, newValue) } }
-    }
-
-    /// Skips detector work on frames that differ from the last analysed one by at most this many
-    /// grey levels in every 16x16 block (the detectors would find the same); such frames get the
-    /// last results, restamped. 0 (the default) analyses every frame.
-    public var unchangedFrameThreshold: Int {
-        get { configuration.withLock { $0.unchangedFrameThreshold } }
-        set {
-            configuration.withLock { $0.unchangedFrameThreshold = max(0, newValue) }
-            requirementsDidChange()
-        }
-    }
-
-    /// Milliseconds a frame ZBar read no code in may spend on a second look: ZBar on prepared
-    /// copies (contrast stretched, shrunk, inverted) and zxing-cpp, stopping at the first that
-    /// reads something. 0 (the default) turns it off. A still image can afford hundreds; live
-    /// video a few, with `codeSecondPassRate` bounding how often.
-    public var codeSecondPassBudget: Double {
-        get { configuration.withLock { $0.code.secondPassBudget } }
-        set { configuration.withLock { $0.code.secondPassBudget = max(0, newValue) } }
-    }
-
-    /// Second passes per second of stream time at most; 0 (the default) allows one on every
-    /// frame ZBar read nothing in.
-    public var codeSecondPassRate: Double {
-        get { configuration.withLock { $0.code.secondPassRate } }
-        set { configuration.withLock { $0.code.secondPassRate = max(0, newValue) } }
-    }
-
-    /// `codeWholeFrameRate` for video: a code appearing anywhere is read within 3 frames at 30 fps.
-    public static let videoCodeWholeFrameRate = 7.5
-
-    /// Whole-frame code scans per second of stream time, at most; 0 (the default) scans the whole
-    /// frame (the rect of interest) on every frame taken. Between them ZBar reads windows only:
-    /// around the codes read in the last look, and, while a code is followed, around what the
-    /// motion gate (`unchangedFrameThreshold`) saw change when that is a small part of the frame
-    /// (with no code to follow, frames between whole-frame scans are not looked at); a code is
-    /// read in its window as the whole-frame scan reads it. A code appearing elsewhere is read at
-    /// the next whole-frame scan: 7.5 a second (every 4th frame at 30 fps) reads it within
-    /// 100 ms. For real-time input, where it saves most of ZBar's work on a busy camera.
-    public var codeWholeFrameRate: Double {
-        get { configuration.withLock { $0.code.wholeFrameRate } }
-        set { configuration.withLock { $0.code.wholeFrameRate = max(0, newValue) } }
-    }
-
-    /// Reads code payloads in this encoding when their bytes are valid in it (nil, the default,
-    /// guesses: see `CodePayloadDecoder`). For users whose codes are known to use one.
-    public var codeTextEncoding: TextEncoding? {
-        get { configuration.withLock { $0.code.textEncoding } }
-        set { configuration.withLock { $0.code.textEncoding = newValue } }
-    }
-
-    /// Attaches each analysed frame's picture (JPEG as sent, or raw planes) to the `AnalysedFrame`
-    /// the delegate gets, for snapshots of the frames events are decided on. Off by default: the
-    /// session then copies no pictures for this output.
-    public var attachesFramePictures: Bool {
-        get { configuration.withLock { $0.attachesFramePictures } }
-        set {
-            configuration.withLock { $0.attachesFramePictures = newValue }
-            requirementsDidChange()
-        }
-    }
-
     public var statistics: Statistics {
         var snapshot = counters.withLock { $0 }
         snapshot.drops = drops.counts
@@ -315,7 +139,7 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
         configuration.withLock { settings in
             OutputRequirements(wantsPicture: settings.attachesFramePictures,
                                unchangedFrameTolerance: settings.unchangedFrameThreshold,
-                               halfPlaneMinimumWidth: halfPlaneMinimumWidth(types: settings.types))
+                               halfPlaneMinimumWidth: codeScanResolution.halfPlaneMinimumWidth(for: settings.types))
         }
     }
 
@@ -354,20 +178,6 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
         // the frame the last (empty) result: the frame need not be decoded.
         pixelsSkipped = !codes.looksAtPixels(at: time, generation: generation, settings: code)
         return pixelsSkipped ? .takenWithoutPixels : .taken
-    }
-
-    /// The narrowest frame whose plane may come at half size when the frame is not one for
-    /// faces: any when no codes are looked for, else as the code scanner reads (nil: whole).
-    /// PDF417, Aztec and DataMatrix want whole planes: zxing-cpp 1.4 misses them at half size
-    /// from about 5 pixels a module down.
-    private func halfPlaneMinimumWidth(types: [MetadataObjectType]) -> Int? {
-        if types.contains(where: \.isReadByZXingOnly) { return nil }
-        return types.contains(where: \.isMachineReadableCode) ? codeScanResolution.halfSizeMinimumFrameWidth : 0
-    }
-
-    /// Whether frames not due for faces may come at half size (see `requirements`).
-    private func acceptsHalfSizePlanes(types: [MetadataObjectType], frameWidth: Int) -> Bool {
-        halfPlaneMinimumWidth(types: types).map { frameWidth >= $0 } ?? false
     }
 
     override func cancelReservation() {
@@ -420,8 +230,8 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
         if settings.unchangedFrameThreshold > 0 {
             // Whole and half-size planes in turn (see requirements) compare only when whole
             // planes are sampled in full.
-            let mayMixPlaneSizes = acceptsHalfSizePlanes(types: settings.types,
-                                                         frameWidth: frame.formatDescription.width)
+            let mayMixPlaneSizes = codeScanResolution.acceptsHalfSizePlanes(for: settings.types,
+                                                                            frameWidth: frame.formatDescription.width)
             if motionGate?.threshold != settings.unchangedFrameThreshold || motionGate?.samplesEveryPixel != mayMixPlaneSizes
                 || motionGateRegionsGeneration != settings.regionsGeneration {
                 motionGate = MotionGate(threshold: settings.unchangedFrameThreshold, samplesEveryPixel: mayMixPlaneSizes,
