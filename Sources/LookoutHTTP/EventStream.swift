@@ -8,7 +8,7 @@ import NIOCore
 ///
 /// Each client has a bounded buffer (`clientBuffer` lines). A client that lets it fill is
 /// disconnected, so a reader that stops never slows the pipeline or grows memory.
-final class EventStream: EventSink, @unchecked Sendable {
+final class EventStream: EventSink, Sendable {
     /// Lines a client may lag behind before it is disconnected.
     static let clientBuffer = 512
     static let maximumClients = 32

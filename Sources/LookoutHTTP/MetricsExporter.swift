@@ -5,7 +5,7 @@ import Prometheus
 /// swift-prometheus, each camera's series with a `camera` label (the server's own, HTTP, without).
 /// Counters move by what changed since the previous scrape, so they equal the snapshot's totals
 /// (and the `--stats` line); timings become histograms in seconds.
-final class MetricsExporter: @unchecked Sendable {
+final class MetricsExporter: Sendable {
     private let registry = PrometheusCollectorRegistry()
     private let lock = Locked(Exported())
 

@@ -30,7 +30,7 @@ import Synchronization
 /// Each camera it shows has a `PhotoOutput` in its session and the server's `eventSink` in its
 /// pipeline, wired by whoever builds the cameras (`Service`). With nobody connected its cost is
 /// one photo a second per camera (see `PreviewBroadcaster`).
-public final class WebServer: StatisticsReporting, @unchecked Sendable {
+public final class WebServer: StatisticsReporting, Sendable {
     /// A camera the server shows: its pipeline, and where its snapshots and clips are.
     public struct Camera: Sendable {
         public var pipeline: DetectionPipeline

@@ -13,7 +13,7 @@ import Logging
 /// finishes after it): standard output; the clip recorder (its `recording` lines then reach the
 /// others); the snapshot writer (it names the snapshot an event line carries, and hands the JPEG
 /// to MQTT); MQTT; hooks; the web server's event stream.
-public final class Service: @unchecked Sendable {
+public final class Service: Sendable {
     private typealias Shared = ServiceParts.Shared
     private typealias RunningCamera = ServiceParts.RunningCamera
 

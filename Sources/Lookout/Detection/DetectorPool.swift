@@ -15,7 +15,7 @@ import Glibc
 /// busy camera cannot starve another. Face jobs (tens of milliseconds for a full search) run on
 /// at most `faceThreadCount` threads at once, one fewer than all by default: a code job, due
 /// within a frame or its camera drops the next frame as late, always finds a thread soon.
-public final class DetectorPool: @unchecked Sendable {
+public final class DetectorPool: Sendable {
     /// What a lane's jobs are, in the order the pool takes them.
     enum Priority: Int, CaseIterable, Sendable {
         /// Code reading: a code must be read within 100 ms, and a late code job drops frames.
@@ -113,7 +113,7 @@ public final class DetectorPool: @unchecked Sendable {
     }
 
     /// The ready lanes and the threads' loop.
-    fileprivate final class Scheduler: @unchecked Sendable {
+    fileprivate final class Scheduler: Sendable {
         struct State {
             /// Lanes with a job to run and none running, by priority, oldest first.
             var ready: [[Lane]] = Array(repeating: [], count: Priority.allCases.count)

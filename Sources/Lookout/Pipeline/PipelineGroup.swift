@@ -12,7 +12,7 @@ import Dispatch
 /// costliest, at once, and their face analyses fall at different moments from then on. A camera
 /// with no frame yet after `quietStartWait` (a network camera connecting, one unplugged) does not
 /// hold up the next: its first analysis comes whenever its frames do.
-public final class PipelineGroup: @unchecked Sendable {
+public final class PipelineGroup: Sendable {
     private struct Member {
         var pipeline: DetectionPipeline
         var outcome: DetectionPipeline.Outcome?

@@ -5,7 +5,7 @@ import Synchronization
 
 /// Wakes a thread blocked in poll() from any other thread: a non-blocking pipe whose read end goes
 /// into the poll set, and a flag. Used by the file reader and the camera loop to stop promptly.
-final class CancellationPipe: @unchecked Sendable {
+final class CancellationPipe: Sendable {
     /// Add this to the poll set; it becomes readable once `cancel()` was called.
     let readEnd: Int32
     private let writeEnd: Int32

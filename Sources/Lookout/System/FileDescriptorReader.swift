@@ -5,7 +5,7 @@ import Synchronization
 
 /// Reads a file or pipe and can be cancelled from another thread, so that stopping a session
 /// never waits on a producer that has gone quiet (a pipe with no writer activity blocks `read`).
-package final class FileDescriptorReader: @unchecked Sendable {
+package final class FileDescriptorReader: Sendable {
     /// Path for messages ("standard input" for `-`).
     package let path: String
     package let fd: Int32

@@ -2,7 +2,7 @@ import Lookout
 
 /// The service's own section of every camera's statistics: the reloads done and refused
 /// (`reloads` in the stats line and /api/status, `lookout_reloads_total` in /metrics).
-final class ReloadStatistics: StatisticsReporting, @unchecked Sendable {
+final class ReloadStatistics: StatisticsReporting, Sendable {
     private let counts = Locked(Service.ReloadCounts())
 
     func record(succeeded: Bool) {

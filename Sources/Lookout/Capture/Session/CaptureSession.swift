@@ -10,7 +10,7 @@ import Synchronization
 /// for the outputs instead, so every frame is analysed.
 ///
 /// `startRunning()` and `stopRunning()` block; call them off the delegate queues.
-public final class CaptureSession: @unchecked Sendable {
+public final class CaptureSession: Sendable {
     /// The session's graph. The capture loop reads what its outputs agreed on (`CaptureRequirements`).
     private struct Graph {
         var inputs: [CaptureInput] = []

@@ -2,7 +2,7 @@ import Synchronization
 
 /// Counts an output's dropped frames and batches the reports waiting for its delegate, one pending
 /// report per reason at most, so a stalled delegate never makes memory grow.
-final class DropCoalescer: @unchecked Sendable {
+final class DropCoalescer: Sendable {
     private struct State {
         var pending: [FrameDrop] = []
         var counts = DropCounts()

@@ -4,7 +4,7 @@
 /// this object (and of its `imageBuffer`) lets go. A delegate that keeps sample buffers keeps pool
 /// buffers: hold one only as long as you need it, copy what you want to keep, or frames drop as
 /// out of buffers.
-public final class SampleBuffer: @unchecked Sendable {
+public final class SampleBuffer: Sendable {
     /// Position of the frame in its stream, from 0; gaps mean frames were lost before Lookout saw them.
     public let sequence: UInt64
     /// When the frame was captured, on the stream's clock.

@@ -1,7 +1,7 @@
 /// Runs the hooks: the code hook for each `code` event, the presence hook for each `presence`
 /// change (the camera's, and each zone's with `LOOKOUT_ZONE` set), each with the event's line on
 /// standard input and its fields in the environment.
-public final class HookEventSink: EventSink, @unchecked Sendable {
+public final class HookEventSink: EventSink, Sendable {
     public let codeHook: HookRunner?
     public let presenceHook: HookRunner?
     private let source: String

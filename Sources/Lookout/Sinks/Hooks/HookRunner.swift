@@ -15,7 +15,7 @@ import Glibc
 /// SIGKILL a second later, with its whole process group. Failures go to `diagnostics`; they never
 /// hold up detection. A hook's standard output goes to Lookout's standard error, so it cannot
 /// corrupt the JSON lines on standard output.
-public final class HookRunner: @unchecked Sendable {
+public final class HookRunner: Sendable {
     public struct Statistics: Sendable, Equatable {
         public var started = 0
         public var failed = 0

@@ -13,7 +13,7 @@ import Glibc
 /// typing. Codes wait in a bounded queue (oldest dropped, counted). A code holding a character
 /// the layout cannot type, with no substitute for it, is refused whole with a warning (counted):
 /// nothing of it is typed.
-public final class KeyboardEventSink: EventSink, @unchecked Sendable {
+public final class KeyboardEventSink: EventSink, Sendable {
     public let settings: Settings
     public let camera: String
     private let device: any KeyboardDevice

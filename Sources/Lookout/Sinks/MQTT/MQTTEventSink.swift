@@ -1,7 +1,7 @@
 /// Publishes a camera's events to the MQTT broker (`MQTTEventPublisher`), its availability as
 /// its input is lost and found, and each snapshot written as binary JPEG on
 /// `<prefix>/<camera>/snapshot`, retained.
-public final class MQTTEventSink: EventSink, @unchecked Sendable {
+public final class MQTTEventSink: EventSink, Sendable {
     public let publisher: MQTTEventPublisher
     private let diagnostics: @Sendable (String) -> Void
     /// Where what a stop could not deliver goes (a node's one report); nil: said here.

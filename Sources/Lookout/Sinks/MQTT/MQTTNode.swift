@@ -7,7 +7,7 @@ import Logging
 /// A fleet is several nodes on one broker, each with its own prefix and client ID: a node that
 /// dies turns its own availability and its cameras' offline (the broker publishes their wills),
 /// and nothing of the others'.
-public final class MQTTNode: @unchecked Sendable {
+public final class MQTTNode: Sendable {
     public let configuration: MQTTConfiguration
     private let publisher: MQTTEventPublisher
     private let logger: Logger

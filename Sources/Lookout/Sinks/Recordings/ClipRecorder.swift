@@ -24,7 +24,7 @@ import Dispatch
 /// descriptor, never through a link (`MovieFileOutput`). After each clip's line has gone to the
 /// sinks, `retention` deletes the oldest clips beyond its limits, never the newest, the one just
 /// finished or one being written: a `recording` line names a file that is there when it is written.
-public final class ClipRecorder: EventSink, FileOutputRecordingDelegate, @unchecked Sendable {
+public final class ClipRecorder: EventSink, FileOutputRecordingDelegate, Sendable {
     public enum Trigger: String, Sendable, CaseIterable {
         case presence, codes, always
     }

@@ -9,7 +9,7 @@ import Glibc
 /// with `CaptureDevice(path:)`. Change `activeFormat`, `activeVideoMinFrameDuration`, buffer count
 /// and control values between `lockForConfiguration()` and `unlockForConfiguration()`; they apply
 /// when a `CaptureDeviceInput` for the device starts streaming.
-public final class CaptureDevice: @unchecked Sendable {
+public final class CaptureDevice: Sendable {
     /// What kind of media a device captures; Lookout captures video.
     public enum MediaType: Sendable { case video }
 
