@@ -9,6 +9,7 @@ import NIOCore
 /// so that `latest.jpg` answers at once; while someone watches, `previewRate` a second. Each viewer
 /// holds at most one picture: a slow one skips frames (counted), and one that takes none for
 /// `stallTimeout` seconds is disconnected.
+// @unchecked: viewers and the latest photo are in `state`'s lock; channels are NIO's, used through their event loops.
 final class PreviewBroadcaster: PhotoCaptureDelegate, @unchecked Sendable {
     static let idleInterval = 1.0
     static let stallTimeout = 10.0

@@ -63,6 +63,7 @@ public final class DetectorPool: Sendable {
     var jobsRun: [Priority: Int] { scheduler.state.withLock { $0.jobsRun } }
 
     /// A serial queue of jobs on a pool: one runs at a time, in the order given.
+    // @unchecked: jobs and flags are guarded by the scheduler's lock, which every access takes.
     final class Lane: @unchecked Sendable {
         fileprivate let scheduler: Scheduler
         // Guarded by the scheduler's lock.
@@ -108,6 +109,7 @@ public final class DetectorPool: Sendable {
     }
 
     /// A `Lane.sync` job, let go of once run.
+    // @unchecked: `run` is set before the job is queued and cleared by it; the semaphore orders the rest.
     private final class SyncJob: @unchecked Sendable {
         var run: (() -> Void)?
     }

@@ -1,5 +1,6 @@
 /// Something found in a frame (AVMetadataObject). Coordinates are given twice: `bounds` normalized
 /// to 0...1 with a top-left origin, as AVFoundation does, and `pixelBounds` in the frame's pixels.
+// @unchecked: non-final (codes, faces); `zone` is set once on the detector queue before the object is reported, then never.
 public class MetadataObject: @unchecked Sendable {
     public let type: MetadataObjectType
     /// Presentation time of the frame the object was found in.
@@ -33,6 +34,7 @@ public class MetadataObject: @unchecked Sendable {
 }
 
 /// A barcode or QR code (AVMetadataMachineReadableCodeObject).
+// @unchecked: restates its base class's: immutable once reported.
 public final class MachineReadableCodeObject: MetadataObject, @unchecked Sendable {
     /// The payload exactly as encoded in the symbol. For QR codes with an ECI designator, ZBar has
     /// already converted the payload to UTF-8.
@@ -83,6 +85,7 @@ public final class MachineReadableCodeObject: MetadataObject, @unchecked Sendabl
 }
 
 /// A face (AVMetadataFaceObject).
+// @unchecked: restates its base class's: immutable once reported.
 public final class FaceObject: MetadataObject, @unchecked Sendable {
     /// Identifies this face while it stays in view. A face that enters gets a new ID, never one
     /// used before in the process's life.

@@ -6,6 +6,7 @@ import Synchronization
 /// The pool never grows past `count` buffers, so a consumer that holds frames makes the producer
 /// drop (or, for recorded input, wait) instead of making memory grow. A buffer grows in place when
 /// a larger frame arrives, which only happens while the stream's frame size settles.
+// @unchecked: `slots` is guarded by the pool's lock; a buffer's memory belongs to whoever acquired it.
 public final class BufferPool: @unchecked Sendable {
     /// How many buffers the pool holds.
     public let count: Int

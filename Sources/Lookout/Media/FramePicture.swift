@@ -6,6 +6,7 @@
 /// back to it when the last holder lets go. Pictures are copied only for frames some output asked
 /// for; when every buffer is held, frames simply come without one (`SampleBuffer.picture` is nil),
 /// capture never waits.
+// @unchecked: its memory is written once, before the picture is shared, and freed in deinit.
 public final class FramePicture: @unchecked Sendable {
     /// The frame's size in pixels.
     public let width: Int

@@ -4,6 +4,7 @@ import Synchronization
 ///
 /// The memory belongs to a `BufferPool` buffer and goes back to the pool when the last holder of
 /// this object lets go of it.
+// @unchecked: read-only memory from a pool buffer held until deinit gives it back.
 public final class PixelBuffer: @unchecked Sendable {
     public let width: Int
     public let height: Int

@@ -1,5 +1,6 @@
 /// A destination for a session's frames (AVCaptureOutput). Use `VideoDataOutput` for frames or
 /// `MetadataOutput` for detected codes and faces.
+// @unchecked: non-final (the outputs); `session` is set by addOutput and removeOutput, calls made from one thread.
 public class CaptureOutput: @unchecked Sendable {
     /// Set while the output belongs to a session.
     weak var session: CaptureSession?

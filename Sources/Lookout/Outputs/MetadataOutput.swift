@@ -13,6 +13,7 @@ import Synchronization
 /// `statistics`); while the face queue is busy, frames go to the code queue only
 /// (`faceFramesLate`). Detection never holds up capture. Results for codes and for faces of the
 /// same frame are reported separately, each with the frame's time.
+// @unchecked: restates its base class's; fields are the capture thread's, a lane's or in locks, as each says.
 public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
     /// The settings, shared by the caller's thread, the capture thread and the detector queues.
     let configuration = Locked(Configuration())

@@ -62,6 +62,7 @@ public protocol PhotoCaptureDelegate: AnyObject, Sendable {
 /// when that output skips the frame for codes, the next frame is taken instead (up to
 /// `maximumRetakes` times, then the objects last found before the frame are given). Faces are
 /// those of the frame when the face queue analysed it, else the last ones found before it.
+// @unchecked: restates its base class's; requests are in locks, the renderer is the capture thread's.
 public final class PhotoOutput: CaptureOutput, @unchecked Sendable {
     private struct Request {
         var settings: PhotoSettings

@@ -23,6 +23,7 @@ extension VideoDataOutputSampleBufferDelegate {
 /// delays capture or queues up frames. With it off, frames queue up to the size of the buffer
 /// pool, then drop as out of buffers. For recorded input read as fast as possible, the session
 /// waits for the delegate instead of dropping.
+// @unchecked: restates its base class's; `reservationHoldsGate` is the capture thread's.
 public final class VideoDataOutput: CaptureOutput, @unchecked Sendable {
     private struct Configuration {
         weak var delegate: (any VideoDataOutputSampleBufferDelegate)?

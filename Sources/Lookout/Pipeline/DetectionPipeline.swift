@@ -10,6 +10,7 @@ import Synchronization
 /// `PipelineOutput` value that every sink receives in order. The pipeline's counters and each
 /// part's own section make one `StatisticsSnapshot` (`statistics`), read by the end-of-run
 /// summary, `/api/status` and `/metrics` alike.
+// @unchecked: results state is the pipeline queue's, control state the control queue's, the rest in locks.
 public final class DetectionPipeline: MetadataOutputObjectsDelegate, @unchecked Sendable {
     public struct Configuration: Sendable {
         /// The input's name in lines ("sample.mjpeg", "-", "/dev/video0").

@@ -1,6 +1,7 @@
 /// Writes the pipeline's lines to a file descriptor (standard output), one flush per analysed
 /// frame, so that a consumer sees each code as soon as it is read. When the reader goes away
 /// (`lookout | head -1`) it says so once, through `onClosed`, and writes nothing more.
+// @unchecked: the line sink is used under `lock` or from the pipeline queue only.
 public final class StandardOutputSink: EventSink, @unchecked Sendable {
     private let sink: LineSink
     private let onClosed: @Sendable () -> Void

@@ -5,6 +5,7 @@ import Glibc
 /// An open file Lookout owns, closed when the value goes (swift-system's `FileDescriptor`, with
 /// ownership): each call does one system call's work and throws the `Errno` it failed with.
 /// Used from one thread at a time.
+// @unchecked: used from one thread at a time (its owner's); close is idempotent.
 package final class FileDescriptor: @unchecked Sendable {
     /// The descriptor; -1 once closed or released.
     public private(set) var rawValue: Int32

@@ -6,6 +6,7 @@ import Glibc
 /// with a pthread mutex that ThreadSanitizer follows. On Linux, `Mutex` waits with futex system
 /// calls TSan cannot see, so `swift test --sanitize=thread` reported every access under every
 /// lock as a race, hiding any real one.
+// @unchecked: the pthread mutex guards `value` (see above).
 package final class Locked<Value>: @unchecked Sendable {
     private var value: Value
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>

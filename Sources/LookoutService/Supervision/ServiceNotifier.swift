@@ -17,6 +17,7 @@ import Glibc
 /// - `STOPPING=1` when the service stops.
 ///
 /// Nothing is sent when `$NOTIFY_SOCKET` is unset; nothing runs per frame.
+// @unchecked: `timer` is set by start() before its first tick and cancelled on `queue`.
 public final class ServiceNotifier: @unchecked Sendable {
     private struct State {
         var status = ""

@@ -3,6 +3,7 @@ import Synchronization
 /// A capture input that reads recorded video: an MJPEG elementary stream (concatenated JPEGs) or a
 /// YUV4MPEG2 stream, from a file or standard input. It feeds the same outputs a camera does; the
 /// role AVAssetReader plays for AVFoundation, shaped as an input so sessions need no special case.
+// @unchecked: restates its base class's; its source is the capture thread's.
 public final class AssetReaderInput: CaptureInput, @unchecked Sendable {
     /// How frames are timed.
     public enum Pacing: Sendable, Equatable {
@@ -54,6 +55,7 @@ public final class AssetReaderInput: CaptureInput, @unchecked Sendable {
 }
 
 /// The frame source behind `AssetReaderInput`.
+// @unchecked: a frame source is read by its session's capture thread only.
 final class RecordedStreamSource: FrameSource, @unchecked Sendable {
     let sourceName: String
     let container: AssetReaderInput.Container

@@ -1,5 +1,6 @@
 /// A source of frames for a capture session (AVCaptureInput). Use a concrete input:
 /// `AssetReaderInput` for recorded video; camera inputs join it with V4L2 capture.
+// @unchecked: non-final (camera, file, ffmpeg inputs); its source belongs to the session's capture thread.
 public class CaptureInput: @unchecked Sendable {
     let source: FrameSource
 

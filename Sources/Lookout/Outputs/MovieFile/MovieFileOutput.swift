@@ -17,6 +17,7 @@ import Synchronization
 /// file that ffprobe and ffplay read to within that much of the end (it lacks only its index and
 /// duration, written at the end). A disk that fills ends the recording with an error and the
 /// output goes on; the next `startRecording` tries again.
+// @unchecked: writer state is the writer queue's, the ring is under `ringLock`, the rest in locks and atomics.
 public final class MovieFileOutput: CaptureOutput, @unchecked Sendable {
     /// The frame ring's size unless given: 64 MiB holds about 10 s of 720p MJPEG at 30 fps
     /// (some 200 kB a frame), more than the default pre-roll needs at 1080p.

@@ -14,6 +14,7 @@ public protocol KeyboardDevice: AnyObject, Sendable {
 /// A virtual keyboard made through the kernel's uinput driver (`/dev/uinput`): it appears to the
 /// system as a keyboard (`/dev/input/eventN`, and to X, Wayland and the console) until destroyed
 /// or its descriptor is closed. Used from one thread at a time (the keyboard output's typist).
+// @unchecked: used from one thread at a time (the keyboard output's typist).
 public final class UInputDevice: KeyboardDevice, @unchecked Sendable {
     public static let defaultPath = "/dev/uinput"
     /// USB IDs shown to the system ("Lookout"), so that rules can match the device.

@@ -17,6 +17,7 @@ import Glibc
 /// libmosquitto keeps the QoS 1 messages it has accepted and not seen acknowledged, and sends them
 /// again on the next connection, to the same broker or the next; the caller bounds how many it
 /// hands over. Events arrive on the network thread.
+// @unchecked: `started` and the libmosquitto handle are used on the caller's start/stop path, events on libmosquitto's thread.
 final class MQTTConnection: @unchecked Sendable {
     enum Event: Sendable {
         /// The broker (an index into the configuration's `brokers`) accepted the connection.

@@ -13,6 +13,7 @@ import Logging
 ///   The connection after the first such loss is said ("reconnected": it may be a broker that
 ///   restarted); after the second, "reconnected" waits for a connection that stays up.
 /// - Home Assistant's `online` on its status topic: said once, then counted.
+// @unchecked: used on its publisher's queue only.
 final class MQTTConnectionLog: @unchecked Sendable {
     enum Repeat: Hashable {
         case cannotConnect(broker: Int, reason: String)

@@ -21,6 +21,7 @@ import Synchronization
 /// counted), and go out in order on reconnect, after availability and the retained state are
 /// published again. Each event line carries `"id":"<node>/<camera>/<sequence>"` first. Every
 /// message is QoS 1.
+// @unchecked: every mutable field is its serial queue's (see the note above `queue`).
 public final class MQTTEventPublisher: @unchecked Sendable {
     public let configuration: MQTTConfiguration
     public let topics: MQTTTopics
@@ -104,6 +105,7 @@ public final class MQTTEventPublisher: @unchecked Sendable {
     }
 
     /// Lets the connection reach the publisher without keeping it alive.
+    // @unchecked: `publisher` is set once, before the connection can call it.
     private final class Relay: @unchecked Sendable {
         weak var publisher: MQTTEventPublisher?
     }

@@ -18,6 +18,7 @@ import Glibc
 /// last write, succeeded) and a place in the queue is free for it: after a failure, events are
 /// still written, unnamed, until one succeeds and lines name them again. A named snapshot whose
 /// write then fails (the disk filled meanwhile) is named in a warning.
+// @unchecked: `kept` and the renderer are its writer queue's.
 public final class SnapshotWriter: EventSink, SnapshotNaming, @unchecked Sendable {
     public struct Options: Sendable {
         /// Outlines and labels drawn on the picture.

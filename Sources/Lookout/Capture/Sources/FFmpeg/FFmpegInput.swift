@@ -14,6 +14,7 @@ import Glibc
 /// A network source is live, like a camera: when no frame arrives within the watchdog time, or
 /// ffmpeg exits, the input reports the loss (`camera_lost`), starts ffmpeg again with backoff and
 /// reports the first frame back (`camera_found`). A file ends where ffmpeg ends.
+// @unchecked: restates its base class's; its source is the capture thread's.
 public final class FFmpegInput: CaptureInput, @unchecked Sendable {
     public struct Options: Sendable {
         /// Ask ffmpeg for 4:2:0 frames (colour pictures) rather than luma only.

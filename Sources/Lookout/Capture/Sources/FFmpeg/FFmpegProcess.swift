@@ -6,6 +6,7 @@ import Glibc
 /// One running `ffmpeg` that writes a YUV4MPEG2 stream on a pipe: its pid, the pipe's reader, and
 /// the last lines it wrote on standard error (kept off Lookout's standard output; shown when it
 /// fails).
+// @unchecked: `status` is written by reap() only, on its source's thread; the rest is constant.
 final class FFmpegProcess: @unchecked Sendable {
     let pid: pid_t
     let output: FileDescriptorReader

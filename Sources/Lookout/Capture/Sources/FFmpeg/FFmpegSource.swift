@@ -6,6 +6,7 @@ import Glibc
 
 /// The frame source behind `FFmpegInput`: runs ffmpeg, reads its YUV4MPEG2 frames, and for a
 /// network source watches for silence and restarts it (the V4L2 source's loss and backoff).
+// @unchecked: a frame source is read by its session's capture thread only; stop uses the cancellation pipe.
 final class FFmpegSource: FrameSource, @unchecked Sendable {
     let sourceName: String
     let isRealTime: Bool

@@ -8,6 +8,7 @@
 /// stalls the driver or corrupts a frame (even with v4l2loopback, which reuses held buffers);
 /// it takes buffers from the session's small pool, and frames drop as `outOfBuffers` while the
 /// pool is empty.
+// @unchecked: restates its base class's; its source is the capture thread's.
 public final class CaptureDeviceInput: CaptureInput, @unchecked Sendable {
     public let device: CaptureDevice
     private let capture: V4L2CaptureSource

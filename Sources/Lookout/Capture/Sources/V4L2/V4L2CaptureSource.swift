@@ -12,6 +12,7 @@ import Glibc
 /// When the camera goes away (ENODEV/EIO, POLLERR, or no frame within the watchdog), the source
 /// reports the loss, tears everything down (STREAMOFF, munmap, close) and reopens with backoff
 /// until frames flow again, then reports that. With reconnection off, a loss ends the stream.
+// @unchecked: a frame source is read by its session's capture thread only; stop uses the cancellation pipe.
 final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
     let sourceName: String
     let isRealTime = true
