@@ -232,40 +232,11 @@ struct RunCommand: ParsableCommand {
     private func reloadHandler(_ service: Service, path: String?, inputs: [CameraConfiguration], notifier: ServiceNotifier?,
                                logger: Logger) -> (@Sendable () -> Void)? {
         guard let path else { return nil }
-        let keepsInputs = !input.isEmpty
+        let reload = FileReload(path: path, cameras: input.isEmpty ? nil : inputs, notifier: notifier, logger: logger)
         let commandLine = (try? overrides()) ?? ConfigurationSettings()
         return {
-            notifier?.reloading()
-            defer { notifier?.reloaded() }
-            Self.reload(service, from: path, inputs: inputs, keepsInputs: keepsInputs, overrides: commandLine, logger: logger)
-        }
-    }
-
-    /// SIGHUP: re-reads the file and moves the service to it; a file with problems changes
-    /// nothing and says why in one line. A new log-level applies at once.
-    private static func reload(_ service: Service, from path: String, inputs: [CameraConfiguration], keepsInputs: Bool,
-                               overrides: ConfigurationSettings, logger: Logger) {
-        var configuration: LookoutConfiguration
-        do throws(ConfigurationProblems) {
-            configuration = try ConfigurationFile.load(path: path)
-        } catch {
-            service.countFailedReload()
-            let more = error.problems.count > 1 ? " (and \(error.problems.count - 1) more problem\(error.problems.count > 2 ? "s" : ""); `lookout config check \(path)` lists them)" : ""
-            logger.error("reload refused, nothing changed: \(error.problems.first?.description ?? "")\(more)")
-            return
-        }
-        if keepsInputs { configuration.cameras = inputs }
-        DiagnosticOutput.level = configuration.settings.overlaid(by: overrides).withDefaults.resolved(\.logLevel)
-        do throws(ServiceError) {
-            let report = try service.reload(configuration)
-            let changes: [(String, [String])] = [("started", report.started), ("restarted", report.restarted), ("stopped", report.stopped),
-                                                 ("unchanged", report.unchanged)]
-            let said = changes.filter { !$0.1.isEmpty }.map { "\($0.0) \($0.1.joined(separator: ", "))" }.joined(separator: "; ")
-            logger.notice("reloaded \(path): \(said)")
-        } catch .noCameraToReloadTo {
-            logger.error("reload refused, nothing changed: \(ServiceError.noCameraToReloadTo)")
-        } catch {
-            logger.error("reload of \(path) failed: \(error)")
+            // A new log-level applies at once.
+            reload.run(service) { DiagnosticOutput.level = $0.settings.overlaid(by: commandLine).withDefaults.resolved(\.logLevel) }
         }
     }
 
