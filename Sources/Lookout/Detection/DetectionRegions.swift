@@ -64,7 +64,7 @@ extension MetadataObject {
 extension DetectionRegions {
     /// Writes `"masks": [[[x, y], ...], ...], "zones": [{"name": ..., "points": [[x, y], ...]}, ...]`
     /// into the object `writer` is in (the web view's status, which draws them).
-    public func writeFields(into writer: inout JSONWriter) {
+    package func writeFields(into writer: inout JSONWriter) {
         writer.key("masks")
         writer.beginArray()
         for mask in masks { Self.write(mask, into: &writer) }

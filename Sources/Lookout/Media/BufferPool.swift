@@ -7,9 +7,9 @@ import Synchronization
 /// drop (or, for recorded input, wait) instead of making memory grow. A buffer grows in place when
 /// a larger frame arrives, which only happens while the stream's frame size settles.
 // @unchecked: `slots` is guarded by the pool's lock; a buffer's memory belongs to whoever acquired it.
-public final class BufferPool: @unchecked Sendable {
+package final class BufferPool: @unchecked Sendable {
     /// How many buffers the pool holds.
-    public let count: Int
+    package let count: Int
 
     private struct Slot {
         var pointer: UnsafeMutableRawPointer?
@@ -21,7 +21,7 @@ public final class BufferPool: @unchecked Sendable {
     private let freeList: Locked<[Int]>
     private let available: DispatchSemaphore
 
-    public init(count: Int) {
+    package init(count: Int) {
         precondition(count > 0, "a buffer pool needs at least one buffer")
         self.count = count
         self.slots = Array(repeating: Slot(pointer: nil, capacity: 0), count: count)
@@ -38,7 +38,7 @@ public final class BufferPool: @unchecked Sendable {
 
     /// Takes a free buffer of at least `capacity` bytes. Returns nil at once when none is free and
     /// `wait` is false; with `wait` true, blocks until a holder releases one.
-    public func acquire(capacity: Int, wait: Bool) -> Int? {
+    package func acquire(capacity: Int, wait: Bool) -> Int? {
         let result = wait ? available.wait(timeout: .distantFuture) : available.wait(timeout: .now())
         guard result == .success else { return nil }
         let index = freeList.withLock { $0.removeLast() }
@@ -51,16 +51,16 @@ public final class BufferPool: @unchecked Sendable {
     }
 
     /// The memory of an acquired buffer.
-    public func pointer(_ index: Int) -> UnsafeMutableRawPointer {
+    package func pointer(_ index: Int) -> UnsafeMutableRawPointer {
         slots[index].pointer!
     }
 
-    public func capacity(_ index: Int) -> Int {
+    package func capacity(_ index: Int) -> Int {
         slots[index].capacity
     }
 
     /// Grows an acquired buffer, keeping its first `preserving` bytes.
-    public func grow(_ index: Int, to capacity: Int, preserving: Int) {
+    package func grow(_ index: Int, to capacity: Int, preserving: Int) {
         guard slots[index].capacity < capacity else { return }
         let bigger = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 64)
         if let old = slots[index].pointer {
@@ -72,13 +72,13 @@ public final class BufferPool: @unchecked Sendable {
     }
 
     /// Returns a buffer to the pool.
-    public func release(_ index: Int) {
+    package func release(_ index: Int) {
         freeList.withLock { $0.append(index) }
         available.signal()
     }
 
     /// How many buffers are free right now.
-    public var freeCount: Int {
+    package var freeCount: Int {
         freeList.withLock { $0.count }
     }
 }

@@ -20,7 +20,7 @@ public final class PixelBuffer: @unchecked Sendable {
     private let poolIndex: Int
 
     /// Wraps a pool buffer; it is released back to `pool` when this object is freed.
-    public init(width: Int, height: Int, bytesPerRow: Int, baseAddress: UnsafeRawPointer,
+    package init(width: Int, height: Int, bytesPerRow: Int, baseAddress: UnsafeRawPointer,
                 pool: BufferPool?, poolIndex: Int) {
         precondition(width > 0 && height > 0 && bytesPerRow >= width)
         self.width = width

@@ -72,7 +72,7 @@ public struct StatisticsSnapshot: Sendable {
     }
 
     /// The fields shared by the stats line and `/api/status`, in an object left open for more.
-    public func write(kind: String, into writer: inout JSONWriter) {
+    package func write(kind: String, into writer: inout JSONWriter) {
         writer.beginObject()
         writer.key("version"); writer.integer(DetectionLineEncoder.schemaVersion)
         writer.key("kind"); writer.string(kind)

@@ -5,15 +5,15 @@ import Glibc
 /// systemd's notification socket (sd_notify(3)), spoken without libsystemd: each message is one
 /// datagram of `KEY=VALUE` lines sent to the unix socket `$NOTIFY_SOCKET` names, a path or, when
 /// it starts with '@', a name in the abstract namespace.
-public final class NotifySocket: Sendable {
+package final class NotifySocket: Sendable {
     /// Why the socket cannot be used.
-    public enum Failure: Error, Sendable, CustomStringConvertible, Equatable {
+    package enum Failure: Error, Sendable, CustomStringConvertible, Equatable {
         /// `$NOTIFY_SOCKET` is neither an absolute path nor an abstract name, or is too long.
         case invalidAddress(String)
         case socket(Errno)
         case send(Errno)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .invalidAddress(let address): "NOTIFY_SOCKET '\(address)' is not a unix socket address"
             case .socket(let errno): "cannot open a socket for systemd's notifications: \(errno)"
@@ -23,19 +23,19 @@ public final class NotifySocket: Sendable {
     }
 
     /// The address as given (`/run/systemd/notify`, `@name`).
-    public let address: String
+    package let address: String
     private let descriptor: Int32
     private let socketAddress: sockaddr_un
     private let addressLength: socklen_t
 
     /// The socket `$NOTIFY_SOCKET` names; nil when it is unset or empty (not run by systemd with
     /// Type=notify): then nothing is sent at all.
-    public static func fromEnvironment() throws(Failure) -> NotifySocket? {
+    package static func fromEnvironment() throws(Failure) -> NotifySocket? {
         guard let value = getenv("NOTIFY_SOCKET").map({ String(cString: $0) }), !value.isEmpty else { return nil }
         return try NotifySocket(address: value)
     }
 
-    public init(address: String) throws(Failure) {
+    package init(address: String) throws(Failure) {
         var path = Array(address.utf8)
         guard path.first == UInt8(ascii: "/") || path.first == UInt8(ascii: "@") else { throw .invalidAddress(address) }
         // An abstract name starts with a NUL byte instead of '@', and is not NUL-terminated.
@@ -58,7 +58,7 @@ public final class NotifySocket: Sendable {
     deinit { close(descriptor) }
 
     /// Sends `message` (lines `KEY=VALUE`) as one datagram.
-    public func send(_ message: String) throws(Failure) {
+    package func send(_ message: String) throws(Failure) {
         var bytes = Array(message.utf8)
         var address = socketAddress
         while true {

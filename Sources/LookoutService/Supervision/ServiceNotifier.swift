@@ -55,7 +55,7 @@ public final class ServiceNotifier: @unchecked Sendable {
         return value
     }
 
-    public init(socket: NotifySocket, service: Service, watchdogMicroseconds: Int64?, logger: Logger) {
+    package init(socket: NotifySocket, service: Service, watchdogMicroseconds: Int64?, logger: Logger) {
         self.socket = socket
         self.service = service
         self.logger = logger

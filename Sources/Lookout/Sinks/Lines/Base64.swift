@@ -1,8 +1,8 @@
 /// Standard base64 (RFC 4648, with padding), for raw payload bytes in output lines.
-public enum Base64 {
+package enum Base64 {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
 
-    public static func encode(_ bytes: [UInt8]) -> String {
+    package static func encode(_ bytes: [UInt8]) -> String {
         var out = [UInt8]()
         out.reserveCapacity((bytes.count + 2) / 3 * 4)
         var i = 0

@@ -5,62 +5,62 @@
 /// escaping quotes, backslashes and control characters is enough for every line to be valid JSON,
 /// whatever bytes a code held; C1 controls, U+2028 and U+2029 are escaped too, for consumers that
 /// split lines on them (Python's splitlines, JavaScript).
-public struct JSONWriter {
-    public private(set) var bytes: [UInt8]
+package struct JSONWriter {
+    package private(set) var bytes: [UInt8]
     private var needsComma = [false]
 
-    public init(capacity: Int = 1024) {
+    package init(capacity: Int = 1024) {
         bytes = []
         bytes.reserveCapacity(capacity)
     }
 
-    public mutating func reset() {
+    package mutating func reset() {
         bytes.removeAll(keepingCapacity: true)
         needsComma = [false]
     }
 
-    public mutating func beginObject() {
+    package mutating func beginObject() {
         separate()
         bytes.append(UInt8(ascii: "{"))
         needsComma.append(false)
     }
 
-    public mutating func endObject() {
+    package mutating func endObject() {
         bytes.append(UInt8(ascii: "}"))
         needsComma.removeLast()
     }
 
-    public mutating func beginArray() {
+    package mutating func beginArray() {
         separate()
         bytes.append(UInt8(ascii: "["))
         needsComma.append(false)
     }
 
-    public mutating func endArray() {
+    package mutating func endArray() {
         bytes.append(UInt8(ascii: "]"))
         needsComma.removeLast()
     }
 
     /// Writes `"name":`; the next value written belongs to it.
-    public mutating func key(_ name: String) {
+    package mutating func key(_ name: String) {
         separate()
         appendQuoted(name)
         bytes.append(UInt8(ascii: ":"))
         needsComma[needsComma.count - 1] = false
     }
 
-    public mutating func string(_ value: String) {
+    package mutating func string(_ value: String) {
         separate()
         appendQuoted(value)
     }
 
-    public mutating func integer<T: BinaryInteger>(_ value: T) {
+    package mutating func integer<T: BinaryInteger>(_ value: T) {
         separate()
         bytes.append(contentsOf: String(value).utf8)
     }
 
     /// A finite number rounded to `fractionDigits` decimals; non-finite values become null.
-    public mutating func number(_ value: Double, fractionDigits: Int = 6) {
+    package mutating func number(_ value: Double, fractionDigits: Int = 6) {
         separate()
         guard value.isFinite else {
             bytes.append(contentsOf: "null".utf8)
@@ -76,18 +76,18 @@ public struct JSONWriter {
         }
     }
 
-    public mutating func bool(_ value: Bool) {
+    package mutating func bool(_ value: Bool) {
         separate()
         bytes.append(contentsOf: (value ? "true" : "false").utf8)
     }
 
     /// Writes a complete JSON value made by another writer (a line, without its newline) as is.
-    public mutating func value(encoded: [UInt8]) {
+    package mutating func value(encoded: [UInt8]) {
         separate()
         bytes.append(contentsOf: encoded.last == 0x0A ? encoded.dropLast() : encoded[...])
     }
 
-    public mutating func null() {
+    package mutating func null() {
         separate()
         bytes.append(contentsOf: "null".utf8)
     }

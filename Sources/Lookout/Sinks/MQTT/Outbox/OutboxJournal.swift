@@ -22,14 +22,14 @@ import Glibc
 /// opening; the descriptors at the folder, the lock, the segment appended to and one read back.
 ///
 /// Not thread-safe: its owner calls it from one queue.
-public final class OutboxJournal {
+package final class OutboxJournal {
     /// An event read back from the journal.
-    public struct Event: Sendable, Equatable {
-        public var sequence: UInt64
+    package struct Event: Sendable, Equatable {
+        package var sequence: UInt64
         /// Milliseconds since 1970 when it was made.
-        public var wallTime: Int64
-        public var topic: String
-        public var payload: [UInt8]
+        package var wallTime: Int64
+        package var topic: String
+        package var payload: [UInt8]
     }
 
     /// An event not done, and where its record is (`OutboxRecovery` makes them when opening).
@@ -43,10 +43,10 @@ public final class OutboxJournal {
     }
 
     /// Its folder's path, for messages.
-    public let directory: String
-    public let limits: OutboxLimits
+    package let directory: String
+    package let limits: OutboxLimits
     /// The state directory's outbox, held (and with it the state directory's lock) while open.
-    public let outbox: OutboxDirectory
+    package let outbox: OutboxDirectory
     private let folder: DirectoryHandle
     private var lock: FileDescriptor?
     /// Oldest first; the last is the one appended to.
@@ -55,15 +55,15 @@ public final class OutboxJournal {
     private var pending: [Entry] = []
     private var head = 0
     /// The sequence the next event gets.
-    public private(set) var nextSequence: UInt64 = 1
+    package private(set) var nextSequence: UInt64 = 1
     /// Every event up to this one is done (acknowledged or dropped); 0: none yet.
-    public private(set) var done: UInt64 = 0
+    package private(set) var done: UInt64 = 0
     /// Events dropped since it was opened: past a bound, or lost to damage found when opening.
-    public private(set) var dropped = 0
+    package private(set) var dropped = 0
     /// Why events were dropped last ("full (67108864 bytes)", "older than 604800 s"), for a warning.
-    public private(set) var lastDropCause = ""
+    package private(set) var lastDropCause = ""
     /// Records written since the last fsync.
-    public private(set) var unsynced = 0
+    package private(set) var unsynced = 0
     private let clock: () -> Int64
     private let warn: (String) -> Void
     /// The kernel's boot ID: a journal not closed cleanly under another boot may have lost its
@@ -75,7 +75,7 @@ public final class OutboxJournal {
     static let reservation: UInt64 = 1024
 
     /// This boot's ID (/proc/sys/kernel/random/boot_id), or "" where there is none.
-    public static func currentBoot() -> String {
+    package static func currentBoot() -> String {
         let descriptor = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return "" }
         defer { Glibc.close(descriptor) }
@@ -85,7 +85,7 @@ public final class OutboxJournal {
     }
 
     /// Milliseconds since 1970, the clock the age bound goes by.
-    public static func wallMilliseconds() -> Int64 {
+    package static func wallMilliseconds() -> Int64 {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
@@ -94,7 +94,7 @@ public final class OutboxJournal {
     /// Opens (creating it, 0700) the journal in the folder `name` of `outbox`, reads what it
     /// holds, and goes on in its newest segment or begins a new one (`begin()`). `warn` hears
     /// what was damaged and what the bounds drop.
-    public init(in outbox: OutboxDirectory, name: String, limits: OutboxLimits = OutboxLimits(),
+    package init(in outbox: OutboxDirectory, name: String, limits: OutboxLimits = OutboxLimits(),
                 clock: @escaping () -> Int64 = OutboxJournal.wallMilliseconds,
                 boot: String = OutboxJournal.currentBoot(), warn: @escaping (String) -> Void) throws(OutboxError) {
         self.outbox = outbox
@@ -124,21 +124,21 @@ public final class OutboxJournal {
     }
 
     /// Events not done yet: waiting, or sent and not acknowledged.
-    public var pendingCount: Int { pending.count - head }
+    package var pendingCount: Int { pending.count - head }
 
     /// Bytes in the journal's segment files.
-    public var bytes: Int64 { segments.reduce(0) { $0 + $1.bytes } }
+    package var bytes: Int64 { segments.reduce(0) { $0 + $1.bytes } }
 
     /// The next sequence, for an event that could not be written (a disk error) and waits in
     /// memory instead: ids keep their order, and it is not given again while this journal is open.
-    public func skipSequence() -> UInt64 {
+    package func skipSequence() -> UInt64 {
         defer { nextSequence += 1 }
         return nextSequence
     }
 
     /// Writes an event whose payload `payload` makes from its sequence; returns the sequence, or
     /// nil when the event alone is larger than half the size bound (dropped, counted).
-    public func append(topic: String, payload: (UInt64) -> [UInt8]) throws(OutboxError) -> UInt64? {
+    package func append(topic: String, payload: (UInt64) -> [UInt8]) throws(OutboxError) -> UInt64? {
         try dropExpired()
         let sequence = nextSequence
         if sequence > reservedThrough {
@@ -164,7 +164,7 @@ public final class OutboxJournal {
     }
 
     /// The first event not done with a sequence after `sequence`, read from its file.
-    public func event(after sequence: UInt64) -> Event? {
+    package func event(after sequence: UInt64) -> Event? {
         var index = firstIndex(after: sequence)
         while index < pending.count {
             let entry = pending[index]
@@ -196,13 +196,13 @@ public final class OutboxJournal {
     }
 
     /// Events not done with a sequence after `sequence`.
-    public func count(after sequence: UInt64) -> Int {
+    package func count(after sequence: UInt64) -> Int {
         pending.count - firstIndex(after: sequence)
     }
 
     /// The broker acknowledged the event `sequence`: the done mark moves past every event
     /// acknowledged or dropped without a gap, and segments wholly done are deleted.
-    public func acknowledge(_ sequence: UInt64) throws(OutboxError) {
+    package func acknowledge(_ sequence: UInt64) throws(OutboxError) {
         guard sequence > done else { return }
         let index = firstIndex(after: sequence - 1)
         guard index < pending.count, pending[index].sequence == sequence else { return } // dropped meanwhile
@@ -211,7 +211,7 @@ public final class OutboxJournal {
     }
 
     /// Drops the events older than the age bound (the oldest first), counted.
-    public func dropExpired() throws(OutboxError) {
+    package func dropExpired() throws(OutboxError) {
         let cutoff = clock() - Int64(limits.maximumAge * 1000)
         let before = head
         var droppedNow = 0
@@ -226,14 +226,14 @@ public final class OutboxJournal {
     }
 
     /// fsync(2)s what was written since the last.
-    public func sync() throws(OutboxError) {
+    package func sync() throws(OutboxError) {
         guard unsynced > 0 else { return }
         unsynced = 0
         try active.sync()
     }
 
     /// Syncs and releases the files and the lock; what is not done stays for the next opening.
-    public func close() {
+    package func close() {
         guard lock != nil else { return }
         // An opening that failed before its first segment has nothing to write to.
         if !segments.isEmpty {
