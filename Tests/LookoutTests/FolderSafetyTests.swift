@@ -279,46 +279,47 @@ extension ISO8601DateFormatter {
 /// of the clock, on a thread of its own: the files a slow machine writes late are still covered.
 final class LinkPlanter: @unchecked Sendable {
     static let lead: Int64 = 5000
-    // All guarded by `lock`; `plant` runs under it, so stop() waits for a batch in progress.
-    private let lock = NSLock()
+    /// Seconds between two batches: how soon planting follows the clock.
+    static let interval = 0.05
+    private struct State {
+        var next: Int64
+        var planted = 0
+    }
+    // `plant` runs under the lock, so stop() returns after a batch in progress.
+    private let state: Locked<State>
     private let plant: (Range<Int64>) -> Int
-    private var next: Int64
-    private var planted = 0
-    private var stopped = false
     private let first: Int64
+    private let stopRequested = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
 
     init(start: Date, plant: @escaping (Range<Int64>) -> Int) {
         first = Int64(start.timeIntervalSince1970 * 1000)
-        next = first
+        state = Locked(State(next: first))
         self.plant = plant
     }
 
     /// Plants up to `lead` past now.
     func plantAhead() {
-        lock.withLock {
+        state.withLock { state in
             let target = Int64(Date().timeIntervalSince1970 * 1000) + Self.lead
-            guard !stopped, target > next else { return }
-            planted += plant(next..<target)
-            next = target
+            guard target > state.next else { return }
+            state.planted += plant(state.next..<target)
+            state.next = target
         }
     }
 
-    /// Keeps planting ahead until `stop()`.
+    /// Keeps planting ahead, a batch every `interval`, until `stop()`.
     func start() {
         Thread.detachNewThread { [self] in
-            while !lock.withLock({ stopped }) {
-                plantAhead()
-                Thread.sleep(forTimeInterval: 0.05) // pacing of the planting, not a wait for the child
-            }
+            while stopRequested.wait(timeout: .now() + Self.interval) == .timedOut { plantAhead() }
             finished.signal()
         }
     }
 
     /// Stops the planting; the end of the planted time, the milliseconds planted, the links made.
     func stop() -> (until: Date, milliseconds: Int, planted: Int) {
-        lock.withLock { stopped = true }
+        stopRequested.signal()
         finished.wait()
-        return lock.withLock { (Date(timeIntervalSince1970: Double(next) / 1000), Int(next - first), planted) }
+        return state.withLock { (Date(timeIntervalSince1970: Double($0.next) / 1000), Int($0.next - first), $0.planted) }
     }
 }

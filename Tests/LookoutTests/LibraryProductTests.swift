@@ -14,17 +14,9 @@ struct LibraryProductTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         try FileManager.default.copyItem(atPath: Fixtures.packageRoot + "/Package.swift",
                                          toPath: folder.appendingPathComponent("Package.swift").path)
-        let process = Process()
-        process.environment = childEnvironment([:])
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["swift", "package", "--package-path", folder.path, "dump-package"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "swift package dump-package failed")
+        let dump = try BackgroundProcess("/usr/bin/env", ["swift", "package", "--package-path", folder.path, "dump-package"])
+        try #require(dump.waitForExit(timeout: 300) == 0, "swift package dump-package failed: \(dump.errors.lines)")
+        let data = Data(dump.output.lines.joined(separator: "\n").utf8)
         return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
     }
 

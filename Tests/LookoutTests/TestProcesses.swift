@@ -151,7 +151,7 @@ final class BackgroundProcess {
         guard status == nil else { return false }
         var raw: Int32 = 0
         if waitpid(pid, &raw, WNOHANG) == pid {
-            status = (raw & 0x7f) == 0 ? (raw >> 8) & 0xff : 128 + (raw & 0x7f)
+            status = Self.exitStatus(raw)
             return false
         }
         return true
@@ -174,7 +174,7 @@ final class BackgroundProcess {
         if isRunning {
             Issue.record("\(executable) did not exit within \(timeout) s")
             kill(-pid, SIGKILL) // not reaped: still its group's number
-            while isRunning { Thread.sleep(forTimeInterval: 0.01) }
+            reap()
         }
         // Every line written before the exit, collected: both pipes read to their end (a child the
         // process left behind may hold them open; then what arrived within 10 s).
@@ -186,7 +186,21 @@ final class BackgroundProcess {
         // Not reaped yet, so its number is still its group's (no other process can have it): what
         // it started and left running goes with it.
         if status == nil { kill(-pid, SIGKILL) }
-        while isRunning { Thread.sleep(forTimeInterval: 0.01) }
+        reap()
+    }
+
+    /// Waits for the child's exit (it was killed) and records its status.
+    private func reap() {
+        guard status == nil else { return }
+        var raw: Int32 = 0
+        var reaped: pid_t
+        repeat { reaped = waitpid(pid, &raw, 0) } while reaped < 0 && errno == EINTR
+        status = reaped == pid ? Self.exitStatus(raw) : -1
+    }
+
+    /// A wait status as a shell gives it: the exit code, or 128 + the signal that killed it.
+    private static func exitStatus(_ raw: Int32) -> Int32 {
+        (raw & 0x7f) == 0 ? (raw >> 8) & 0xff : 128 + (raw & 0x7f)
     }
 }
 

@@ -32,10 +32,11 @@ struct MovieRecording {
         return true
     }
 
-    /// Writes `frame`, whose JPEG is `bytes`, into the open file; syncs every `fragmentInterval`.
+    /// Writes `frame`, whose JPEG is `bytes`, into the file `openIfNeeded` opened; syncs every
+    /// `fragmentInterval`.
     mutating func append(_ frame: CompressedFrameRing.Frame, bytes: UnsafeRawBufferPointer,
                          fragmentInterval: MediaTime) throws(RecordingError) {
-        guard let file else { return }
+        guard let file else { preconditionFailure("a frame appended to a recording whose file is not open") }
         let first = movie.firstPresentationTime.nanoseconds
         let milliseconds = (frame.presentationTime.nanoseconds - first + 500_000) / 1_000_000
         if movie.frameCount > 0 {

@@ -301,9 +301,10 @@ public final class MQTTEventPublisher: @unchecked Sendable {
         if connected { outbox?.using { journal throws(OutboxError) in try journal.dropExpired() } }
         while connected && unacknowledged < window {
             let message: MQTTMessage
-            let isState = !state.isEmpty
-            if isState, let first = state.popFirst() {
+            var isState = false
+            if let first = state.popFirst() {
                 message = first
+                isState = true
             } else if let event = outbox?.nextToHandOver() {
                 guard let messageID = send(MQTTMessage(topic: event.topic, payload: event.payload, retain: false)) else { break }
                 outbox?.handedOver(event, as: messageID)
