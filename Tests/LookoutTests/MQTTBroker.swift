@@ -66,16 +66,13 @@ final class MQTTBroker {
         let ephemeral = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8))
             .flatMap { $0.split(whereSeparator: \.isWhitespace).first.flatMap { Int($0) } } ?? 32768
         let range = 10000..<max(20000, ephemeral)
-        for _ in 0..<range.count {
-            let port = nextPort.withLock { next -> Int in
-                let port = range.lowerBound + next % range.count
-                next += 1
-                return port
+        let port = (0..<range.count).lazy.map { _ in
+            nextPort.withLock { next -> Int in
+                defer { next += 1 }
+                return range.lowerBound + next % range.count
             }
-            if isFree(port: port) { return port }
-        }
-        Issue.record("no free port below \(range.upperBound)")
-        throw CancellationError()
+        }.first { isFree(port: $0) }
+        return try #require(port, "no free port below \(range.upperBound)")
     }
 
     /// The next port to hand out, as an offset into the range.
