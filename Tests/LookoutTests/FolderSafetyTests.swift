@@ -279,13 +279,16 @@ extension ISO8601DateFormatter {
 /// of the clock, on a thread of its own: the files a slow machine writes late are still covered.
 final class LinkPlanter: @unchecked Sendable {
     static let lead: Int64 = 5000
-    /// Seconds between two batches: how soon planting follows the clock.
+    /// Milliseconds of names planted at once, the clock read again between: a loaded machine
+    /// that plants slowly still plants the next names first, never a batch that ends in the past.
+    static let step: Int64 = 200
+    /// Seconds between two looks at the clock once `lead` ahead.
     static let interval = 0.05
     private struct State {
         var next: Int64
         var planted = 0
     }
-    // `plant` runs under the lock, so stop() returns after a batch in progress.
+    // `plant` runs under the lock, so stop() returns after a step in progress.
     private let state: Locked<State>
     private let plant: (Range<Int64>) -> Int
     private let first: Int64
@@ -298,14 +301,16 @@ final class LinkPlanter: @unchecked Sendable {
         self.plant = plant
     }
 
-    /// Plants up to `lead` past now.
+    /// Plants, `step` by `step`, until `lead` past now.
     func plantAhead() {
-        state.withLock { state in
+        while state.withLock({ state -> Bool in
             let target = Int64(Date().timeIntervalSince1970 * 1000) + Self.lead
-            guard target > state.next else { return }
-            state.planted += plant(state.next..<target)
-            state.next = target
-        }
+            guard target > state.next else { return false }
+            let end = min(target, state.next + Self.step)
+            state.planted += plant(state.next..<end)
+            state.next = end
+            return true
+        }) {}
     }
 
     /// Keeps planting ahead, a batch every `interval`, until `stop()`.
