@@ -41,7 +41,7 @@ struct Lookout: ParsableCommand {
               69  the camera was lost and --exit-on-loss was given
               72  the input needs ffmpeg and ffmpeg is not installed
               73  the state directory (--state-dir: each camera's MQTT
-                  outbox) cannot be created or written, another
+                  outbox and event numbers) cannot be created or written, another
                   Lookout process uses it or a camera's outbox, or a
                   name in it is a symbolic link (never followed)
               77  --keyboard cannot open /dev/uinput: the uinput module

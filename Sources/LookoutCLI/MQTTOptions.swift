@@ -41,7 +41,7 @@ struct MQTTOptions: ParsableArguments {
     var queueCapacity: Int?
 
     @Option(name: .customLong("state-dir"), help: ArgumentHelp(
-        "Keep each camera's MQTT outbox (events not yet acknowledged) in DIR/outbox/<client ID>. (default: \(StateDirectory.defaultText))",
+        "Keep each camera's MQTT outbox (events not yet acknowledged) in DIR/outbox/<client ID>, and its event numbers (ids go on across restarts) in DIR/event-ids; used with --mqtt, or when given. (default: \(StateDirectory.defaultText))",
         valueName: "dir"))
     var stateDirectory: String?
 

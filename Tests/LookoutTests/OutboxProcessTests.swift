@@ -49,8 +49,46 @@ struct OutboxProcessTests {
         try second.closeInput()
         #expect(second.waitForExit(timeout: 60) == 0)
         live.stop()
-        #expect(codes(live.messages).compactMap { $0["id"] as? String } == (1...9).map { "\(node)/cam/\($0)" })
+        // The six kept arrive first with their ids; the restart numbers on past the block the
+        // killed run had reserved: ids only grow, none repeats.
+        let ids = codes(live.messages).compactMap { $0["id"] as? String }
+        let numbers = ids.compactMap { $0.hasPrefix("\(node)/cam/") ? UInt64($0.split(separator: "/").last!) : nil }
+        #expect(numbers.count == 9 && Array(numbers.prefix(6)) == Array(1...6), "\(ids)")
+        #expect(zip(numbers, numbers.dropFirst()).allSatisfy { $0 < $1 }, "\(ids)")
         #expect(second.errors.lines.contains { $0.contains("6 events of camera cam waiting in \(state.path)/outbox/\(node)-cam from before; delivered first") })
+    }
+
+    /// One event, one id: an event's line on standard output is its MQTT message (id first, the
+    /// same bytes), and its hook hears the same id in LOOKOUT_EVENT_ID.
+    @Test func anEventHasTheSameIDOnStandardOutputMQTTAndItsHook() throws {
+        let broker = try MQTTBroker()
+        try broker.start()
+        let state = try ScratchFolder()
+        let topic = Self.prefix + "/cam/events"
+        let live = try Subscriber(port: broker.port, topics: [topic])
+        defer { live.stop() }
+        try live.waitUntilSubscribed(port: broker.port, topic: topic)
+        let node = "same-\(UUID().uuidString.prefix(8))"
+        let hook = try state.script("hook", #"printf '%s\n' "$LOOKOUT_EVENT_ID" >> "$OUT/ids""#)
+        let process = try BackgroundProcess(lookoutBinary, [
+            "run", "--input", "cam=-", "--fps", "10", "--dedupe", "300ms", "--events", "changes", "--code-scan-rate", "0",
+            "--mqtt", "\(broker.url)/\(Self.prefix)", "--mqtt-client-id", node, "--state-dir", state.path + "/state", "--on-code", hook,
+        ], environment: ["OUT": state.path], withInput: true)
+        let clip = try MQTTTests.codeClip()
+        for _ in 1...2 { try process.write(clip) }
+        try process.closeInput()
+        #expect(process.waitForExit(timeout: 60) == 0)
+        let printed = process.output.lines.filter { $0.contains(#""kind":"code""#) }
+        try #require(printed.count == 6, "\(process.output.lines)")
+        #expect(live.wait(timeout: 60) { $0.filter { $0.topic == topic && $0.payload.contains(#""kind":"code""#) }.count >= 6 })
+        let published = live.messages.filter { $0.topic == topic && $0.payload.contains(#""kind":"code""#) }.map(\.payload)
+        #expect(published == printed)
+        let ids = printed.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }.compactMap { $0["id"] as? String }
+        #expect(ids == (1...6).map { "\(node)/cam/\($0)" })
+        #expect(eventually { Set(String(decoding: state.read("ids") ?? Data(), as: UTF8.self).split(separator: "\n").map(String.init)) == Set(ids) })
+        // The numbers are kept for the next start, past the block this run reserved.
+        let kept = try String(contentsOfFile: state.path + "/state/event-ids/\(node)-cam", encoding: .utf8)
+        #expect(UInt64(kept.filter(\.isNumber)).map { $0 > 6 } == true, "\(kept)")
     }
 
     /// The second process is refused before it makes any broker connection: its node would
@@ -91,7 +129,7 @@ struct OutboxProcessTests {
         #expect(watcher.wait(timeout: 60) { $0.filter { $0.topic == availability }.map(\.payload) == ["online", "offline"] })
     }
 
-    /// A state directory on a full disk (a 4 KB tmpfs, in a mount namespace of its own: the
+    /// A state directory on a full disk (an 8 KB tmpfs: a page for the event numbering, one for the journal, in a mount namespace of its own: the
     /// journal fills it within the first events): the events go out live from memory, and the
     /// trouble is said once, not once per event.
     @Test func aFullDiskIsSaidOnceAndTheEventsStillArrive() throws {
@@ -104,7 +142,7 @@ struct OutboxProcessTests {
         try live.waitUntilSubscribed(port: broker.port, topic: topic)
         let node = "full-\(UUID().uuidString.prefix(8))"
         let process = try BackgroundProcess("/usr/bin/unshare", [
-            "--mount", "/bin/sh", "-c", #"mount -t tmpfs -o size=4k lookout-test "$LOOKOUT_DIR" && exec "$0" "$@""#
+            "--mount", "/bin/sh", "-c", #"mount -t tmpfs -o size=8k lookout-test "$LOOKOUT_DIR" && exec "$0" "$@""#
                 .replacingOccurrences(of: "$LOOKOUT_DIR", with: state.path),
             lookoutBinary, "run", "--input", "cam=-", "--fps", "10", "--dedupe", "300ms", "--events", "changes", "--code-scan-rate", "0",
             "--mqtt", "\(broker.url)/\(Self.prefix)", "--mqtt-client-id", node, "--state-dir", state.path,
@@ -118,7 +156,9 @@ struct OutboxProcessTests {
         let codes = { (messages: [ReceivedMessage]) in messages.filter { $0.topic == topic }.compactMap(\.json).filter { $0["kind"] as? String == "code" } }
         #expect(live.wait(timeout: 60) { codes($0).count >= 15 })
         #expect(codes(live.messages).compactMap { $0["id"] as? String } == (1...15).map { "\(node)/cam/\($0)" })
-        let full = process.errors.lines.filter { $0.contains("No space left on device") }
+        // The outbox's trouble, once (the event numbering, on the same disk, says its own once at most).
+        let full = process.errors.lines.filter { $0.contains("No space left on device") && $0.contains("outbox") }
+        #expect(process.errors.lines.filter { $0.contains("No space left on device") && $0.contains("event ids") }.count <= 1)
         #expect(full.count == 1, "said once: \(process.errors.lines)")
         #expect(full.first?.hasSuffix("events wait in memory until the outbox can be written again (lost if Lookout stops before they are delivered)") == true)
     }

@@ -30,15 +30,18 @@ public struct RecordingTrigger: Sendable {
     public var kind: String
     /// The frame of the first event (for `always`, the first frame seen).
     public var frame: AnalysedFrame
+    /// The id of the event that began the clip (`EmittedEvent.id`); nil for `always`.
+    public var id: String?
     /// For a code clip, the first code's type and text.
     public var codeType: MetadataObjectType?
     public var codeValue: String?
     /// Events the clip covers (presence sessions joined by their post-roll, codes read within it).
     public var events = 1
 
-    public init(kind: String, frame: AnalysedFrame, codeType: MetadataObjectType? = nil, codeValue: String? = nil) {
+    public init(kind: String, frame: AnalysedFrame, id: String? = nil, codeType: MetadataObjectType? = nil, codeValue: String? = nil) {
         self.kind = kind
         self.frame = frame
+        self.id = id
         self.codeType = codeType
         self.codeValue = codeValue
     }

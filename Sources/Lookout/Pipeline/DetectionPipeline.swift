@@ -21,6 +21,8 @@ public final class DetectionPipeline: MetadataOutputObjectsDelegate, @unchecked 
         /// Standard-output lines are events (`--events changes`) rather than a line per object per frame.
         public var linesAreEvents = false
         public var eventSettings = EventSettings()
+        /// How events get their ids; nil: node `lookout`, this camera, numbers from the clock.
+        public var eventNumbering: EventNumbering?
 
         public init(source: String, camera: String? = nil) {
             self.source = source
@@ -60,9 +62,7 @@ public final class DetectionPipeline: MetadataOutputObjectsDelegate, @unchecked 
         var eventCounts: [String: Int] = [:]
         var isPresent = false
         var codeLatency = TimingHistogram()
-        /// (MonotonicClock nanoseconds, frames read) about a second apart, for the measured rate.
-        var rateSamples: [(time: Int64, frames: Int)] = []
-        var measuredRate = 0.0
+        var rate = FrameRateMeter()
         var latestCodes: [MetadataObject] = []
         var latestFaces: [MetadataObject] = []
     }
@@ -80,6 +80,7 @@ public final class DetectionPipeline: MetadataOutputObjectsDelegate, @unchecked 
     // Pipeline-queue state.
     private var generator: EventGenerator
     private var eventEncoder: EventLineEncoder
+    private var numbering: EventNumbering
     private var detectionEncoder: DetectionLineEncoder
     private let textEncoder = TextLineEncoder()
     private var pendingObjects: [MetadataObject] = []
@@ -94,6 +95,7 @@ public final class DetectionPipeline: MetadataOutputObjectsDelegate, @unchecked 
         self.notices = notices
         generator = EventGenerator(settings: configuration.eventSettings)
         eventEncoder = EventLineEncoder(source: configuration.source, camera: configuration.camera)
+        numbering = configuration.eventNumbering ?? EventNumbering(node: "lookout", camera: configuration.camera)
         detectionEncoder = DetectionLineEncoder(source: configuration.source, camera: configuration.camera)
     }
 
@@ -207,7 +209,7 @@ public final class DetectionPipeline: MetadataOutputObjectsDelegate, @unchecked 
     /// Where the input stands and the frame rate measured over the last second (0 unless
     /// streaming): what a one-line status says, without a whole `statistics` snapshot.
     public var inputStatus: (state: InputState, frameRate: Double) {
-        state.withLock { ($0.input, $0.input == .streaming ? $0.measuredRate : 0) }
+        state.withLock { ($0.input, $0.input == .streaming ? $0.rate.framesPerSecond : 0) }
     }
 
     /// The newest objects: the last code analysis's codes and the last face analysis's faces.
@@ -237,7 +239,7 @@ public final class DetectionPipeline: MetadataOutputObjectsDelegate, @unchecked 
         let (reporters, sinks, latency): ([any StatisticsReporting], [any EventSink], TimingHistogram) = state.withLock { state in
             snapshot.input = state.input
             snapshot.format = state.format
-            snapshot.measuredFrameRate = state.input == .streaming ? state.measuredRate : 0
+            snapshot.measuredFrameRate = state.input == .streaming ? state.rate.framesPerSecond : 0
             snapshot.events = state.eventCounts
             snapshot.isPresent = state.isPresent
             if let start = state.startedAt {
@@ -274,7 +276,7 @@ public final class DetectionPipeline: MetadataOutputObjectsDelegate, @unchecked 
             state.withLock {
                 $0.input = .streaming
                 $0.format = format
-                $0.rateSamples.removeAll()
+                $0.rate = FrameRateMeter()
             }
             queue.async { [self] in
                 let lines = configuration.lineFormat == .json ? [InterruptionLineEncoder.found(source: source, camera: configuration.camera, format: format)] : []
@@ -293,8 +295,9 @@ public final class DetectionPipeline: MetadataOutputObjectsDelegate, @unchecked 
     /// lost and found lines do), and to MQTT, hooks and the event stream as events do. Any thread.
     public func post(_ event: DetectionEvent) {
         queue.async { [self] in
-            let line = eventEncoder.encode(event)
-            var output = PipelineOutput(events: [EmittedEvent(event: event, line: line)])
+            let id = numbering.nextID()
+            let line = eventEncoder.encode(event, id: id)
+            var output = PipelineOutput(events: [EmittedEvent(event: event, id: id, line: line)])
             output.lines.append(configuration.lineFormat == .json ? line : textEncoder.encode(event))
             state.withLock { $0.eventCounts[event.kind, default: 0] += 1 }
             deliver(output)
@@ -344,11 +347,11 @@ public final class DetectionPipeline: MetadataOutputObjectsDelegate, @unchecked 
             if frame.analysedCodes { state.latestCodes = objects }
             if frame.analysedFaces { state.latestFaces = objects }
             state.isPresent = generator.isPresent
-            return state.rateSamples.last.map { now - $0.time >= 1_000_000_000 } ?? true
+            return state.rate.isDue(at: now)
         }
         if sampleDue {
             let framesRead = session.statistics.framesRead
-            state.withLock { Self.sampleRate(&$0, now: now, framesRead: framesRead) }
+            state.withLock { $0.rate.record(framesRead, at: now) }
         }
         deliver(result)
         if firstFrame { signalInputKnown() }
@@ -360,13 +363,14 @@ public final class DetectionPipeline: MetadataOutputObjectsDelegate, @unchecked 
         }
     }
 
-    /// Encodes events (naming their snapshots first) into `output`.
+    /// Numbers and encodes events (naming their snapshots first) into `output`.
     private func emit(_ events: [DetectionEvent], frame: AnalysedFrame?, into output: inout PipelineOutput) {
         guard !events.isEmpty else { return }
         for event in events {
             let snapshot = frame.flatMap { snapshotNamer?.snapshotName(for: event, frame: $0) }
-            let line = eventEncoder.encode(event, snapshot: snapshot)
-            output.events.append(EmittedEvent(event: event, line: line, snapshot: snapshot))
+            let id = numbering.nextID()
+            let line = eventEncoder.encode(event, id: id, snapshot: snapshot)
+            output.events.append(EmittedEvent(event: event, id: id, line: line, snapshot: snapshot))
             if configuration.linesAreEvents {
                 output.lines.append(configuration.lineFormat == .json ? line : textEncoder.encode(event))
             }
@@ -379,15 +383,6 @@ public final class DetectionPipeline: MetadataOutputObjectsDelegate, @unchecked 
     private func deliver(_ output: PipelineOutput) {
         guard !output.lines.isEmpty || !output.events.isEmpty || output.frame != nil || output.inputChange != nil else { return }
         for sink in sinks { sink.consume(output) }
-    }
-
-    /// Frames read per second, over samples about a second apart, the last three seconds.
-    private static func sampleRate(_ state: inout State, now: Int64, framesRead: Int) {
-        state.rateSamples.append((now, framesRead))
-        if state.rateSamples.count > 4 { state.rateSamples.removeFirst() }
-        if let first = state.rateSamples.first, let last = state.rateSamples.last, last.time > first.time {
-            state.measuredRate = Double(last.frames - first.frames) / (Double(last.time - first.time) / 1e9)
-        }
     }
 
     private static func format(of input: CaptureInput?) -> VideoFormatDescription? {

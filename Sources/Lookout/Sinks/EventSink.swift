@@ -45,15 +45,19 @@ public enum InputChange: Sendable {
     case found(VideoFormatDescription)
 }
 
-/// An event as every sink sees it: the event, its JSON line (schema version 1, newline included),
-/// and the name of its snapshot file when one is being written.
+/// An event as every sink sees it: the event, its id (`EventNumbering`), its JSON line (schema
+/// version 1, newline included, the id its first key), and the name of its snapshot file when one
+/// is being written. Every sink passes on these bytes and this id: the same event is the same
+/// line on standard output, MQTT, hooks and the event stream.
 public struct EmittedEvent: Sendable {
     public let event: DetectionEvent
+    public let id: String?
     public let line: [UInt8]
     public let snapshot: String?
 
-    public init(event: DetectionEvent, line: [UInt8], snapshot: String? = nil) {
+    public init(event: DetectionEvent, id: String? = nil, line: [UInt8], snapshot: String? = nil) {
         self.event = event
+        self.id = id
         self.line = line
         self.snapshot = snapshot
     }

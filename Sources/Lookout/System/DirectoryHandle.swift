@@ -34,6 +34,37 @@ package final class DirectoryHandle: Sendable {
         return try open(path: path)
     }
 
+    /// Creates `path` and its missing parents, 0700 each (the path the user named: links in it
+    /// are followed); the error names the folder that could not be made.
+    package static func makeWithParents(path: String) throws(FailedPath) {
+        var prefix = path.hasPrefix("/") ? "" : "."
+        for component in path.split(separator: "/") {
+            prefix += "/" + component
+            if prefix.withPlatformPath({ mkdir($0, 0o700) }) != 0, errno != EEXIST { throw FailedPath(path: prefix, errno: .current) }
+        }
+    }
+
+    /// `text` as one entry name: `%` and `/` percent-encoded, and a leading `.`, so that it never
+    /// names another folder.
+    package static func entryName(for text: String) -> String {
+        var name = ""
+        for (index, character) in text.enumerated() {
+            switch character {
+            case "%": name += "%25"
+            case "/": name += "%2F"
+            case "." where index == 0: name += "%2E"
+            default: name.append(character)
+            }
+        }
+        return name
+    }
+
+    /// A path and why an operation on it failed.
+    package struct FailedPath: Error {
+        package var path: String
+        package var errno: Errno
+    }
+
     /// The directory `name` in this one, made first (with `permissions`) when missing with
     /// `making`; never through a link (`O_NOFOLLOW`): a link named so is `ENOTDIR`/`ELOOP`, not
     /// the place it points to.

@@ -64,6 +64,11 @@ package final class FileDescriptor: @unchecked Sendable {
         return true
     }
 
+    /// fsync(2)s the file's data and what is needed to read it back.
+    package func sync() throws(Errno) {
+        guard fdatasync(rawValue) == 0 else { throw Errno.current }
+    }
+
     /// Closes now: a failed close can mean written data is lost, so it is said.
     package func close() throws(Errno) {
         let fd = rawValue

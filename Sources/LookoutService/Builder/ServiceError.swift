@@ -14,6 +14,8 @@ public enum ServiceError: Error, CustomStringConvertible {
     /// A secret that cannot be used as it is (too long, not text).
     case invalidSecret(String)
     case web(WebServerError)
+    /// A camera's event numbering in the state directory could not be opened or written.
+    case eventIDs(EventSequenceError)
     /// The virtual keyboard of `keyboard` could not be made.
     case keyboard(UInputError)
     /// Standard input is an input but was closed.
@@ -34,6 +36,7 @@ public enum ServiceError: Error, CustomStringConvertible {
         case .invalidSecret(let sentence): return sentence
         case .web(let error): return error.description
         case .keyboard(let error): return error.description
+        case .eventIDs(let error): return "event ids: \(error)"
         case .standardInputClosed: return "standard input is closed; pipe a stream into lookout or name a file with --input"
         case .configuration(let problems): return problems.description
         case .stopped: return "the service has stopped (its inputs ended or a stop was asked for); a reload changes nothing now"
@@ -48,8 +51,8 @@ public enum ServiceError: Error, CustomStringConvertible {
         case usage
         /// Something to read is missing or unreadable (66).
         case noInput
-        /// The state directory or a camera's outbox in it cannot be created, written or locked, or
-        /// holds a symbolic link (73).
+        /// The state directory, a camera's outbox or its event numbering in it cannot be created,
+        /// written or locked, or holds a symbolic link (73).
         case cannotCreate
         /// The keyboard output's device node (/dev/uinput) is missing or not writable (77).
         case keyboardUnavailable
@@ -63,7 +66,7 @@ public enum ServiceError: Error, CustomStringConvertible {
         case .unreadableSecret, .standardInputClosed, .noCameraToReloadTo: return .noInput
         case .mqtt(.invalidURL): return .usage
         case .mqtt(.unreadableFile): return .noInput
-        case .mqtt(.outbox): return .cannotCreate
+        case .mqtt(.outbox), .eventIDs: return .cannotCreate
         case .keyboard(let error): return error.isUnavailable ? .keyboardUnavailable : .failure
         case .mqtt, .web, .capture, .stopped: return .failure
         }

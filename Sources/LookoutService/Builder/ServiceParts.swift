@@ -18,6 +18,13 @@ enum ServiceParts {
         /// The state directory's outbox, locked (`outbox/lock`) before any broker connection and
         /// held while the service uses it: a second process on it is refused before it connects.
         var outbox: OutboxDirectory?
+        /// What event ids begin with (`EventNumbering`): the MQTT client ID, the one MQTT would use
+        /// without MQTT.
+        var eventNode = ""
+        /// Where each camera's event numbers are kept across restarts: the state directory when
+        /// MQTT uses it or one is named (`state-dir`, systemd's `$STATE_DIRECTORY`); nil: counted
+        /// from the clock, so that a run on the command line leaves no files behind.
+        var eventStateDirectory: String?
 
         var hooks: [HookRunner] { [codeHook, presenceHook].compactMap { $0 } }
     }
@@ -59,6 +66,11 @@ enum ServiceParts {
                 throw .hook(key: spelled(key), reason: "\(error)")
             }
         }
+        shared.eventNode = effective.mqttClientID ?? ServiceSecrets.defaultClientID(topicPrefix: "lookout")
+        let environment = StateDirectory.processEnvironment
+        if effective.stateDir != nil || environment["STATE_DIRECTORY"] != nil {
+            shared.eventStateDirectory = StateDirectory.resolve(effective.stateDir, environment: environment)
+        }
         shared.codeHook = try runner("on-code", effective.onCode)
         shared.presenceHook = try runner("on-presence", effective.onPresence)
         if let url = effective.mqtt {
@@ -70,6 +82,7 @@ enum ServiceParts {
                 }
                 var mqtt = MQTTConfiguration(brokers: brokers,
                                              clientID: effective.mqttClientID ?? ServiceSecrets.defaultClientID(topicPrefix: brokers.topicPrefix))
+                shared.eventNode = mqtt.clientID
                 mqtt.username = effective.mqttUser
                 mqtt.password = password
                 mqtt.caFile = effective.mqttCA
@@ -78,6 +91,7 @@ enum ServiceParts {
                 mqtt.queueCapacity = effective.resolved(\.mqttQueue)
                 mqtt.homeAssistantDiscoveryPrefix = effective.haDiscovery == true ? effective.resolved(\.haPrefix) : nil
                 let stateDirectory = StateDirectory.resolve(effective.stateDir, environment: StateDirectory.processEnvironment)
+                shared.eventStateDirectory = stateDirectory
                 do throws(OutboxError) { shared.outbox = try OutboxDirectory.prepare(stateDirectory: stateDirectory) } catch { throw .outbox(error) }
                 mqtt.outbox = OutboxSettings(stateDirectory: stateDirectory,
                                              limits: OutboxLimits(maximumBytes: effective.resolved(\.outboxMaxSize).bytes,
@@ -112,6 +126,18 @@ enum ServiceParts {
         do throws(MQTTError) { shared.node = try MQTTNode(configuration: mqtt, logger: environment.logger) } catch { throw .mqtt(error) }
     }
 
+    /// How a camera's events are numbered: named as in MQTT topics, the numbers kept in the state
+    /// directory when there is one in use (`<node>-<camera>`, as the camera's outbox).
+    static func eventNumbering(camera: String, shared: Shared, warn: @escaping @Sendable (String) -> Void) throws(ServiceError) -> EventNumbering {
+        guard let directory = shared.eventStateDirectory else { return EventNumbering(node: shared.eventNode, camera: camera) }
+        do throws(EventSequenceError) {
+            let file = try EventSequenceFile.open(stateDirectory: directory, name: shared.eventNode + "-" + camera, warn: warn)
+            return EventNumbering(node: shared.eventNode, camera: camera, storage: file)
+        } catch {
+            throw .eventIDs(error)
+        }
+    }
+
     /// One camera's session, input, metadata output and pipeline, with its sinks in order.
     static func makeCamera(_ camera: CameraConfiguration, of configuration: LookoutConfiguration, overrides: ConfigurationSettings,
                                    shared: Shared, environment: Service.Environment) throws(ServiceError) -> RunningCamera {
@@ -135,6 +161,8 @@ enum ServiceParts {
         pipelineConfiguration.lineFormat = settings.resolved(\.format)
         pipelineConfiguration.linesAreEvents = settings.events == .changes
         pipelineConfiguration.eventSettings = DetectionSetup.eventSettings(settings)
+        pipelineConfiguration.eventNumbering = try eventNumbering(camera: settings.mqttName ?? camera.name, shared: shared,
+                                                                  warn: environment.diagnostics)
         let notices = environment.notices
         let pipeline = DetectionPipeline(session: session, metadataOutput: metadata, configuration: pipelineConfiguration, notices: notices)
         let diagnostics = environment.diagnostics

@@ -171,7 +171,7 @@ extension ConfigurationKey {
         .init("mqtt-queue", .mqtt, .global, \.mqttQueue, .integer(1...1_000_000), default: 10_000,
               "Code values for the scan trigger kept in memory while the broker is away (events wait in the outbox); past it the oldest are dropped."),
         .init("state-dir", .mqtt, .global, \.stateDir, .path, defaultText: StateDirectory.defaultText,
-              "Where each camera's MQTT outbox (events not yet acknowledged by the broker) is kept: <dir>/outbox/<client ID>."),
+              "Where what outlives a run is kept: each camera's MQTT outbox (events not yet acknowledged by the broker) in <dir>/outbox/<client ID>, and its event numbers (ids go on across restarts) in <dir>/event-ids. Used with MQTT, or when given."),
         .init("outbox-max-size", .mqtt, .global, \.outboxMaxSize, .bytes((1 << 20)...(1 << 40)), default: ByteCountValue(bytes: outboxDefaults.maximumBytes),
               "A camera's MQTT outbox never grows past this; past it the oldest events are dropped."),
         .init("outbox-max-age", .mqtt, .global, \.outboxMaxAge, .age(1...(3650 * 86_400)), default: AgeValue(seconds: outboxDefaults.maximumAge),

@@ -5,10 +5,11 @@
 /// dangerous to a hook that hands it to `eval` or `sh -c` itself. A code value holding a NUL byte
 /// (which no environment variable can carry) leaves LOOKOUT_VALUE out; the JSON has it exactly.
 public enum HookEnvironment {
-    public static func variables(for event: DetectionEvent, source: String, camera: String? = nil) -> [(String, String)] {
+    public static func variables(for event: DetectionEvent, id: String? = nil, source: String, camera: String? = nil) -> [(String, String)] {
         let frame = event.frame
-        var variables: [(String, String)] = [
-            ("LOOKOUT_EVENT", event.kind),
+        var variables: [(String, String)] = [("LOOKOUT_EVENT", event.kind)]
+        if let id { variables.append(("LOOKOUT_EVENT_ID", id)) }
+        variables += [
             ("LOOKOUT_SOURCE", source),
             ("LOOKOUT_PTS", frame.presentationTime.seconds.formatted(maxFractionDigits: 6)),
             ("LOOKOUT_TIME", frame.wallClockTime.rfc3339),

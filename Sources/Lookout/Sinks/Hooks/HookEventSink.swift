@@ -30,7 +30,7 @@ public final class HookEventSink: EventSink, Sendable {
             case .presence: hook = presenceHook
             default: hook = nil
             }
-            hook?.run(input: emitted.line, environment: HookEnvironment.variables(for: emitted.event, source: source, camera: camera))
+            hook?.run(input: emitted.line, environment: HookEnvironment.variables(for: emitted.event, id: emitted.id, source: source, camera: camera))
         }
     }
 

@@ -29,9 +29,10 @@ public struct DetectionLineEncoder {
     }
 
     /// The line for one object; with `eventKind`, as that event (`code`, `face_enter`): the kind
-    /// names the event and `type` the object's kind; `snapshot` names the event's snapshot file.
-    mutating func encode(_ object: MetadataObject, eventKind: String?, snapshot: String? = nil) -> [UInt8] {
-        let plain = eventKind == nil && snapshot == nil
+    /// names the event and `type` the object's kind, `id` is the event's id (the first key);
+    /// `snapshot` names the event's snapshot file.
+    mutating func encode(_ object: MetadataObject, eventKind: String?, id: String? = nil, snapshot: String? = nil) -> [UInt8] {
+        let plain = eventKind == nil && snapshot == nil && id == nil
         if plain, let known = recent.first(where: { Self.sameLine($0.object, object) }) {
             frameWriter.reset()
             frameWriter.beginObject()
@@ -45,6 +46,7 @@ public struct DetectionLineEncoder {
         }
         writer.reset()
         writer.beginObject()
+        if let id { writer.key("id"); writer.string(id) }
         writer.key("version"); writer.integer(Self.schemaVersion)
         if let eventKind {
             writer.key("kind"); writer.string(eventKind)

@@ -14,16 +14,16 @@ public struct EventLineEncoder {
         self.objects = DetectionLineEncoder(source: source, camera: camera)
     }
 
-    /// The line for one event, newline included; `snapshot` names the file of the event's snapshot
-    /// (`--snapshots`).
-    public mutating func encode(_ event: DetectionEvent, snapshot: String? = nil) -> [UInt8] {
+    /// The line for one event, newline included: `id` (`EventNumbering`) is its first key;
+    /// `snapshot` names the file of the event's snapshot (`--snapshots`).
+    public mutating func encode(_ event: DetectionEvent, id: String? = nil, snapshot: String? = nil) -> [UInt8] {
         switch event {
         case .code(let code):
-            return objects.encode(code, eventKind: event.kind, snapshot: snapshot)
+            return objects.encode(code, eventKind: event.kind, id: id, snapshot: snapshot)
         case .faceEnter(let face):
-            return objects.encode(face, eventKind: event.kind, snapshot: snapshot)
+            return objects.encode(face, eventKind: event.kind, id: id, snapshot: snapshot)
         case .faceLeave(let leave):
-            var writer = begin(event)
+            var writer = begin(event, id: id)
             writer.key("face_id"); writer.integer(leave.faceID)
             writer.key("reason"); writer.string(leave.reason.rawValue)
             writer.key("first_seen_pts"); writer.number(leave.firstSeen.seconds)
@@ -34,7 +34,7 @@ public struct EventLineEncoder {
             if let zone = leave.zone { writer.key("zone"); writer.string(zone) }
             return end(&writer)
         case .presence(let change):
-            var writer = begin(event)
+            var writer = begin(event, id: id)
             writer.key("state"); writer.string(change.isPresent ? "on" : "off")
             writer.key("faces"); writer.integer(change.faceCount)
             if let lastSeen = change.lastSeen { writer.key("last_seen_pts"); writer.number(lastSeen.seconds) }
@@ -43,7 +43,7 @@ public struct EventLineEncoder {
             if let snapshot { writer.key("snapshot"); writer.string(snapshot) }
             return end(&writer)
         case .recording(let report), .recordingFailed(let report):
-            var writer = begin(event)
+            var writer = begin(event, id: id)
             writer.key("file"); writer.string(report.file)
             let movie = report.movie
             writer.key("first_pts"); writer.number(movie.firstPresentationTime.seconds)
@@ -57,6 +57,7 @@ public struct EventLineEncoder {
             writer.beginObject()
             let trigger = report.trigger
             writer.key("kind"); writer.string(trigger.kind)
+            if let id = trigger.id { writer.key("id"); writer.string(id) }
             writer.key("pts"); writer.number(trigger.frame.presentationTime.seconds)
             writer.key("sequence"); writer.integer(Int(trigger.frame.sequence))
             if let type = trigger.codeType { writer.key("type"); writer.string(type.rawValue) }
@@ -72,10 +73,11 @@ public struct EventLineEncoder {
     }
 
     /// The fields every event line starts with: the deciding frame's sequence and times.
-    private func begin(_ event: DetectionEvent) -> JSONWriter {
+    private func begin(_ event: DetectionEvent, id: String?) -> JSONWriter {
         let frame = event.frame
         var writer = JSONWriter(capacity: 512)
         writer.beginObject()
+        if let id { writer.key("id"); writer.string(id) }
         writer.key("version"); writer.integer(DetectionLineEncoder.schemaVersion)
         writer.key("kind"); writer.string(event.kind)
         writer.frameFields(sequence: frame.sequence, presentationTime: frame.presentationTime,

@@ -47,14 +47,14 @@ final class MQTTEventOutbox {
         }
     }
 
-    /// Keeps `line` as the next event, `payload` giving its bytes for its sequence; false when the
-    /// journal could not write it (the caller then keeps it in memory, numbered by `skipSequence`).
-    func append(topic: String, payload: (UInt64) -> [UInt8]) -> Bool {
+    /// Keeps `payload` as the next event; false when the journal could not write it (the caller
+    /// then keeps it in memory, and says so with `keptInMemory()`).
+    func append(topic: String, payload: [UInt8]) -> Bool {
         let droppedBefore = journal.dropped
         // Kept, or dropped past the bounds (counted): either way the outbox has dealt with it.
         var appended = false
         using(.append) { journal throws(OutboxError) in
-            _ = try journal.append(topic: topic, payload: payload)
+            _ = try journal.append(topic: topic) { _ in payload }
             appended = true
         }
         if journal.dropped > droppedBefore, dropWarning.shouldSay(journal.dropped) {
@@ -63,10 +63,9 @@ final class MQTTEventOutbox {
         return appended
     }
 
-    /// The sequence of an event kept in memory because the journal could not write it.
-    func skipSequence() -> UInt64 {
+    /// An event was kept in memory because the journal could not write it.
+    func keptInMemory() {
         trouble.keptEventInMemory()
-        return journal.skipSequence()
     }
 
     /// Events not handed to libmosquitto yet.

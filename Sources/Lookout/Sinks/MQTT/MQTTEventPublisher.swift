@@ -19,8 +19,8 @@ import Synchronization
 /// outbox on disk (`configuration.outbox`, an `OutboxJournal`: kept across restarts until the
 /// broker acknowledges them), or without one in a bounded queue in memory (oldest dropped and
 /// counted), and go out in order on reconnect, after availability and the retained state are
-/// published again. Each event line carries `"id":"<node>/<camera>/<sequence>"` first. Every
-/// message is QoS 1.
+/// published again. Event lines go out as they are given: with the pipeline's id
+/// (`EventNumbering`) as their first key. Every message is QoS 1.
 // @unchecked: every mutable field is its serial queue's (see the note above `queue`).
 public final class MQTTEventPublisher: @unchecked Sendable {
     public let configuration: MQTTConfiguration
@@ -39,9 +39,6 @@ public final class MQTTEventPublisher: @unchecked Sendable {
     private var outbox: MQTTEventOutbox?
     /// The state directory's outbox, locked before this connection is made (nil without an outbox).
     private var outboxDirectory: OutboxDirectory?
-    /// The next event's sequence without an outbox: the wall clock in microseconds at start, so
-    /// that ids stay unique across runs.
-    private var nextSequence: UInt64
     /// Each code's value for `scan` (Home Assistant's trigger), bounded like the events, sent after
     /// them: the events' queue, its bound and its report stay about events.
     private var scans: BoundedQueue<MQTTMessage>
@@ -87,7 +84,6 @@ public final class MQTTEventPublisher: @unchecked Sendable {
         }
         self.logger = logger
         self.events = BoundedQueue(capacity: max(1, configuration.queueCapacity))
-        self.nextSequence = UInt64(max(1, OutboxJournal.wallMilliseconds())) * 1000
         (outboxDirectory, outbox) = try MQTTEventOutbox.open(for: configuration, logger: logger)
         self.scans = BoundedQueue(capacity: max(1, configuration.queueCapacity))
         if configuration.camera != nil {
@@ -357,27 +353,18 @@ public final class MQTTEventPublisher: @unchecked Sendable {
     /// Outbox events not handed to libmosquitto yet.
     private var outboxWaiting: Int { outbox?.waiting ?? 0 }
 
-    /// Gives the event line its id and keeps it: in the outbox, or in memory without one (or
-    /// when the outbox cannot be written: a disk error loses the event at a restart, not now).
+    /// Keeps the event line (its id given by the pipeline, `EventNumbering`): in the outbox, or in
+    /// memory without one (or when the outbox cannot be written: a disk error loses the event at a
+    /// restart, not now).
     private func appendEvent(_ line: [UInt8]) {
-        let node = configuration.nodeID ?? configuration.clientID, camera = configuration.camera ?? ""
-        if let outbox, outbox.append(topic: topics.events, payload: {
-            MQTTEventID.splice(MQTTEventID.text(node: node, camera: camera, sequence: $0), into: line)
-        }) {
-            scheduleSync()
-            return
-        }
-        // No outbox, or it could not write: the event waits in memory, numbered in the same
-        // series (the journal's while there is one), so ids keep their order.
-        let sequence: UInt64
         if let outbox {
-            sequence = outbox.skipSequence()
-        } else {
-            sequence = nextSequence
-            nextSequence += 1
+            if outbox.append(topic: topics.events, payload: line) {
+                scheduleSync()
+                return
+            }
+            outbox.keptInMemory()
         }
-        let payload = MQTTEventID.splice(MQTTEventID.text(node: node, camera: camera, sequence: sequence), into: line)
-        if events.append(MQTTMessage(topic: topics.events, payload: payload, retain: false)) {
+        if events.append(MQTTMessage(topic: topics.events, payload: line, retain: false)) {
             reportDrops()
         }
     }

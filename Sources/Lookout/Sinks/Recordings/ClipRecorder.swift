@@ -112,7 +112,7 @@ public final class ClipRecorder: EventSink, FileOutputRecordingDelegate, Sendabl
                 // The camera's presence, not each zone's: a zone's presence lies within it.
                 guard case .presence(let change) = emitted.event, change.zone == nil else { continue }
                 if change.isPresent {
-                    presenceStarted(change)
+                    presenceStarted(change, id: emitted.id)
                 } else if change.reason != .cameraLost {
                     // The output ends a clip itself when the camera goes (camera_lost).
                     let lastSeen = change.lastSeen ?? change.frame.presentationTime
@@ -129,7 +129,7 @@ public final class ClipRecorder: EventSink, FileOutputRecordingDelegate, Sendabl
                     return true
                 }
                 if !joined {
-                    start(RecordingTrigger(kind: "code", frame: frame, codeType: code.type, codeValue: code.stringValue),
+                    start(RecordingTrigger(kind: "code", frame: frame, id: emitted.id, codeType: code.type, codeValue: code.stringValue),
                           from: frame.presentationTime - settings.preRoll)
                 }
                 self.output.stopRecording(at: frame.presentationTime + settings.postRoll)
@@ -137,7 +137,7 @@ public final class ClipRecorder: EventSink, FileOutputRecordingDelegate, Sendabl
         }
     }
 
-    private func presenceStarted(_ change: PresenceChange) {
+    private func presenceStarted(_ change: PresenceChange, id: String?) {
         let joined = state.withLock { state -> Bool in
             guard state.clip != nil else { return false }
             state.clip!.trigger.events += 1
@@ -146,7 +146,7 @@ public final class ClipRecorder: EventSink, FileOutputRecordingDelegate, Sendabl
         if joined {
             output.stopRecording(at: nil) // within the post-roll: the clip goes on
         } else {
-            start(RecordingTrigger(kind: "presence", frame: change.frame), from: change.frame.presentationTime - settings.preRoll)
+            start(RecordingTrigger(kind: "presence", frame: change.frame, id: id), from: change.frame.presentationTime - settings.preRoll)
         }
     }
 

@@ -109,15 +109,12 @@ public final class OutboxDirectory: Sendable {
         throw busy()
     }
 
-    /// Creates `path` and its missing parents, 0700 each (the path the user named: links in it
-    /// are followed).
+    /// Creates `path` and its missing parents, 0700 each.
     static func make(_ path: String) throws(OutboxError) {
-        var prefix = path.hasPrefix("/") ? "" : "."
-        for component in path.split(separator: "/") {
-            prefix += "/" + component
-            if prefix.withPlatformPath({ mkdir($0, 0o700) }) != 0, errno != EEXIST {
-                throw .cannotCreate(path: prefix, .current)
-            }
+        do throws(DirectoryHandle.FailedPath) {
+            try DirectoryHandle.makeWithParents(path: path)
+        } catch {
+            throw .cannotCreate(path: error.path, error.errno)
         }
     }
 }

@@ -129,13 +129,6 @@ package final class OutboxJournal {
     /// Bytes in the journal's segment files.
     package var bytes: Int64 { segments.reduce(0) { $0 + $1.bytes } }
 
-    /// The next sequence, for an event that could not be written (a disk error) and waits in
-    /// memory instead: ids keep their order, and it is not given again while this journal is open.
-    package func skipSequence() -> UInt64 {
-        defer { nextSequence += 1 }
-        return nextSequence
-    }
-
     /// Writes an event whose payload `payload` makes from its sequence; returns the sequence, or
     /// nil when the event alone is larger than half the size bound (dropped, counted).
     package func append(topic: String, payload: (UInt64) -> [UInt8]) throws(OutboxError) -> UInt64? {

@@ -35,15 +35,6 @@ public struct OutboxSettings: Sendable, Equatable {
     /// one path component (`%` and `/` percent-encoded, and a leading `.`, so it never names
     /// another folder).
     public func folderName(clientID: String) -> String {
-        var name = ""
-        for (index, character) in clientID.enumerated() {
-            switch character {
-            case "%": name += "%25"
-            case "/": name += "%2F"
-            case "." where index == 0: name += "%2E"
-            default: name.append(character)
-            }
-        }
-        return name
+        DirectoryHandle.entryName(for: clientID)
     }
 }
