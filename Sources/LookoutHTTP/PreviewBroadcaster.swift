@@ -9,8 +9,7 @@ import NIOCore
 /// so that `latest.jpg` answers at once; while someone watches, `previewRate` a second. Each viewer
 /// holds at most one picture: a slow one skips frames (counted), and one that takes none for
 /// `stallTimeout` seconds is disconnected.
-// @unchecked: viewers and the latest photo are in `state`'s lock; channels are NIO's, used through their event loops.
-final class PreviewBroadcaster: PhotoCaptureDelegate, @unchecked Sendable {
+final class PreviewBroadcaster: PhotoCaptureDelegate, Sendable {
     static let idleInterval = 1.0
     static let stallTimeout = 10.0
     static let maximumViewers = 16
@@ -45,7 +44,7 @@ final class PreviewBroadcaster: PhotoCaptureDelegate, @unchecked Sendable {
     let previewRate: Double
     private let state = Locked(State())
     private let queue = DispatchQueue(label: "lookout.http.preview", qos: .utility)
-    private let renderer = PictureRenderer() // `queue` only
+    private let renderer = Locked(PictureRenderer()) // `queue`'s
 
     init(photoOutput: PhotoOutput, previewRate: Double) {
         self.photoOutput = photoOutput
@@ -137,7 +136,7 @@ final class PreviewBroadcaster: PhotoCaptureDelegate, @unchecked Sendable {
         let picture = FramePicture(copying: photo.fileDataRepresentation(), width: photo.width, height: photo.height,
                                    pixelFormat: .mjpeg)
         let overlays = drawsBoxes ? photo.metadataObjects.map(PictureRenderer.Overlay.init) : []
-        return try renderer.jpeg(of: picture, overlays: overlays, height: height)
+        return try renderer.withLock { renderer throws(MediaError) in try renderer.jpeg(of: picture, overlays: overlays, height: height) }
     }
 
     // MARK: Viewers

@@ -96,10 +96,12 @@ public final class DetectorPool: Sendable {
                 // returns, as withoutActuallyEscaping checks.
                 let box = SyncJob(), done = DispatchSemaphore(value: 0)
                 var result: Result?
-                box.run = { result = job() }
+                box.run.withLock { $0 = { result = job() } }
                 async {
-                    box.run?()
-                    box.run = nil
+                    do { // the job is let go of before the waiter returns
+                        let run = box.run.withLock { run in defer { run = nil }; return run }
+                        run?()
+                    }
                     done.signal()
                 }
                 done.wait()
@@ -108,10 +110,9 @@ public final class DetectorPool: Sendable {
         }
     }
 
-    /// A `Lane.sync` job, let go of once run.
-    // @unchecked: `run` is set before the job is queued and cleared by it; the semaphore orders the rest.
-    private final class SyncJob: @unchecked Sendable {
-        var run: (() -> Void)?
+    /// A `Lane.sync` job, let go of once run: set before the job is queued, taken by it.
+    private final class SyncJob: Sendable {
+        let run = Locked<(() -> Void)?>(nil)
     }
 
     /// The ready lanes and the threads' loop.

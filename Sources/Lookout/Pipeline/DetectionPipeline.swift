@@ -10,8 +10,7 @@ import Synchronization
 /// `PipelineOutput` value that every sink receives in order. The pipeline's counters and each
 /// part's own section make one `StatisticsSnapshot` (`statistics`), read by the end-of-run
 /// summary, `/api/status` and `/metrics` alike.
-// @unchecked: results state is the pipeline queue's, control state the control queue's, the rest in locks.
-public final class DetectionPipeline: MetadataOutputObjectsDelegate, @unchecked Sendable {
+public final class DetectionPipeline: MetadataOutputObjectsDelegate, Sendable {
     public struct Configuration: Sendable {
         /// The input's name in lines ("sample.mjpeg", "-", "/dev/video0").
         public var source: String
@@ -71,21 +70,24 @@ public final class DetectionPipeline: MetadataOutputObjectsDelegate, @unchecked 
     private let stopped = DispatchSemaphore(value: 0)
     /// Signalled once: at the first analysis (see `waitForFirstAnalysis`), or when the run ends.
     private let firstAnalysis = DispatchSemaphore(value: 0)
-    private var firstAnalysisSignalled = false // pipeline queue
+    private let firstAnalysisSignalled = Atomic<Bool>(false)
     /// Signalled once: at the first analysed frame, the input's first loss, or when the run ends
     /// (see `waitUntilInputKnown`).
     private let inputKnown = DispatchSemaphore(value: 0)
     private let inputKnownSignalled = Atomic<Bool>(false)
 
-    // Pipeline-queue state.
-    private var generator: EventGenerator
-    private var eventEncoder: EventLineEncoder
-    private var numbering: EventNumbering
-    private var detectionEncoder: DetectionLineEncoder
+    /// What makes results, used on the pipeline queue (its lock is never waited for).
+    private struct Results {
+        var generator: EventGenerator
+        var eventEncoder: EventLineEncoder
+        var numbering: EventNumbering
+        var detectionEncoder: DetectionLineEncoder
+        var pendingObjects: [MetadataObject] = []
+        var sinks: [any EventSink] = [] // `state`'s, from `run()` on
+        var snapshotNamer: (any SnapshotNaming)?
+    }
+    private let results: Locked<Results>
     private let textEncoder = TextLineEncoder()
-    private var pendingObjects: [MetadataObject] = []
-    private var sinks: [any EventSink] = [] // copied from `state` at `run()`
-    private var snapshotNamer: (any SnapshotNaming)?
 
     public init(session: CaptureSession, metadataOutput: MetadataOutput, configuration: Configuration,
                 notices: @escaping @Sendable (String) -> Void = { _ in }) {
@@ -93,10 +95,11 @@ public final class DetectionPipeline: MetadataOutputObjectsDelegate, @unchecked 
         self.metadataOutput = metadataOutput
         self.configuration = configuration
         self.notices = notices
-        generator = EventGenerator(settings: configuration.eventSettings)
-        eventEncoder = EventLineEncoder(source: configuration.source, camera: configuration.camera)
-        numbering = configuration.eventNumbering ?? EventNumbering(node: "lookout", camera: configuration.camera)
-        detectionEncoder = DetectionLineEncoder(source: configuration.source, camera: configuration.camera)
+        results = Locked(Results(
+            generator: EventGenerator(settings: configuration.eventSettings),
+            eventEncoder: EventLineEncoder(source: configuration.source, camera: configuration.camera),
+            numbering: configuration.eventNumbering ?? EventNumbering(node: "lookout", camera: configuration.camera),
+            detectionEncoder: DetectionLineEncoder(source: configuration.source, camera: configuration.camera)))
     }
 
     /// Adds a place results go; before `run()`. A sink that names snapshots (`SnapshotNaming`) is
@@ -121,14 +124,17 @@ public final class DetectionPipeline: MetadataOutputObjectsDelegate, @unchecked 
     /// Runs until the input ends, `stop()` is called, or a fatal error; every frame captured is
     /// analysed and handed to the sinks before this returns. Call `finishSinks()` afterwards.
     public func run() -> Outcome {
-        state.withLock { state in
-            sinks = state.sinks
-            snapshotNamer = state.snapshotNamer
+        let (sinks, snapshotNamer) = state.withLock { state in
             state.startedAt = MonotonicClock.nanoseconds()
+            return (state.sinks, state.snapshotNamer)
+        }
+        results.withLock {
+            $0.sinks = sinks
+            $0.snapshotNamer = snapshotNamer
         }
         // Snapshots show the frame an event was decided on: only then are pictures attached.
         if snapshotNamer != nil { metadataOutput.attachesFramePictures = true }
-        state.withLock { $0.format = Self.format(of: session.inputs.first) }
+        state.withLock { $0.format = session.inputs.first?.knownFormat }
         metadataOutput.setMetadataObjectsDelegate(self, queue: queue)
         session.setEventHandler(queue: control) { [weak self] event in self?.handle(event) } // weak: a removed pipeline goes
         session.startRunning()
@@ -187,8 +193,7 @@ public final class DetectionPipeline: MetadataOutputObjectsDelegate, @unchecked 
 
     /// Pipeline queue.
     private func signalFirstAnalysis() {
-        guard !firstAnalysisSignalled else { return }
-        firstAnalysisSignalled = true
+        guard !firstAnalysisSignalled.exchange(true, ordering: .acquiringAndReleasing) else { return }
         firstAnalysis.signal()
     }
 
@@ -295,8 +300,10 @@ public final class DetectionPipeline: MetadataOutputObjectsDelegate, @unchecked 
     /// lost and found lines do), and to MQTT, hooks and the event stream as events do. Any thread.
     public func post(_ event: DetectionEvent) {
         queue.async { [self] in
-            let id = numbering.nextID()
-            let line = eventEncoder.encode(event, id: id)
+            let (id, line) = results.withLock { results in
+                let id = results.numbering.nextID()
+                return (id, results.eventEncoder.encode(event, id: id))
+            }
             var output = PipelineOutput(events: [EmittedEvent(event: event, id: id, line: line)])
             output.lines.append(configuration.lineFormat == .json ? line : textEncoder.encode(event))
             state.withLock { $0.eventCounts[event.kind, default: 0] += 1 }
@@ -314,7 +321,7 @@ public final class DetectionPipeline: MetadataOutputObjectsDelegate, @unchecked 
             $0.latestCodes = []
             $0.latestFaces = []
         }
-        emit(generator.interrupt(), frame: nil, into: &output)
+        emit(results.withLock { $0.generator.interrupt() }, frame: nil, into: &output)
         deliver(output)
     }
 
@@ -322,20 +329,24 @@ public final class DetectionPipeline: MetadataOutputObjectsDelegate, @unchecked 
 
     public func metadataOutput(_ output: MetadataOutput, didOutput metadataObjects: [MetadataObject],
                                from connection: CaptureConnection) {
-        pendingObjects = metadataObjects
+        results.withLock { $0.pendingObjects = metadataObjects }
     }
 
     public func metadataOutput(_ output: MetadataOutput, didFinishAnalysing frame: AnalysedFrame,
                                from connection: CaptureConnection) {
-        let objects = pendingObjects
-        pendingObjects = []
-        var result = PipelineOutput(frame: frame, objects: objects)
-        if !configuration.linesAreEvents {
-            for object in objects {
-                result.lines.append(configuration.lineFormat == .json ? detectionEncoder.encode(object) : textEncoder.encode(object))
+        var result = PipelineOutput(frame: frame)
+        let (events, isPresent) = results.withLock { results in
+            result.objects = results.pendingObjects
+            results.pendingObjects = []
+            if !configuration.linesAreEvents {
+                for object in result.objects {
+                    result.lines.append(configuration.lineFormat == .json ? results.detectionEncoder.encode(object) : textEncoder.encode(object))
+                }
             }
+            return (results.generator.process(result.objects, in: frame), results.generator.isPresent)
         }
-        emit(generator.process(objects, in: frame), frame: frame, into: &result)
+        let objects = result.objects
+        emit(events, frame: frame, into: &result)
         let now = MonotonicClock.nanoseconds()
         var firstFrame = false
         let sampleDue: Bool = state.withLock { state in
@@ -346,7 +357,7 @@ public final class DetectionPipeline: MetadataOutputObjectsDelegate, @unchecked 
             if state.format?.width == 0 { state.format?.width = frame.width; state.format?.height = frame.height }
             if frame.analysedCodes { state.latestCodes = objects }
             if frame.analysedFaces { state.latestFaces = objects }
-            state.isPresent = generator.isPresent
+            state.isPresent = isPresent
             return state.rate.isDue(at: now)
         }
         if sampleDue {
@@ -355,7 +366,7 @@ public final class DetectionPipeline: MetadataOutputObjectsDelegate, @unchecked 
         }
         deliver(result)
         if firstFrame { signalInputKnown() }
-        if !firstAnalysisSignalled, frame.analysedFaces || !metadataOutput.metadataObjectTypes.contains(.face) {
+        if !firstAnalysisSignalled.load(ordering: .relaxed), frame.analysedFaces || !metadataOutput.metadataObjectTypes.contains(.face) {
             signalFirstAnalysis()
         }
         if frame.analysedCodes, objects.contains(where: { $0.type.isMachineReadableCode }) {
@@ -366,14 +377,16 @@ public final class DetectionPipeline: MetadataOutputObjectsDelegate, @unchecked 
     /// Numbers and encodes events (naming their snapshots first) into `output`.
     private func emit(_ events: [DetectionEvent], frame: AnalysedFrame?, into output: inout PipelineOutput) {
         guard !events.isEmpty else { return }
-        for event in events {
-            let snapshot = frame.flatMap { snapshotNamer?.snapshotName(for: event, frame: $0) }
-            let id = numbering.nextID()
-            let line = eventEncoder.encode(event, id: id, snapshot: snapshot)
-            output.events.append(EmittedEvent(event: event, id: id, line: line, snapshot: snapshot))
-            if configuration.linesAreEvents {
-                output.lines.append(configuration.lineFormat == .json ? line : textEncoder.encode(event))
+        let emitted = results.withLock { results in
+            events.map { event in
+                let snapshot = frame.flatMap { results.snapshotNamer?.snapshotName(for: event, frame: $0) }
+                let id = results.numbering.nextID()
+                return EmittedEvent(event: event, id: id, line: results.eventEncoder.encode(event, id: id, snapshot: snapshot), snapshot: snapshot)
             }
+        }
+        output.events += emitted
+        if configuration.linesAreEvents {
+            for event in emitted { output.lines.append(configuration.lineFormat == .json ? event.line : textEncoder.encode(event.event)) }
         }
         state.withLock { state in
             for event in events { state.eventCounts[event.kind, default: 0] += 1 }
@@ -382,13 +395,6 @@ public final class DetectionPipeline: MetadataOutputObjectsDelegate, @unchecked 
 
     private func deliver(_ output: PipelineOutput) {
         guard !output.lines.isEmpty || !output.events.isEmpty || output.frame != nil || output.inputChange != nil else { return }
-        for sink in sinks { sink.consume(output) }
-    }
-
-    private static func format(of input: CaptureInput?) -> VideoFormatDescription? {
-        if let input = input as? AssetReaderInput { return input.formatDescription }
-        if let input = input as? CaptureDeviceInput { return input.formatDescription }
-        if let input = input as? FFmpegInput { return input.formatDescription }
-        return nil
+        for sink in results.withLock({ $0.sinks }) { sink.consume(output) }
     }
 }

@@ -1,21 +1,25 @@
 /// Writes the pipeline's lines to a file descriptor (standard output), one flush per analysed
 /// frame, so that a consumer sees each code as soon as it is read. When the reader goes away
 /// (`lookout | head -1`) it says so once, through `onClosed`, and writes nothing more.
-// @unchecked: the line sink is used under `lock` or from the pipeline queue only.
-public final class StandardOutputSink: EventSink, @unchecked Sendable {
-    private let sink: LineSink
+public final class StandardOutputSink: EventSink, Sendable {
+    /// The line sink, used under its lock only (the pipeline's lines and the `--stats` line come
+    /// from different threads), and whether its closing was reported.
+    private struct Output {
+        let sink: LineSink
+        var closedReported = false
+    }
+    private let output: Locked<Output>
     private let onClosed: @Sendable () -> Void
-    private let lock = Locked(false) // closed reported
 
     /// - Parameter onClosed: called once, when the descriptor can no longer be written.
     public init(fd: Int32, onClosed: @escaping @Sendable () -> Void) {
-        sink = LineSink(fd: fd)
+        output = Locked(Output(sink: LineSink(fd: fd)))
         self.onClosed = onClosed
     }
 
     /// The error that closed the output, when it was not a vanished reader.
-    public var failure: Errno? { lock.withLock { _ in sink.failure } }
-    public var isClosed: Bool { lock.withLock { _ in sink.isClosed } }
+    public var failure: Errno? { output.withLock { $0.sink.failure } }
+    public var isClosed: Bool { output.withLock { $0.sink.isClosed } }
 
     public func consume(_ output: PipelineOutput) {
         write(output.lines)
@@ -23,11 +27,11 @@ public final class StandardOutputSink: EventSink, @unchecked Sendable {
 
     /// Writes lines that are not results (the `--stats` line), from any thread.
     public func write(_ lines: [[UInt8]]) {
-        let closedNow: Bool = lock.withLock { reported in
-            guard !sink.isClosed, !lines.isEmpty else { return false }
-            for line in lines { sink.append(line) }
-            if sink.flush() || reported { return false }
-            reported = true
+        let closedNow: Bool = output.withLock { output in
+            guard !output.sink.isClosed, !lines.isEmpty else { return false }
+            for line in lines { output.sink.append(line) }
+            if output.sink.flush() || output.closedReported { return false }
+            output.closedReported = true
             return true
         }
         if closedNow { onClosed() }

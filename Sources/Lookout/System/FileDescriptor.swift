@@ -1,21 +1,24 @@
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// An open file Lookout owns, closed when the value goes (swift-system's `FileDescriptor`, with
 /// ownership): each call does one system call's work and throws the `Errno` it failed with.
-/// Used from one thread at a time.
-// @unchecked: used from one thread at a time (its owner's); close is idempotent.
-package final class FileDescriptor: @unchecked Sendable {
+/// Its owner uses it; closing (or releasing) it is atomic: it happens once, whichever thread asks.
+package final class FileDescriptor: Sendable {
+    private let descriptor: Atomic<Int32>
+
     /// The descriptor; -1 once closed or released.
-    public private(set) var rawValue: Int32
+    public var rawValue: Int32 { descriptor.load(ordering: .acquiring) }
 
     init(rawValue: Int32) {
-        self.rawValue = rawValue
+        descriptor = Atomic(rawValue)
     }
 
     deinit {
-        if rawValue >= 0 { Glibc.close(rawValue) }
+        let fd = descriptor.load(ordering: .relaxed)
+        if fd >= 0 { Glibc.close(fd) }
     }
 
     /// Writes all of `bytes`, however many calls it takes.
@@ -71,14 +74,13 @@ package final class FileDescriptor: @unchecked Sendable {
 
     /// Closes now: a failed close can mean written data is lost, so it is said.
     package func close() throws(Errno) {
-        let fd = rawValue
-        rawValue = -1
+        let fd = descriptor.exchange(-1, ordering: .acquiringAndReleasing)
+        guard fd >= 0 else { return }
         if Glibc.close(fd) != 0, Errno.current != .interrupted { throw Errno.current }
     }
 
     /// Hands the descriptor to a new owner (a C library that closes it); this value forgets it.
     package func release() -> Int32 {
-        defer { rawValue = -1 }
-        return rawValue
+        descriptor.exchange(-1, ordering: .acquiringAndReleasing)
     }
 }

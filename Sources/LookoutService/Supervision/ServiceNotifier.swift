@@ -17,8 +17,7 @@ import Glibc
 /// - `STOPPING=1` when the service stops.
 ///
 /// Nothing is sent when `$NOTIFY_SOCKET` is unset; nothing runs per frame.
-// @unchecked: `timer` is set by start() before its first tick and cancelled on `queue`.
-public final class ServiceNotifier: @unchecked Sendable {
+public final class ServiceNotifier: Sendable {
     private struct State {
         var status = ""
         var lastPing: Int64 = 0
@@ -34,7 +33,8 @@ public final class ServiceNotifier: @unchecked Sendable {
     public let watchdogInterval: Double?
     private let state = Locked(State())
     private let queue = DispatchQueue(label: "lookout.notify")
-    private var timer: (any DispatchSourceTimer)?
+    /// The ticks, made by `start()` and cancelled by `stopping()`.
+    private let timer = Locked<(any DispatchSourceTimer)?>(nil)
 
     /// A notifier for `service` when systemd asked for notifications ($NOTIFY_SOCKET); nil
     /// otherwise, or when the socket cannot be used (said on `logger`).
@@ -69,7 +69,7 @@ public final class ServiceNotifier: @unchecked Sendable {
         timer.schedule(deadline: .now(), repeating: period)
         timer.setEventHandler { [self] in tick(period: period) }
         timer.resume()
-        self.timer = timer
+        self.timer.withLock { $0 = timer }
         let pipelines = service.pipelines
         // A thread of its own: the wait lasts as long as the slowest camera takes to start.
         DispatchQueue(label: "lookout.notify.ready").async { [self] in
@@ -115,7 +115,7 @@ public final class ServiceNotifier: @unchecked Sendable {
     public func stopping() {
         queue.sync {
             guard !state.withLock({ state in defer { state.stopping = true }; return state.stopping }) else { return }
-            timer?.cancel()
+            timer.withLock { $0?.cancel() }
             send("STOPPING=1\nSTATUS=stopping")
         }
     }

@@ -15,3 +15,13 @@ public class CaptureInput: @unchecked Sendable {
     /// cannot take are dropped rather than waited for.
     public var isRealTime: Bool { source.isRealTime }
 }
+
+extension CaptureInput {
+    /// The format the input delivers now, for the inputs that know it.
+    var knownFormat: VideoFormatDescription? {
+        if let input = self as? AssetReaderInput { return input.formatDescription }
+        if let input = self as? CaptureDeviceInput { return input.formatDescription }
+        if let input = self as? FFmpegInput { return input.formatDescription }
+        return nil
+    }
+}

@@ -13,9 +13,9 @@ public protocol KeyboardDevice: AnyObject, Sendable {
 
 /// A virtual keyboard made through the kernel's uinput driver (`/dev/uinput`): it appears to the
 /// system as a keyboard (`/dev/input/eventN`, and to X, Wayland and the console) until destroyed
-/// or its descriptor is closed. Used from one thread at a time (the keyboard output's typist).
-// @unchecked: used from one thread at a time (the keyboard output's typist).
-public final class UInputDevice: KeyboardDevice, @unchecked Sendable {
+/// or its descriptor is closed. Sends and the destroy hold its lock: the keyboard output's typist
+/// sends, and a stop may destroy it from another thread meanwhile.
+public final class UInputDevice: KeyboardDevice, Sendable {
     public static let defaultPath = "/dev/uinput"
     /// USB IDs shown to the system ("Lookout"), so that rules can match the device.
     public static let vendor: UInt16 = 0x4c4b, product: UInt16 = 0x0001
@@ -23,7 +23,7 @@ public final class UInputDevice: KeyboardDevice, @unchecked Sendable {
     public let path: String
     /// The name the system shows (`/proc/bus/input/devices`, `libinput list-devices`).
     public let name: String
-    private var descriptor: FileDescriptor?
+    private let descriptor = Locked<FileDescriptor?>(nil)
 
     /// Opens `path` and makes a keyboard named `name` (cut to the 79 bytes uinput keeps, at a
     /// character's end) that can press `keys`.
@@ -47,20 +47,21 @@ public final class UInputDevice: KeyboardDevice, @unchecked Sendable {
             throw failed("the device setup")
         }
         guard lk_ui_dev_create(fd) == 0 else { throw failed("UI_DEV_CREATE") }
-        self.descriptor = descriptor
+        self.descriptor.withLock { $0 = descriptor }
     }
 
     deinit { destroy() }
 
     public func send(_ event: KeyEvent) throws(UInputError) {
-        guard let fd = descriptor?.rawValue else { throw .write(path: path, errno: Errno(rawValue: ENODEV)) }
-        try write(fd, type: LK_EV_KEY, code: event.code, value: event.pressed ? 1 : 0)
-        try write(fd, type: LK_EV_SYN, code: LK_SYN_REPORT, value: 0)
+        try descriptor.withLock { descriptor throws(UInputError) in
+            guard let fd = descriptor?.rawValue else { throw .write(path: path, errno: Errno(rawValue: ENODEV)) }
+            try write(fd, type: LK_EV_KEY, code: event.code, value: event.pressed ? 1 : 0)
+            try write(fd, type: LK_EV_SYN, code: LK_SYN_REPORT, value: 0)
+        }
     }
 
     public func destroy() {
-        guard let descriptor else { return }
-        self.descriptor = nil
+        guard let descriptor = descriptor.withLock({ descriptor in defer { descriptor = nil }; return descriptor }) else { return }
         // Closing alone destroys it too; the ioctl first makes it explicit for readers.
         _ = lk_ui_dev_destroy(descriptor.rawValue)
         try? descriptor.close()

@@ -5,7 +5,7 @@
 /// are read from the line's end whatever the value holds. Faces, which zbarcam does not find,
 /// print as `Face:<id> <x>,<y> <width>x<height>` (pixels). Zones leave code and face lines as they
 /// are; a zone's presence is `Zone-Presence:<zone>:on`.
-public struct TextLineEncoder {
+public struct TextLineEncoder: Sendable {
     public init() {}
 
     public func encode(_ object: MetadataObject) -> [UInt8] {

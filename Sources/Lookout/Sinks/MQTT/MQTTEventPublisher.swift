@@ -97,13 +97,16 @@ public final class MQTTEventPublisher: @unchecked Sendable {
         connection = try MQTTConnection(configuration: configuration, subscriptions: homeAssistant.map { [$0.topic] } ?? []) {
             event in relay.publisher?.receive(event)
         }
-        relay.publisher = self
+        relay.set(self)
     }
 
-    /// Lets the connection reach the publisher without keeping it alive.
-    // @unchecked: `publisher` is set once, before the connection can call it.
-    private final class Relay: @unchecked Sendable {
-        weak var publisher: MQTTEventPublisher?
+    /// Lets the connection reach the publisher without keeping it alive (set once, after the
+    /// connection is made, before it can call).
+    private final class Relay: Sendable {
+        private struct Reference { weak var publisher: MQTTEventPublisher? }
+        private let reference = Locked(Reference())
+        var publisher: MQTTEventPublisher? { reference.withLock { $0.publisher } }
+        func set(_ publisher: MQTTEventPublisher) { reference.withLock { $0.publisher = publisher } }
     }
 
     private func receive(_ event: MQTTConnection.Event) {

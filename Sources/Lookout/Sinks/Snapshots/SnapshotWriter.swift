@@ -18,8 +18,7 @@ import Glibc
 /// last write, succeeded) and a place in the queue is free for it: after a failure, events are
 /// still written, unnamed, until one succeeds and lines name them again. A named snapshot whose
 /// write then fails (the disk filled meanwhile) is named in a warning.
-// @unchecked: `kept` and the renderer are its writer queue's.
-public final class SnapshotWriter: EventSink, SnapshotNaming, @unchecked Sendable {
+public final class SnapshotWriter: EventSink, SnapshotNaming, Sendable {
     public struct Options: Sendable {
         /// Outlines and labels drawn on the picture.
         public var drawsBoxes = true
@@ -41,8 +40,9 @@ public final class SnapshotWriter: EventSink, SnapshotNaming, @unchecked Sendabl
 
     private let queue = DispatchQueue(label: "lookout.snapshots", qos: .utility)
     private let diagnostics: @Sendable (String) -> Void
-    private let renderer = PictureRenderer(quality: 90) // writer queue
-    private var kept: [String] = [] // writer queue: names on disk, oldest first
+    /// The writer queue's: its JPEG encoder, and the snapshots on disk, oldest first.
+    private let renderer = Locked(PictureRenderer(quality: 90))
+    private let kept = Locked<[String]>([])
 
     private struct State {
         var pending = 0
@@ -75,7 +75,8 @@ public final class SnapshotWriter: EventSink, SnapshotNaming, @unchecked Sendabl
             warnOnce("cannot write to \(directory): \(error)", cause: error.description)
         }
         queue.async { [self] in
-            kept = existingSnapshots()
+            let existing = existingSnapshots()
+            kept.withLock { $0 = existing }
             prune()
         }
     }
@@ -176,8 +177,10 @@ public final class SnapshotWriter: EventSink, SnapshotNaming, @unchecked Sendabl
         let jpeg: [UInt8]
         let clean: [UInt8]?
         do {
-            jpeg = try renderer.jpeg(of: picture, overlays: overlays)
-            clean = options.writesCleanCopy ? (overlays.isEmpty ? jpeg : try renderer.jpeg(of: picture)) : nil
+            (jpeg, clean) = try renderer.withLock { renderer in
+                let jpeg = try renderer.jpeg(of: picture, overlays: overlays)
+                return (jpeg, options.writesCleanCopy ? (overlays.isEmpty ? jpeg : try renderer.jpeg(of: picture)) : nil)
+            }
         } catch {
             countFailure("cannot encode a snapshot: \(error)", cause: "\(error)")
             return
@@ -199,7 +202,7 @@ public final class SnapshotWriter: EventSink, SnapshotNaming, @unchecked Sendabl
             }
             return
         }
-        kept.append(name)
+        kept.withLock { $0.append(name) }
         prune()
         let (handler, recovered): ((@Sendable (String, [UInt8]) -> Void)?, Bool) = state.withLock { state in
             let recovered = state.warnedCause != nil
@@ -249,14 +252,19 @@ public final class SnapshotWriter: EventSink, SnapshotNaming, @unchecked Sendabl
 
     /// Deletes the oldest snapshots (and their clean copies) beyond `keep`: regular files only.
     private func prune() {
-        guard kept.count > options.keep else { return }
-        kept.sort()
+        let keep = options.keep
+        let old: [String] = kept.withLock { kept in
+            guard kept.count > keep else { return [] }
+            kept.sort()
+            defer { kept.removeFirst(kept.count - keep) }
+            return Array(kept.prefix(kept.count - keep))
+        }
+        guard !old.isEmpty else { return }
         let folder = try? directory.open()
-        for name in kept.prefix(kept.count - options.keep) {
+        for name in old {
             try? folder?.removeRegularFile(named: name)
             try? folder?.removeRegularFile(named: SnapshotFileName.cleanCopy(of: name))
         }
-        kept.removeFirst(kept.count - options.keep)
     }
 
     /// Counts a snapshot not written. With a `cause`, warns unless that cause was the last one

@@ -6,13 +6,13 @@ import Glibc
 /// One running `ffmpeg` that writes a YUV4MPEG2 stream on a pipe: its pid, the pipe's reader, and
 /// the last lines it wrote on standard error (kept off Lookout's standard output; shown when it
 /// fails).
-// @unchecked: `status` is written by reap() only, on its source's thread; the rest is constant.
-final class FFmpegProcess: @unchecked Sendable {
+final class FFmpegProcess: Sendable {
     let pid: pid_t
     let output: FileDescriptorReader
     private let errorLines = Locked<[String]>([])
     private let errorDone = DispatchSemaphore(value: 0)
-    private var status: Int32?
+    /// The wait status, once reaped.
+    private let status = Locked<Int32?>(nil)
     /// Lines of standard error kept, the newest last: enough to hold the line that says why
     /// (ffmpeg follows it with advice and with what failed after it).
     static let keptErrorLines = 8
@@ -101,12 +101,12 @@ final class FFmpegProcess: @unchecked Sendable {
     /// Waits for ffmpeg to exit and returns its wait status; its standard error is read to the end.
     @discardableResult
     func reap() -> Int32 {
-        if let status { return status }
+        if let status = status.withLock({ $0 }) { return status }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         // stderr closes when ffmpeg exits; a grandchild holding it is not waited for long.
         _ = errorDone.wait(timeout: .fromNow(seconds: 1))
-        self.status = status
+        self.status.withLock { $0 = status }
         return status
     }
 
