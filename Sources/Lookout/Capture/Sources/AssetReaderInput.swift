@@ -55,20 +55,23 @@ public final class AssetReaderInput: CaptureInput, @unchecked Sendable {
 }
 
 /// The frame source behind `AssetReaderInput`.
-// @unchecked: a frame source is read by its session's capture thread only.
-final class RecordedStreamSource: FrameSource, @unchecked Sendable {
+final class RecordedStreamSource: FrameSource, Sendable {
     let sourceName: String
     let container: AssetReaderInput.Container
     let isRealTime: Bool
     let pixelBudget: PixelBudget
-    private(set) var format: VideoFormatDescription
+    let format: VideoFormatDescription
 
     private let reader: FileDescriptorReader
-    private var mjpeg: MJPEGStreamReader?
-    private var y4m: Y4MStreamReader?
+    /// The reading's state: the capture thread's (its lock is never waited for).
+    private struct Reading {
+        var mjpeg: MJPEGStreamReader?
+        var y4m: Y4MStreamReader?
+        var sequence: UInt64 = 0
+        var startTime: Int64?
+    }
+    private let reading: Locked<Reading>
     private let frameDuration: Int64
-    private var sequence: UInt64 = 0
-    private var startTime: Int64?
     /// Real-time files are paced by the clock; pipes arrive at their writer's pace.
     private let pacedByClock: Bool
 
@@ -86,15 +89,17 @@ final class RecordedStreamSource: FrameSource, @unchecked Sendable {
         defer { sniffed.deallocate() }
         let got = try reader.readFully(into: sniffed, count: 9)
         let prefix = Array(UnsafeRawBufferPointer(start: sniffed, count: got))
+        var reading = Reading()
+        var format: VideoFormatDescription
         if ImageSignature.format(of: prefix) == "JPEG" {
             container = .mjpeg
-            mjpeg = MJPEGStreamReader(reader: reader, prefix: prefix)
+            reading.mjpeg = MJPEGStreamReader(reader: reader, prefix: prefix)
             let rate = frameRate ?? Self.defaultMJPEGFrameRate
             format = VideoFormatDescription(width: 0, height: 0, pixelFormat: .mjpeg, frameRate: rate)
         } else if prefix == Array("YUV4MPEG2".utf8) {
             container = .y4m
             let stream = try Y4MStreamReader(reader: reader, prefix: prefix, budget: pixelBudget)
-            y4m = stream
+            reading.y4m = stream
             format = stream.format
             if let frameRate { format.frameRate = frameRate }
             if format.frameRate == nil { format.frameRate = Self.defaultMJPEGFrameRate }
@@ -103,29 +108,36 @@ final class RecordedStreamSource: FrameSource, @unchecked Sendable {
         }
         // The rate is in FrameRate.validRange: at most 1e12 ns a frame.
         frameDuration = Int64((1e9 / format.frameRate!).rounded())
+        self.format = format
+        self.reading = Locked(reading)
     }
 
     func nextFrame() throws(CaptureError) -> SourceFrame? {
+        try reading.withLock { reading throws(CaptureError) in try nextFrame(&reading) }
+    }
+
+    private func nextFrame(_ reading: inout Reading) throws(CaptureError) -> SourceFrame? {
+        let sequence = reading.sequence
         // Saturates rather than traps for streams of billions of frames at a slow rate.
         let (nanoseconds, overflow) = Int64(truncatingIfNeeded: sequence).multipliedReportingOverflow(by: frameDuration)
         let presentationTime = MediaTime(nanoseconds: overflow ? .max : nanoseconds)
         if pacedByClock {
             let now = MonotonicClock.nanoseconds()
-            let start = startTime ?? now
-            startTime = start
+            let start = reading.startTime ?? now
+            reading.startTime = start
             let (deadline, overflow) = start.addingReportingOverflow(presentationTime.nanoseconds)
             guard reader.wait(untilMonotonicNanoseconds: overflow ? .max : deadline) else { return nil }
         }
         let payload: SourceFrame.Payload
         do {
-            if let mjpeg {
+            if let mjpeg = reading.mjpeg {
                 guard let event = try mjpeg.next() else { return nil }
                 switch event {
                 case .jpeg(let bytes): payload = .jpeg(bytes)
                 case .corrupt(let reason): payload = .corrupt(reason: reason)
                 }
             } else {
-                guard let event = try y4m!.next() else { return nil }
+                guard let event = try reading.y4m!.next() else { return nil }
                 switch event {
                 case .frame(let bytes): payload = .raw(bytes, bytesPerRow: format.width)
                 case .corrupt(let reason): payload = .corrupt(reason: reason)
@@ -134,7 +146,7 @@ final class RecordedStreamSource: FrameSource, @unchecked Sendable {
         } catch {
             throw .input(error)
         }
-        defer { sequence += 1 }
+        reading.sequence += 1
         return SourceFrame(payload: payload, sequence: sequence, presentationTime: presentationTime,
                            wallClockTime: .now(), format: format)
     }

@@ -3,7 +3,7 @@ import Logging
 
 /// What a publisher says about its connection and about Home Assistant's restarts: each change
 /// of state once, the same thing again counted and summarised (`RepeatedLines`), never a line per
-/// attempt or per message. Used on the publisher's queue only.
+/// attempt or per message. A value of its publisher's, used on its queue.
 ///
 /// - An attempt that fails: "cannot connect to X: reason; retrying", then the attempts failing
 ///   alike are counted.
@@ -13,8 +13,7 @@ import Logging
 ///   The connection after the first such loss is said ("reconnected": it may be a broker that
 ///   restarted); after the second, "reconnected" waits for a connection that stays up.
 /// - Home Assistant's `online` on its status topic: said once, then counted.
-// @unchecked: used on its publisher's queue only.
-final class MQTTConnectionLog: @unchecked Sendable {
+struct MQTTConnectionLog {
     enum Repeat: Hashable {
         case cannotConnect(broker: Int, reason: String)
         case closedSoon(broker: Int, reason: String)
@@ -23,7 +22,8 @@ final class MQTTConnectionLog: @unchecked Sendable {
 
     private let logger: Logger
     private let brokers: [MQTTBrokerAddress]
-    private let queue: DispatchQueue
+    /// Asks for `summaryTimerFired(end:)` after the seconds given, on the publisher's queue.
+    private let schedule: (_ end: Int64, _ seconds: Double) -> Void
     private var repeats = RepeatedLines<Repeat>()
     /// When the summary timer scheduled fires (MonotonicClock nanoseconds), nil when none is.
     private var timerEnd: Int64?
@@ -34,17 +34,16 @@ final class MQTTConnectionLog: @unchecked Sendable {
     /// What "reconnected" would have said while connections were closing soon.
     private var quietReconnect: (broker: Int, failedOver: Bool)?
 
-    /// `queue` is the publisher's: every call comes on it, and the summaries are said on it.
-    init(logger: Logger, brokers: [MQTTBrokerAddress], queue: DispatchQueue) {
+    init(logger: Logger, brokers: [MQTTBrokerAddress], schedule: @escaping (_ end: Int64, _ seconds: Double) -> Void) {
         self.logger = logger
         self.brokers = brokers
-        self.queue = queue
+        self.schedule = schedule
     }
 
     private func name(_ broker: Int) -> String { brokers[broker].redacted }
 
     /// The broker accepted the connection; `queued` events wait to be delivered.
-    func connected(broker: Int, failedOver: Bool, everConnected: Bool, queued: Int) {
+    mutating func connected(broker: Int, failedOver: Bool, everConnected: Bool, queued: Int) {
         sayEnded(MonotonicClock.nanoseconds()) { if case .cannotConnect = $0 { true } else { false } }
         guard closedSoon < Self.quietAfter else {
             quietReconnect = (broker, failedOver || quietReconnect?.failedOver == true)
@@ -58,7 +57,7 @@ final class MQTTConnectionLog: @unchecked Sendable {
     }
 
     /// The connection up has stayed up long enough to count as working again.
-    func stable(broker: Int, queued: Int) {
+    mutating func stable(broker: Int, queued: Int) {
         sayEnded(MonotonicClock.nanoseconds()) { if case .closedSoon = $0 { true } else { false } }
         let lost = closedSoon
         closedSoon = 0
@@ -68,13 +67,13 @@ final class MQTTConnectionLog: @unchecked Sendable {
         logger.notice("MQTT: \(failedOver ? "failed over" : "reconnected") to \(name(broker)); it has stayed up \(Int(MQTTConnection.stableAfter)) s, after \(lost) connection\(lost == 1 ? "" : "s") lost sooner\(Self.delivering(queued))")
     }
 
-    func connectFailed(broker: Int, reason: String) {
+    mutating func connectFailed(broker: Int, reason: String) {
         guard counted(.cannotConnect(broker: broker, reason: reason)) else { return }
         logger.warning("MQTT: cannot connect to \(name(broker)): \(reason); \(retry(after: broker))")
     }
 
     /// The connection was lost; `stayedUp`: after it had counted as working.
-    func disconnected(broker: Int, reason: String, stayedUp: Bool) {
+    mutating func disconnected(broker: Int, reason: String, stayedUp: Bool) {
         if stayedUp {
             let next = brokers.count > 1 ? "failing over to \(name((broker + 1) % brokers.count))" : "events are queued until it is back"
             logger.warning("MQTT: connection to \(name(broker)) lost (\(reason)); \(next)")
@@ -86,13 +85,13 @@ final class MQTTConnectionLog: @unchecked Sendable {
     }
 
     /// Home Assistant said `online` (it restarted); said by the one connection that speaks for them all.
-    func homeAssistantOnline() {
+    mutating func homeAssistantOnline() {
         guard counted(.homeAssistantOnline) else { return }
         logger.notice("MQTT: Home Assistant is back online; publishing discovery and state again")
     }
 
     /// Says what is still counted (the end of the run).
-    func finish() {
+    mutating func finish() {
         sayEnded(MonotonicClock.nanoseconds()) { _ in true }
     }
 
@@ -109,13 +108,13 @@ final class MQTTConnectionLog: @unchecked Sendable {
     }
 
     /// True when `key`'s line is to be said now; false when it was counted.
-    private func counted(_ key: Repeat) -> Bool {
+    private mutating func counted(_ key: Repeat) -> Bool {
         let said = repeats.occurred(key, now: MonotonicClock.nanoseconds())
         scheduleSummaries()
         return said
     }
 
-    private func sayEnded(_ now: Int64, where matches: (Repeat) -> Bool) {
+    private mutating func sayEnded(_ now: Int64, where matches: (Repeat) -> Bool) {
         for summary in repeats.end(where: matches, now: now) { say(summary) }
     }
 
@@ -131,15 +130,17 @@ final class MQTTConnectionLog: @unchecked Sendable {
         }
     }
 
-    private func scheduleSummaries() {
+    private mutating func scheduleSummaries() {
         guard let end = repeats.nextWindowEnd, timerEnd.map({ end < $0 }) ?? true else { return }
         timerEnd = end
-        let seconds = Double(end - MonotonicClock.nanoseconds()) / 1e9
-        queue.asyncAfter(deadline: .fromNow(seconds: max(0, seconds))) { [weak self] in
-            guard let self, timerEnd == end else { return }
-            timerEnd = nil
-            for summary in repeats.summariesDue(now: MonotonicClock.nanoseconds()) { say(summary) }
-            scheduleSummaries()
-        }
+        schedule(end, max(0, Double(end - MonotonicClock.nanoseconds()) / 1e9))
+    }
+
+    /// The summary timer for `end` fired: what is due is said, and the next one scheduled.
+    mutating func summaryTimerFired(end: Int64) {
+        guard timerEnd == end else { return }
+        timerEnd = nil
+        for summary in repeats.summariesDue(now: MonotonicClock.nanoseconds()) { say(summary) }
+        scheduleSummaries()
     }
 }

@@ -57,7 +57,9 @@ public final class MQTTEventPublisher: @unchecked Sendable {
     /// The last failure to connect.
     private var lastFailure: String?
     /// What is said about the connection and Home Assistant's restarts, once per change.
-    private lazy var log = MQTTConnectionLog(logger: logger, brokers: configuration.brokers, queue: queue)
+    private lazy var log: MQTTConnectionLog = MQTTConnectionLog(logger: logger, brokers: configuration.brokers) { [weak self] end, seconds in
+        self?.queue.asyncAfter(deadline: .fromNow(seconds: seconds)) { [weak self] in self?.log.summaryTimerFired(end: end) }
+    }
     /// Home Assistant's status topic, followed with discovery on (the node's connection too).
     private var homeAssistant: HomeAssistantStatus?
     /// Why the last connection was lost, until the next is made.
