@@ -6,8 +6,7 @@ import Glibc
 
 /// The frame source behind `FFmpegInput`: runs ffmpeg, reads its YUV4MPEG2 frames, and for a
 /// network source watches for silence and restarts it (the V4L2 source's loss and backoff).
-// @unchecked: a frame source is read by its session's capture thread only; stop uses the cancellation pipe.
-final class FFmpegSource: FrameSource, @unchecked Sendable {
+final class FFmpegSource: FrameSource, Sendable {
     let sourceName: String
     let isRealTime: Bool
     let pixelBudget: PixelBudget
@@ -22,21 +21,28 @@ final class FFmpegSource: FrameSource, @unchecked Sendable {
     private let cancellation: CancellationPipe
     private let interruptionHandler = Locked<(@Sendable (SourceInterruption) -> Void)?>(nil)
 
-    // Capture-thread state.
-    private var process: FFmpegProcess?
-    private var stream: Y4MStreamReader?
-    private var sequence: UInt64 = 0
-    private var frameDuration: Int64 = 33_333_333
-    /// The stream's format as the capture thread reads it; `format` publishes it, on each start.
-    private var currentFormat: VideoFormatDescription
-    private var awaitingFirstFrameAfterLoss = false
-    /// Set when the pictures are over the budget: a network source then ends, since a restart
-    /// would decode the same size again.
-    private var isOverBudget = false
-    private var lastTimestamp: Int64 = 0
+    /// The capture thread's state, behind a lock only it takes (and init and deinit): a stop
+    /// goes through the cancellation pipe and `watched`, never this.
+    private struct Reading {
+        var process: FFmpegProcess?
+        var stream: Y4MStreamReader?
+        var sequence: UInt64 = 0
+        var frameDuration: Int64 = 33_333_333
+        /// The stream's format as the capture thread reads it; `format` publishes it, on each start.
+        var currentFormat: VideoFormatDescription
+        var awaitingFirstFrameAfterLoss = false
+        /// Set when the pictures are over the budget: a network source then ends, since a
+        /// restart would decode the same size again.
+        var isOverBudget = false
+        var lastTimestamp: Int64 = 0
+        var watchdog: (any DispatchSourceTimer)?
+        var restartAttempt = 0
+        /// Beaten after each restart's backoff.
+        var heartbeat: CaptureHeartbeat?
+    }
+    private let reading: Locked<Reading>
     /// The running child and when it last made progress (MonotonicClock ns), for the watchdog.
     private let watched = Locked<(process: FFmpegProcess?, lastProgress: Int64, fired: Bool, streaming: Bool)>((nil, 0, false, false))
-    private var watchdog: (any DispatchSourceTimer)?
 
     /// Backoff between restarts after a loss: a camera's (0.25 s doubling to 4 s).
     static var backoff: [Int32] { V4L2CaptureSource.backoff }
@@ -54,8 +60,9 @@ final class FFmpegSource: FrameSource, @unchecked Sendable {
         isNetwork = local == nil && FFmpegInput.isURL(path)
         sourceName = FFmpegInput.redacted(path)
         isRealTime = isNetwork || options.pacing == .realTime
-        currentFormat = VideoFormatDescription(width: 0, height: 0, pixelFormat: options.carriesChroma ? .yuv420 : .gray, frameRate: nil)
-        format = Locked(currentFormat)
+        let initial = VideoFormatDescription(width: 0, height: 0, pixelFormat: options.carriesChroma ? .yuv420 : .gray, frameRate: nil)
+        format = Locked(initial)
+        reading = Locked(Reading(currentFormat: initial))
         do throws(Errno) { cancellation = try CancellationPipe() } catch { throw .unreadable(path: sourceName, error) }
 
         let program = try Self.locate(options.program, for: sourceName)
@@ -74,13 +81,15 @@ final class FFmpegSource: FrameSource, @unchecked Sendable {
         arguments = Self.arguments(program: program, path: path, options: options, isNetwork: isNetwork, limits: limits)
         if !isNetwork {
             // A file ffmpeg cannot read fails now, saying why.
-            try start()
+            try reading.withLock { reading throws(MediaError) in try start(&reading) }
         }
     }
 
     deinit {
-        watchdog?.cancel()
-        stopProcess()
+        reading.withLock { reading in
+            reading.watchdog?.cancel()
+            stopProcess(&reading)
+        }
     }
 
     /// ffmpeg's command line: quiet but for errors, video only, frames as Y4M on standard output;
@@ -172,28 +181,28 @@ final class FFmpegSource: FrameSource, @unchecked Sendable {
     // MARK: Capture thread
 
     /// Starts ffmpeg and reads the stream header (waiting for ffmpeg to open the input).
-    private func start() throws(MediaError) {
+    private func start(_ reading: inout Reading) throws(MediaError) {
         let child: FFmpegProcess
         do {
             child = try FFmpegProcess(arguments: arguments, name: sourceName)
         } catch {
             throw .ffmpegMissing(path: sourceName, reason: "could not be started (\(error))")
         }
-        process = child
+        reading.process = child
         watched.withLock { $0 = (child, MonotonicClock.nanoseconds(), false, false) }
         // A cancel that came before the child was published must still stop it.
         if cancellation.isCancelled {
             child.kill()
             child.output.cancel()
         }
-        startWatchdog()
+        startWatchdog(&reading)
         // The header: 9 bytes of signature first, as a file's are sniffed.
         let prefix = UnsafeMutableRawPointer.allocate(byteCount: 9, alignment: 1)
         defer { prefix.deallocate() }
         let got = try child.output.readFully(into: prefix, count: 9)
         let bytes = Array(UnsafeRawBufferPointer(start: prefix, count: got))
         guard bytes == Array("YUV4MPEG2".utf8) else {
-            throw failure(of: child, default: bytes.isEmpty ? "wrote no video" : "wrote something that is not Y4M")
+            throw failure(of: child, default: bytes.isEmpty ? "wrote no video" : "wrote something that is not Y4M", &reading)
         }
         let reader: Y4MStreamReader
         do {
@@ -203,22 +212,22 @@ final class FFmpegSource: FrameSource, @unchecked Sendable {
                 .ffmpegFailed(path: sourceName, reason: pixelBudget.exceeded(width: width, height: height))
             }
         } catch {
-            if case .ffmpegFailed = error { isOverBudget = true }
-            stopProcess()
+            if case .ffmpegFailed = error { reading.isOverBudget = true }
+            stopProcess(&reading)
             throw error
         }
-        stream = reader
+        reading.stream = reader
         var described = reader.format
         if described.frameRate == nil { described.frameRate = 30 }
-        frameDuration = Int64((1e9 / described.frameRate!).rounded())
-        currentFormat = described
+        reading.frameDuration = Int64((1e9 / described.frameRate!).rounded())
+        reading.currentFormat = described
         format.withLock { $0 = described }
     }
 
     /// Why `child` stopped, in Lookout's words, from its exit and what it said (kept as the
     /// detail); reaps it. `text` completes "ffmpeg ..." when ffmpeg said nothing Lookout knows,
     /// for a file; a network source's reason (in `camera_lost`) is then ffmpeg's own line.
-    private func failure(of child: FFmpegProcess, default text: String) -> MediaError {
+    private func failure(of child: FFmpegProcess, default text: String, _ reading: inout Reading) -> MediaError {
         let fired = watched.withLock { $0.fired }
         let status = child.reap()
         if fired {
@@ -226,7 +235,7 @@ final class FFmpegSource: FrameSource, @unchecked Sendable {
             return .ffmpegFailed(path: sourceName, reason: "no frame for \(waited.formatted(maxFractionDigits: 1)) s")
         }
         let diagnosis = FFmpegDiagnosis(lines: child.errors.map(redacted), budget: pixelBudget, limits: limits)
-        if diagnosis.isOverBudget { isOverBudget = true }
+        if diagnosis.isOverBudget { reading.isOverBudget = true }
         let stopped = status & 0x7f != 0 ? "ffmpeg was killed by signal \(status & 0x7f)" : "ffmpeg \(text)"
         let reason = diagnosis.reason ?? (isNetwork ? diagnosis.ffmpegLine : nil) ?? stopped
         return .ffmpegFailed(path: sourceName, reason: reason, detail: diagnosis.ffmpegLine)
@@ -239,13 +248,13 @@ final class FFmpegSource: FrameSource, @unchecked Sendable {
         return message.replacing(":" + path[range] + "@", with: ":***@")
     }
 
-    private func stopProcess() {
-        guard let child = process else { return }
+    private func stopProcess(_ reading: inout Reading) {
+        guard let child = reading.process else { return }
         watched.withLock { $0.process = nil }
         child.kill()
         child.reap()
-        process = nil
-        stream = nil
+        reading.process = nil
+        reading.stream = nil
     }
 
     /// Before a new ffmpeg's first frame the watchdog waits at least this long: ffmpeg probes a
@@ -253,8 +262,8 @@ final class FFmpegSource: FrameSource, @unchecked Sendable {
     static let startupGrace = 10.0
 
     /// Checks a few times a second that frames flow; kills a silent ffmpeg so its pipe ends.
-    private func startWatchdog() {
-        guard watchdog == nil, isNetwork else { return }
+    private func startWatchdog(_ reading: inout Reading) {
+        guard reading.watchdog == nil, isNetwork else { return }
         let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "lookout.ffmpeg.watchdog"))
         let streamingLimit = Int64(options.watchdogTimeout * 1e9)
         let startupLimit = Int64(max(options.watchdogTimeout, Self.startupGrace) * 1e9)
@@ -270,69 +279,74 @@ final class FFmpegSource: FrameSource, @unchecked Sendable {
             stale?.kill()
         }
         timer.resume()
-        watchdog = timer
+        reading.watchdog = timer
     }
 
     func nextFrame() throws(CaptureError) -> SourceFrame? {
+        try reading.withLock { reading throws(CaptureError) in try nextFrame(&reading) }
+    }
+
+    private func nextFrame(_ reading: inout Reading) throws(CaptureError) -> SourceFrame? {
         while !cancellation.isCancelled {
-            if stream == nil {
+            if reading.stream == nil {
                 guard isNetwork else { return nil }
                 do {
-                    try start()
+                    try start(&reading)
                 } catch {
                     if cancellation.isCancelled { return nil }
-                    try lose(error)
+                    try lose(error, &reading)
                     continue
                 }
             }
             let event: Y4MStreamReader.Event?
             do {
-                event = try stream!.next()
+                event = try reading.stream!.next()
             } catch {
                 if cancellation.isCancelled { return nil }
                 guard isNetwork else { throw .input(error) }
-                try lose(error)
+                try lose(error, &reading)
                 continue
             }
             guard let event else {
                 if cancellation.isCancelled { return nil }
-                let child = process!
+                let child = reading.process!
                 let status = child.reap()
                 if !isNetwork {
-                    defer { stopProcess() }
+                    defer { stopProcess(&reading) }
                     if FFmpegProcess.succeeded(status) { return nil }
-                    throw .input(failure(of: child, default: "exited with status \((status >> 8) & 0xff)"))
+                    throw .input(failure(of: child, default: "exited with status \((status >> 8) & 0xff)", &reading))
                 }
-                try lose(failure(of: child, default: "ended the stream"))
+                try lose(failure(of: child, default: "ended the stream", &reading), &reading)
                 continue
             }
             watched.withLock {
                 $0.lastProgress = MonotonicClock.nanoseconds()
                 $0.streaming = true
             }
-            return frame(from: event)
+            return frame(from: event, &reading)
         }
         return nil
     }
 
-    private func frame(from event: Y4MStreamReader.Event) -> SourceFrame {
-        let described = currentFormat
+    private func frame(from event: Y4MStreamReader.Event, _ reading: inout Reading) -> SourceFrame {
+        let described = reading.currentFormat
         var presentationTime: MediaTime
         if isNetwork {
             // Live: the arrival time on CLOCK_MONOTONIC, as V4L2 buffers are stamped.
             var now = MonotonicClock.nanoseconds()
-            if now <= lastTimestamp { now = lastTimestamp + 1 }
-            lastTimestamp = now
+            if now <= reading.lastTimestamp { now = reading.lastTimestamp + 1 }
+            reading.lastTimestamp = now
             presentationTime = MediaTime(nanoseconds: now)
         } else {
-            let (nanoseconds, overflow) = Int64(truncatingIfNeeded: sequence).multipliedReportingOverflow(by: frameDuration)
+            let (nanoseconds, overflow) = Int64(truncatingIfNeeded: reading.sequence).multipliedReportingOverflow(by: reading.frameDuration)
             presentationTime = MediaTime(nanoseconds: overflow ? .max : nanoseconds)
         }
-        if awaitingFirstFrameAfterLoss {
-            awaitingFirstFrameAfterLoss = false
+        if reading.awaitingFirstFrameAfterLoss {
+            reading.awaitingFirstFrameAfterLoss = false
             report(.restored(format: described))
         }
-        defer { sequence += 1 }
+        let sequence = reading.sequence
+        reading.sequence += 1
         let payload: SourceFrame.Payload
         switch event {
         case .frame(let bytes): payload = .raw(bytes, bytesPerRow: described.width)
@@ -344,26 +358,22 @@ final class FFmpegSource: FrameSource, @unchecked Sendable {
 
     /// A network source lost: stop ffmpeg, report once, wait the backoff. Throws when
     /// reconnection is off, or when the pictures are over the budget.
-    private func lose(_ error: MediaError) throws(CaptureError) {
-        stopProcess()
-        if isOverBudget { throw .input(error) }
+    private func lose(_ error: MediaError, _ reading: inout Reading) throws(CaptureError) {
+        stopProcess(&reading)
+        if reading.isOverBudget { throw .input(error) }
         let reason: String
         if case .ffmpegFailed(_, let said, _) = error { reason = said } else { reason = error.description }
         guard options.reconnectsAfterLoss else { throw .device(.lost(path: sourceName, reason: reason)) }
-        if !awaitingFirstFrameAfterLoss {
-            awaitingFirstFrameAfterLoss = true
+        if !reading.awaitingFirstFrameAfterLoss {
+            reading.awaitingFirstFrameAfterLoss = true
             report(.lost(reason: reason))
-            restartAttempt = 0
+            reading.restartAttempt = 0
         }
-        heartbeat?.beat()
-        _ = cancellation.sleep(milliseconds: Self.backoff[min(restartAttempt, Self.backoff.count - 1)])
-        heartbeat?.beat()
-        restartAttempt += 1
+        reading.heartbeat?.beat()
+        _ = cancellation.sleep(milliseconds: Self.backoff[min(reading.restartAttempt, Self.backoff.count - 1)])
+        reading.heartbeat?.beat()
+        reading.restartAttempt += 1
     }
-
-    private var restartAttempt = 0
-    /// Beaten after each restart's backoff (capture thread).
-    private var heartbeat: CaptureHeartbeat?
 
     /// A network source's read waits until its watchdog stops a silent ffmpeg (at startup, the
     /// grace), then ffmpeg's exit (a second for its last words) and the longest backoff; a file's
@@ -374,7 +384,7 @@ final class FFmpegSource: FrameSource, @unchecked Sendable {
         return max(options.watchdogTimeout, Self.startupGrace) + 1 + Double(Self.backoff.last ?? 0) / 1000
     }
 
-    func attach(_ heartbeat: CaptureHeartbeat) { self.heartbeat = heartbeat }
+    func attach(_ heartbeat: CaptureHeartbeat) { reading.withLock { $0.heartbeat = heartbeat } }
 
     static let longestPacedGap = 60.0
 }

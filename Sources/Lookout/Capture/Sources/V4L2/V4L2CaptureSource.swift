@@ -12,8 +12,7 @@ import Glibc
 /// When the camera goes away (ENODEV/EIO, POLLERR, or no frame within the watchdog), the source
 /// reports the loss, tears everything down (STREAMOFF, munmap, close) and reopens with backoff
 /// until frames flow again, then reports that. With reconnection off, a loss ends the stream.
-// @unchecked: a frame source is read by its session's capture thread only; stop uses the cancellation pipe.
-final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
+final class V4L2CaptureSource: FrameSource, Sendable {
     let sourceName: String
     let isRealTime = true
     let path: String
@@ -24,17 +23,27 @@ final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
     let watchdogMilliseconds: Int32
     let reconnects: Bool
     let pixelBudget: PixelBudget
-    /// The format the driver granted at the last (re)start.
-    private(set) var format: VideoFormatDescription
+    /// The format the driver granted at the last (re)start: written by the capture thread, read
+    /// by `CaptureDeviceInput.formatDescription` from any.
+    var format: VideoFormatDescription { published.withLock { $0 } }
+    private let published: Locked<VideoFormatDescription>
 
-    private var stream: V4L2Stream?
-    private var heldIndex: Int?
-    private var nextSequence: UInt64 = 0
-    private var lastDriverSequence: UInt32?
-    private var lastTimestamp: Int64 = 0
-    private var awaitingFirstFrameAfterLoss = false
-    /// Beaten after each poll that brought no frame and each reopening attempt (capture thread).
-    private var heartbeat: CaptureHeartbeat?
+    /// The capture thread's state, behind a lock only it takes (and init and deinit): a stop goes
+    /// through the cancellation pipe, never this.
+    private struct Reading {
+        var stream: V4L2Stream?
+        var format: VideoFormatDescription
+        var heldIndex: Int?
+        var nextSequence: UInt64 = 0
+        var lastDriverSequence: UInt32?
+        var lastTimestamp: Int64 = 0
+        var awaitingFirstFrameAfterLoss = false
+        /// Beaten after each poll that brought no frame and each reopening attempt.
+        var heartbeat: CaptureHeartbeat?
+        /// True once streaming has started (the first call starts it).
+        var started = false
+    }
+    private let reading: Locked<Reading>
     private let cancellation: CancellationPipe
     private let interruptionHandler = Locked<(@Sendable (SourceInterruption) -> Void)?>(nil)
 
@@ -61,12 +70,13 @@ final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
             throw .ioctlFailed(path: path, request: "pipe", error)
         }
         let stream = try V4L2Stream(path: path, driver: driver, choice: choice, controls: controls, bufferCount: bufferCount)
-        self.stream = stream
-        self.format = Self.description(of: stream)
+        let format = Self.description(of: stream)
+        published = Locked(format)
+        reading = Locked(Reading(stream: stream, format: format))
     }
 
     deinit {
-        stream?.stop()
+        reading.withLock { $0.stream?.stop() }
     }
 
     private static func description(of stream: V4L2Stream) -> VideoFormatDescription {
@@ -87,34 +97,31 @@ final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
     /// A poll waits for the watchdog's timeout; a reopening, the longest backoff.
     var longestWait: Double { max(Double(watchdogMilliseconds) / 1000, Double(Self.backoff.last ?? 0) / 1000) }
 
-    func attach(_ heartbeat: CaptureHeartbeat) { self.heartbeat = heartbeat }
+    func attach(_ heartbeat: CaptureHeartbeat) { reading.withLock { $0.heartbeat = heartbeat } }
 
     private var isCancelled: Bool { cancellation.isCancelled }
 
-    /// True once streaming has started (the first call starts it).
-    private var started = false
-
     func nextFrame() throws(CaptureError) -> SourceFrame? {
         do throws(DeviceError) {
-            return try next()
+            return try reading.withLock { reading throws(DeviceError) in try next(&reading) }
         } catch {
             throw .device(error)
         }
     }
 
-    private func next() throws(DeviceError) -> SourceFrame? {
+    private func next(_ reading: inout Reading) throws(DeviceError) -> SourceFrame? {
         // The previous frame has been converted: its buffer goes back to the driver.
-        if let index = heldIndex, let stream {
-            heldIndex = nil
-            do { try stream.queue(index) } catch { try lose(error.description) }
+        if let index = reading.heldIndex, let stream = reading.stream {
+            reading.heldIndex = nil
+            do { try stream.queue(index) } catch { try lose(error.description, &reading) }
         }
-        if !started, let stream {
-            started = true
-            do { try stream.start() } catch { try lose(error.description) }
+        if !reading.started, let stream = reading.stream {
+            reading.started = true
+            do { try stream.start() } catch { try lose(error.description, &reading) }
         }
         while !isCancelled {
-            guard let stream else {
-                guard try reopen() else { return nil }
+            guard let stream = reading.stream else {
+                guard try reopen(&reading) else { return nil }
                 continue
             }
             switch driver.poll(fd: stream.device.fd, cancelFD: cancellation.readEnd, timeoutMs: watchdogMilliseconds) {
@@ -122,34 +129,35 @@ final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
                 return nil
             case .timedOut:
                 // A frame beats in the session; a poll that ended without one beats here.
-                heartbeat?.beat()
-                try lose("no frame for \((Double(watchdogMilliseconds) / 1000).formatted(maxFractionDigits: 1)) s")
+                reading.heartbeat?.beat()
+                try lose("no frame for \((Double(watchdogMilliseconds) / 1000).formatted(maxFractionDigits: 1)) s", &reading)
             case .failed:
-                try lose("the device reported an error")
+                try lose("the device reported an error", &reading)
             case .error(let errno):
-                heartbeat?.beat()
-                if errno != .interrupted { try lose("poll: \(errno)") }
+                reading.heartbeat?.beat()
+                if errno != .interrupted { try lose("poll: \(errno)", &reading) }
             case .ready:
                 let dequeued: V4L2Stream.Dequeued
                 do { dequeued = try stream.dequeue() } catch {
-                    if case .lost(_, let reason) = error { try lose(reason) } else { throw error }
+                    if case .lost(_, let reason) = error { try lose(reason, &reading) } else { throw error }
                     continue
                 }
                 guard case .buffer(let buffer) = dequeued else { continue }
-                return try frame(from: buffer, of: stream)
+                return try frame(from: buffer, of: stream, &reading)
             }
         }
         return nil
     }
 
-    private func frame(from buffer: v4l2_buffer, of stream: V4L2Stream) throws(DeviceError) -> SourceFrame {
+    private func frame(from buffer: v4l2_buffer, of stream: V4L2Stream, _ reading: inout Reading) throws(DeviceError) -> SourceFrame {
         var lostBefore = 0
-        if let last = lastDriverSequence, buffer.sequence > last &+ 1, buffer.sequence > last {
+        if let last = reading.lastDriverSequence, buffer.sequence > last &+ 1, buffer.sequence > last {
             lostBefore = Int(buffer.sequence - last - 1)
         }
-        lastDriverSequence = buffer.sequence
-        let sequence = nextSequence + UInt64(lostBefore)
-        nextSequence = sequence + 1
+        reading.lastDriverSequence = buffer.sequence
+        let sequence = reading.nextSequence + UInt64(lostBefore)
+        reading.nextSequence = sequence + 1
+        let format = reading.format
 
         // Buffer timestamps are CLOCK_MONOTONIC; a driver that leaves them empty gets ours, and
         // time never runs backwards in what Lookout reports.
@@ -163,11 +171,11 @@ final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
             if !sumOverflow { timestamp = sum }
         }
         if timestamp == 0 { timestamp = MonotonicClock.nanoseconds() }
-        if timestamp <= lastTimestamp { timestamp = lastTimestamp + 1 }
-        lastTimestamp = timestamp
+        if timestamp <= reading.lastTimestamp { timestamp = reading.lastTimestamp + 1 }
+        reading.lastTimestamp = timestamp
 
-        if awaitingFirstFrameAfterLoss {
-            awaitingFirstFrameAfterLoss = false
+        if reading.awaitingFirstFrameAfterLoss {
+            reading.awaitingFirstFrameAfterLoss = false
             report(.restored(format: format))
         }
         let index = Int(buffer.index)
@@ -177,10 +185,10 @@ final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
         let used = min(Int(buffer.bytesused), stream.buffers[index].length)
         if buffer.flags & UInt32(V4L2_BUF_FLAG_ERROR) != 0 || used == 0 {
             frame.payload = .corrupt(reason: used == 0 ? "the driver returned an empty buffer" : "the driver flagged the buffer as damaged")
-            do { try stream.queue(index) } catch { try lose(error.description) }
+            do { try stream.queue(index) } catch { try lose(error.description, &reading) }
             return frame
         }
-        heldIndex = index
+        reading.heldIndex = index
         let bytes = UnsafeRawBufferPointer(start: stream.buffers[index].address, count: used)
         if format.pixelFormat == .mjpeg {
             frame.payload = .jpeg(bytes)
@@ -193,26 +201,26 @@ final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
     }
 
     /// Reports the loss and tears the stream down; throws instead when reconnection is off.
-    private func lose(_ reason: String) throws(DeviceError) {
-        stream?.stop()
-        stream = nil
-        heldIndex = nil
-        lastDriverSequence = nil
+    private func lose(_ reason: String, _ reading: inout Reading) throws(DeviceError) {
+        reading.stream?.stop()
+        reading.stream = nil
+        reading.heldIndex = nil
+        reading.lastDriverSequence = nil
         guard !isCancelled else { return }
         guard reconnects else { throw .lost(path: path, reason: reason) }
-        if !awaitingFirstFrameAfterLoss {
-            awaitingFirstFrameAfterLoss = true
+        if !reading.awaitingFirstFrameAfterLoss {
+            reading.awaitingFirstFrameAfterLoss = true
             report(.lost(reason: reason))
         }
     }
 
     /// Tries to open and start streaming again, waiting with backoff between attempts.
     /// Returns false when cancelled.
-    private func reopen() throws(DeviceError) -> Bool {
+    private func reopen(_ reading: inout Reading) throws(DeviceError) -> Bool {
         var attempt = 0
         while !isCancelled {
             guard cancellation.sleep(milliseconds: Self.backoff[min(attempt, Self.backoff.count - 1)]) else { return false }
-            heartbeat?.beat()
+            reading.heartbeat?.beat()
             attempt += 1
             guard let stream = try? V4L2Stream(path: path, driver: driver, choice: choice, controls: controls,
                                                bufferCount: bufferCount) else { continue }
@@ -222,8 +230,9 @@ final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
                 stream.stop()
                 continue
             }
-            self.stream = stream
-            format = Self.description(of: stream)
+            reading.stream = stream
+            reading.format = Self.description(of: stream)
+            published.withLock { [format = reading.format] in $0 = format }
             return true
         }
         return false
