@@ -39,9 +39,6 @@ public struct MQTTConfiguration: Sendable {
     /// "OFF" from the start, and a Home Assistant binary sensor. A zone not listed still gets its
     /// topic once presence turns on in it.
     public var zones: [String] = []
-    /// The node's client ID (the one given, before `forCamera`): the first part of each event's
-    /// `id` (`<node>/<camera>/<sequence>`); nil: `clientID`.
-    public var nodeID: String?
     /// Where a camera's events wait for the broker on disk (`OutboxJournal`), or nil to keep them
     /// in memory only (`queueCapacity`).
     public var outbox: OutboxSettings?
@@ -83,7 +80,6 @@ public struct MQTTConfiguration: Sendable {
         var configuration = self
         configuration.topicPrefix = topicPrefix + "/" + camera
         configuration.clientID = clientID + "-" + camera
-        configuration.nodeID = nodeID ?? clientID
         configuration.camera = camera
         configuration.nodeAvailabilityTopic = topics.availability
         configuration.zones = zones
