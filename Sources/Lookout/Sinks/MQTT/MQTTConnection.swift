@@ -217,7 +217,7 @@ final class MQTTConnection: @unchecked Sendable {
     private func run() {
         defer { finished.signal() }
         let brokers = configuration.brokers
-        var delay = 1.0
+        var backoff = Backoff(first: 1, longest: Self.longestRetryDelay)
         /// The broker libmosquitto last connected to (`reconnect` goes there again); nil at first.
         var lastTried: Int?
         let first = configuration.startingBroker
@@ -250,7 +250,7 @@ final class MQTTConnection: @unchecked Sendable {
                     if !stayedUp, sessionUp.load(ordering: .relaxed),
                        MonotonicClock.nanoseconds() - connectedAt.load(ordering: .relaxed) >= Int64(Self.stableAfter * 1e9) {
                         stayedUp = true
-                        delay = 1
+                        backoff.reset()
                         onEvent(.stable(broker: index))
                     }
                     if stopping.load(ordering: .relaxed),
@@ -284,8 +284,8 @@ final class MQTTConnection: @unchecked Sendable {
             // the first delay (1 s, after a connection that stayed up), and a whole round failing
             // doubles it, up to 30 s.
             index = (index + 1) % brokers.count
-            _ = wake.wait(timeout: .now() + delay)
-            if index == first || brokers.count == 1 { delay = min(delay * 2, Self.longestRetryDelay) }
+            _ = wake.wait(timeout: .now() + backoff.delay)
+            if index == first || brokers.count == 1 { backoff.increase() }
         }
     }
 }

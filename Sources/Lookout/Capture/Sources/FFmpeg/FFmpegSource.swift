@@ -30,13 +30,13 @@ final class FFmpegSource: FrameSource, Sendable {
         var frameDuration: Int64 = 33_333_333
         /// The stream's format as the capture thread reads it; `format` publishes it, on each start.
         var currentFormat: VideoFormatDescription
-        var awaitingFirstFrameAfterLoss = false
+        var loss = LossTracker()
         /// Set when the pictures are over the budget: a network source then ends, since a
         /// restart would decode the same size again.
         var isOverBudget = false
         var lastTimestamp: Int64 = 0
         var watchdog: (any DispatchSourceTimer)?
-        var restartAttempt = 0
+        var backoff = Backoff.capture
         /// Beaten after each restart's backoff.
         var heartbeat: CaptureHeartbeat?
     }
@@ -44,8 +44,6 @@ final class FFmpegSource: FrameSource, Sendable {
     /// The running child and when it last made progress (MonotonicClock ns), for the watchdog.
     private let watched = Locked<(process: FFmpegProcess?, lastProgress: Int64, fired: Bool, streaming: Bool)>((nil, 0, false, false))
 
-    /// Backoff between restarts after a loss: a camera's (0.25 s doubling to 4 s).
-    static var backoff: [Int32] { V4L2CaptureSource.backoff }
     /// Schemes checked once per process: running `ffmpeg -protocols` costs a start of ffmpeg.
     private static let knownSchemes = Locked<[String: Set<String>]>([:])
 
@@ -341,8 +339,7 @@ final class FFmpegSource: FrameSource, Sendable {
             let (nanoseconds, overflow) = Int64(truncatingIfNeeded: reading.sequence).multipliedReportingOverflow(by: reading.frameDuration)
             presentationTime = MediaTime(nanoseconds: overflow ? .max : nanoseconds)
         }
-        if reading.awaitingFirstFrameAfterLoss {
-            reading.awaitingFirstFrameAfterLoss = false
+        if reading.loss.restore() {
             report(.restored(format: described))
         }
         let sequence = reading.sequence
@@ -364,15 +361,14 @@ final class FFmpegSource: FrameSource, Sendable {
         let reason: String
         if case .ffmpegFailed(_, let said, _) = error { reason = said } else { reason = error.description }
         guard options.reconnectsAfterLoss else { throw .device(.lost(path: sourceName, reason: reason)) }
-        if !reading.awaitingFirstFrameAfterLoss {
-            reading.awaitingFirstFrameAfterLoss = true
+        if reading.loss.lose() {
             report(.lost(reason: reason))
-            reading.restartAttempt = 0
+            reading.backoff.reset()
         }
         reading.heartbeat?.beat()
-        _ = cancellation.sleep(milliseconds: Self.backoff[min(reading.restartAttempt, Self.backoff.count - 1)])
+        _ = cancellation.sleep(milliseconds: reading.backoff.milliseconds)
         reading.heartbeat?.beat()
-        reading.restartAttempt += 1
+        reading.backoff.increase()
     }
 
     /// A network source's read waits until its watchdog stops a silent ffmpeg (at startup, the
@@ -381,7 +377,7 @@ final class FFmpegSource: FrameSource, Sendable {
     /// between two frames: a minute covers a timelapse's or a still stretch of variable-rate video.
     var longestWait: Double {
         guard isNetwork else { return options.pacing == .realTime ? Self.longestPacedGap : 0 }
-        return max(options.watchdogTimeout, Self.startupGrace) + 1 + Double(Self.backoff.last ?? 0) / 1000
+        return max(options.watchdogTimeout, Self.startupGrace) + 1 + Backoff.capture.longest
     }
 
     func attach(_ heartbeat: CaptureHeartbeat) { reading.withLock { $0.heartbeat = heartbeat } }

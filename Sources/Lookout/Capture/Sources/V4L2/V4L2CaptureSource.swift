@@ -37,7 +37,7 @@ final class V4L2CaptureSource: FrameSource, Sendable {
         var nextSequence: UInt64 = 0
         var lastDriverSequence: UInt32?
         var lastTimestamp: Int64 = 0
-        var awaitingFirstFrameAfterLoss = false
+        var loss = LossTracker()
         /// Beaten after each poll that brought no frame and each reopening attempt.
         var heartbeat: CaptureHeartbeat?
         /// True once streaming has started (the first call starts it).
@@ -47,8 +47,6 @@ final class V4L2CaptureSource: FrameSource, Sendable {
     private let cancellation: CancellationPipe
     private let interruptionHandler = Locked<(@Sendable (SourceInterruption) -> Void)?>(nil)
 
-    /// Backoff between reopen attempts after a loss: 0.25 s doubling to 4 s.
-    static let backoff: [Int32] = [250, 500, 1000, 2000, 4000]
 
     /// Opens and configures the device now, so that every open error surfaces here.
     init(path: String, sourceName: String, driver: V4L2Driver, choice: FormatChooser.Choice,
@@ -95,7 +93,7 @@ final class V4L2CaptureSource: FrameSource, Sendable {
     func cancel() { cancellation.cancel() }
 
     /// A poll waits for the watchdog's timeout; a reopening, the longest backoff.
-    var longestWait: Double { max(Double(watchdogMilliseconds) / 1000, Double(Self.backoff.last ?? 0) / 1000) }
+    var longestWait: Double { max(Double(watchdogMilliseconds) / 1000, Backoff.capture.longest) }
 
     func attach(_ heartbeat: CaptureHeartbeat) { reading.withLock { $0.heartbeat = heartbeat } }
 
@@ -174,8 +172,7 @@ final class V4L2CaptureSource: FrameSource, Sendable {
         if timestamp <= reading.lastTimestamp { timestamp = reading.lastTimestamp + 1 }
         reading.lastTimestamp = timestamp
 
-        if reading.awaitingFirstFrameAfterLoss {
-            reading.awaitingFirstFrameAfterLoss = false
+        if reading.loss.restore() {
             report(.restored(format: format))
         }
         let index = Int(buffer.index)
@@ -208,8 +205,7 @@ final class V4L2CaptureSource: FrameSource, Sendable {
         reading.lastDriverSequence = nil
         guard !isCancelled else { return }
         guard reconnects else { throw .lost(path: path, reason: reason) }
-        if !reading.awaitingFirstFrameAfterLoss {
-            reading.awaitingFirstFrameAfterLoss = true
+        if reading.loss.lose() {
             report(.lost(reason: reason))
         }
     }
@@ -217,11 +213,11 @@ final class V4L2CaptureSource: FrameSource, Sendable {
     /// Tries to open and start streaming again, waiting with backoff between attempts.
     /// Returns false when cancelled.
     private func reopen(_ reading: inout Reading) throws(DeviceError) -> Bool {
-        var attempt = 0
+        var backoff = Backoff.capture
         while !isCancelled {
-            guard cancellation.sleep(milliseconds: Self.backoff[min(attempt, Self.backoff.count - 1)]) else { return false }
+            guard cancellation.sleep(milliseconds: backoff.milliseconds) else { return false }
             reading.heartbeat?.beat()
-            attempt += 1
+            backoff.increase()
             guard let stream = try? V4L2Stream(path: path, driver: driver, choice: choice, controls: controls,
                                                bufferCount: bufferCount) else { continue }
             do {
