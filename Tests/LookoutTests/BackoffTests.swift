@@ -31,3 +31,11 @@ struct BackoffTests {
         #expect(loss.lose() == true, "a second loss is reported again")
     }
 }
+
+@Suite("Rising timestamps")
+struct RisingTimestampTests {
+    @Test func aTimestampAtOrBeforeTheLastBecomesTheLastPlusOne() {
+        var stamps = RisingTimestamp()
+        #expect([100, 100, 50, 200, 0, 201].map { stamps.next($0) } == [100, 101, 102, 200, 201, 202])
+    }
+}

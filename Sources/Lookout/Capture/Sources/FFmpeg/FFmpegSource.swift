@@ -34,7 +34,7 @@ final class FFmpegSource: FrameSource, Sendable {
         /// Set when the pictures are over the budget: a network source then ends, since a
         /// restart would decode the same size again.
         var isOverBudget = false
-        var lastTimestamp: Int64 = 0
+        var timestamps = RisingTimestamp()
         var watchdog: (any DispatchSourceTimer)?
         var backoff = Backoff.capture
         /// Beaten after each restart's backoff.
@@ -331,10 +331,7 @@ final class FFmpegSource: FrameSource, Sendable {
         var presentationTime: MediaTime
         if isNetwork {
             // Live: the arrival time on CLOCK_MONOTONIC, as V4L2 buffers are stamped.
-            var now = MonotonicClock.nanoseconds()
-            if now <= reading.lastTimestamp { now = reading.lastTimestamp + 1 }
-            reading.lastTimestamp = now
-            presentationTime = MediaTime(nanoseconds: now)
+            presentationTime = MediaTime(nanoseconds: reading.timestamps.next(MonotonicClock.nanoseconds()))
         } else {
             let (nanoseconds, overflow) = Int64(truncatingIfNeeded: reading.sequence).multipliedReportingOverflow(by: reading.frameDuration)
             presentationTime = MediaTime(nanoseconds: overflow ? .max : nanoseconds)

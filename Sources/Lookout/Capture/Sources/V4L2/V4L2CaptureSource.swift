@@ -36,7 +36,7 @@ final class V4L2CaptureSource: FrameSource, Sendable {
         var heldIndex: Int?
         var nextSequence: UInt64 = 0
         var lastDriverSequence: UInt32?
-        var lastTimestamp: Int64 = 0
+        var timestamps = RisingTimestamp()
         var loss = LossTracker()
         /// Beaten after each poll that brought no frame and each reopening attempt.
         var heartbeat: CaptureHeartbeat?
@@ -169,8 +169,7 @@ final class V4L2CaptureSource: FrameSource, Sendable {
             if !sumOverflow { timestamp = sum }
         }
         if timestamp == 0 { timestamp = MonotonicClock.nanoseconds() }
-        if timestamp <= reading.lastTimestamp { timestamp = reading.lastTimestamp + 1 }
-        reading.lastTimestamp = timestamp
+        timestamp = reading.timestamps.next(timestamp)
 
         if reading.loss.restore() {
             report(.restored(format: format))
