@@ -22,7 +22,7 @@ struct CameraOptions: ParsableArguments {
         valueName: "name=value"))
     var controls: [String] = []
 
-    static let watchdogRange = ValueRange.number(0.2...3600, unit: " seconds")
+    static let watchdogRange = ValueRange.number(CaptureDeviceInput.watchdogRange, unit: " seconds")
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp(
         "Seconds without a frame before the camera counts as lost (\(CameraOptions.watchdogRange.text)). (default: 3)", valueName: "seconds"),
             transform: { try CameraOptions.watchdogRange.parse($0) })

@@ -57,8 +57,9 @@ struct HTTPOptions: ParsableArguments {
             }
             return
         }
-        if !address.isLoopback, tokenFile == nil, systemdCredential("http-token") == nil, !insecure {
-            throw ValidationError("--http \(address) is reachable from other machines: give --http-token-file FILE, or --http-insecure to serve the camera to anyone.")
+        if let refusal = address.exposureRefusal(hasToken: tokenFile != nil || systemdCredential("http-token") != nil, insecure: insecure,
+                                                 tokenSetting: "--http-token-file FILE", insecureSetting: "--http-insecure") {
+            throw ValidationError("--http " + refusal + ".")
         }
     }
 

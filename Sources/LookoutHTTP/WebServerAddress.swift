@@ -32,6 +32,15 @@ public struct WebServerAddress: Sendable, Equatable, CustomStringConvertible {
     /// name that merely starts with `127.` is not one).
     public var isLoopback: Bool { LoopbackHost.contains(host) }
 
+    /// The exposure rule, written once for the file's check, the command line and the service:
+    /// a server reachable from other machines needs a token, unless serving the camera to anyone
+    /// is asked for in so many words. Why it is refused, naming the two settings as the caller
+    /// spells them; nil when it may be served.
+    public func exposureRefusal(hasToken: Bool, insecure: Bool, tokenSetting: String, insecureSetting: String) -> String? {
+        guard !isLoopback, !hasToken, !insecure else { return nil }
+        return "\(self) is reachable from other machines: give \(tokenSetting), or \(insecureSetting) to serve the camera to anyone"
+    }
+
     public var description: String {
         host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
     }

@@ -110,10 +110,11 @@ enum ServiceParts {
             web.token = try ServiceSecrets.httpToken(effective)
             // Whoever built the configuration (a file, options, a program), a camera is never
             // served to the network without a token unless that is asked for in so many words.
-            if !address.isLoopback, web.token == nil, effective.httpInsecure != true {
+            if let refusal = address.exposureRefusal(hasToken: web.token != nil, insecure: effective.httpInsecure == true,
+                                                     tokenSetting: spelled("http-token-file") + " FILE", insecureSetting: spelled("http-insecure")) {
                 throw .configuration(ConfigurationProblems([ConfigurationProblem(
                     file: spelled("http") == "--http" ? "the command line" : "the configuration", position: nil, keyPath: spelled("http"),
-                    message: "\(address) is reachable from other machines: give \(spelled("http-token-file")) FILE, or \(spelled("http-insecure")) to serve the camera to anyone")]))
+                    message: refusal)]))
             }
             shared.server = WebServer(configuration: web)
         }

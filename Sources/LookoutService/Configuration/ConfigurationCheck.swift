@@ -60,9 +60,11 @@ public enum ConfigurationCheck {
             }
         }
         // HTTP.
-        if let http = global.http, let address = WebServerAddress(parsing: http), !address.isLoopback,
-           global.httpTokenFile == nil, global.httpInsecure != true, systemdCredential("http-token") == nil {
-            problem("http.http", "\(address) is reachable from other machines: give http-token-file, or http-insecure: true to serve the camera to anyone")
+        if let http = global.http, let address = WebServerAddress(parsing: http),
+           let refusal = address.exposureRefusal(hasToken: global.httpTokenFile != nil || systemdCredential("http-token") != nil,
+                                                 insecure: global.httpInsecure == true,
+                                                 tokenSetting: "http-token-file", insecureSetting: "http-insecure: true") {
+            problem("http.http", refusal)
         }
         if global.http == nil {
             for key in ["http-token-file", "http-insecure", "http-allowed-host", "http-allowed-origin"] where ConfigurationKey.named(key)?.isGiven(global) == true {

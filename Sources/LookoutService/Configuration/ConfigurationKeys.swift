@@ -21,7 +21,7 @@ extension ConfigurationKey {
               "Camera pixel format, as `lookout devices` lists it."),
         .init("buffers", .capture, .camera, \.buffers, .integer(2...32), default: 4, "Driver buffers to stream with."),
         .init("control", .capture, .camera, \.controls, .controls, "Camera controls set before streaming, by the names `lookout devices --controls` shows."),
-        .init("watchdog", .capture, .camera, \.watchdog, .number(0.2...3600, unit: " seconds"), default: 3,
+        .init("watchdog", .capture, .camera, \.watchdog, .number(CaptureDeviceInput.watchdogRange, unit: " seconds"), default: 3,
               "Seconds without a frame before the camera counts as lost."),
         .init("exit-on-loss", .capture, .camera, \.exitOnLoss, .bool, default: false,
               "Exit with status 69 when the camera is lost, instead of reconnecting."),

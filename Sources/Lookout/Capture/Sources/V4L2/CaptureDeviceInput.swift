@@ -12,6 +12,9 @@
 public final class CaptureDeviceInput: CaptureInput, @unchecked Sendable {
     public let device: CaptureDevice
     private let capture: V4L2CaptureSource
+    /// The watchdog times a camera (and a network source) takes, in seconds: the `watchdog`
+    /// setting's range.
+    public static let watchdogRange = 0.2...3600.0
 
     /// - Parameters:
     ///   - watchdogTimeout: seconds without a frame after which the camera counts as lost.
@@ -30,8 +33,8 @@ public final class CaptureDeviceInput: CaptureInput, @unchecked Sendable {
             throw .device(.formatRefused(path: device.uniqueID, requested: "\(chosen.fourcc) \(chosen.width)x\(chosen.height)",
                                          reason: pixelBudget.refusal(width: chosen.width, height: chosen.height)))
         }
-        guard watchdogTimeout >= 0.1, watchdogTimeout <= 3600 else {
-            throw .invalidSetting("a watchdog of \(watchdogTimeout) s is not between 0.1 and 3600 seconds")
+        guard Self.watchdogRange.contains(watchdogTimeout) else {
+            throw .invalidSetting("a watchdog of \(watchdogTimeout) s is not between \(Self.watchdogRange.lowerBound) and \(Int(Self.watchdogRange.upperBound)) seconds")
         }
         var rate = device.requestedFrameRate
         if rate == nil {

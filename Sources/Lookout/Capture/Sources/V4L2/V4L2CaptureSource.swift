@@ -59,7 +59,8 @@ final class V4L2CaptureSource: FrameSource, Sendable {
         self.controls = controls
         self.bufferCount = bufferCount
         // Clamped here too, so that no value can make the conversion trap (NaN compares false).
-        self.watchdogMilliseconds = Int32(watchdogSeconds >= 0.1 ? min(watchdogSeconds, 3600) * 1000 : 100)
+        let range = CaptureDeviceInput.watchdogRange
+        self.watchdogMilliseconds = Int32(watchdogSeconds >= range.lowerBound ? min(watchdogSeconds, range.upperBound) * 1000 : range.lowerBound * 1000)
         self.reconnects = reconnects
         self.pixelBudget = pixelBudget
         do throws(Errno) {
