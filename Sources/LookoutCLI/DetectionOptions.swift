@@ -168,10 +168,10 @@ struct DetectionOptions: ParsableArguments {
         guard let rectOfInterest else { return nil }
         let parts = rectOfInterest.split(separator: ",").map { Double($0.trimmingSpaces()) }
         guard parts.count == 4, let x = parts[0], let y = parts[1], let w = parts[2], let h = parts[3],
-              x >= 0, y >= 0, w > 0, h > 0, x + w <= 1.000001, y + h <= 1.000001 else {
+              let rect = Rect(fractionsOfFrame: x, y, w, h) else {
             throw ValidationError("--rect-of-interest takes x,y,width,height as fractions within 0...1, e.g. 0.25,0.25,0.5,0.5.")
         }
-        return Rect(x: x, y: y, width: w, height: h)
+        return rect
     }
 
     /// The charset's name as the configuration holds it ("auto" or an encoding's).

@@ -12,6 +12,14 @@ public struct Rect: Sendable, Equatable, Hashable, CustomStringConvertible {
         self.height = height
     }
 
+    /// A part of the frame given in fractions (a rect of interest): nil unless it is not empty and
+    /// lies within the frame, allowing for the rounding of fractions written in decimal.
+    public init?(fractionsOfFrame x: Double, _ y: Double, _ width: Double, _ height: Double) {
+        let slack = 0.000001
+        guard x >= 0, y >= 0, width > 0, height > 0, x + width <= 1 + slack, y + height <= 1 + slack else { return nil }
+        self.init(x: x, y: y, width: width, height: height)
+    }
+
     /// The whole frame in normalized coordinates: the default rect of interest.
     public static let unit = Rect(x: 0, y: 0, width: 1, height: 1)
 

@@ -159,9 +159,7 @@ extension ValueKind where Value == Rect {
                                     guard let items = value.items, items.count == 4 else { return nil }
                                     let numbers = items.compactMap { $0.scalarText.flatMap { Double($0) } }
                                     guard numbers.count == 4 else { return nil }
-                                    let (x, y, w, h) = (numbers[0], numbers[1], numbers[2], numbers[3])
-                                    guard x >= 0, y >= 0, w > 0, h > 0, x + w <= 1.000001, y + h <= 1.000001 else { return nil }
-                                    return Rect(x: x, y: y, width: w, height: h)
+                                    return Rect(fractionsOfFrame: numbers[0], numbers[1], numbers[2], numbers[3])
                                 }, write: { .list([.number($0.x), .number($0.y), .number($0.width), .number($0.height)]) })
 }
 
