@@ -9,7 +9,7 @@ public enum DetectionSetup {
         var configuration = FaceDetectorConfiguration(cascadePath: settings.faceModel ?? FaceModelLocator.defaultCascadePath())
         configuration.scaleFactor = settings.scaleFactor ?? profile.scaleFactor
         configuration.minNeighbors = settings.resolved(\.minNeighbors)
-        configuration.minSize = settings.minFace ?? 30
+        configuration.minSize = settings.minFace ?? configuration.minSize // the library's default, at the analysis width
         configuration.minSizeIsAtAnalysisWidth = settings.minFace == nil && profile == .video
         configuration.confirmations = profile == .stills ? 1 : settings.faceConfirm ?? profile.faceConfirmations
         configuration.analysisWidth = settings.faceWidth ?? profile.faceWidth
