@@ -63,24 +63,26 @@ public final class DetectorPool: Sendable {
     var jobsRun: [Priority: Int] { scheduler.state.withLock { $0.jobsRun } }
 
     /// A serial queue of jobs on a pool: one runs at a time, in the order given.
-    // @unchecked: jobs and flags are guarded by the scheduler's lock, which every access takes.
-    final class Lane: @unchecked Sendable {
+    final class Lane: Sendable {
         fileprivate let scheduler: Scheduler
-        // Guarded by the scheduler's lock.
-        fileprivate var jobs: [@Sendable () -> Void] = []
-        fileprivate var queuedOrRunning = false
-        fileprivate var currentPriority: Priority
+        fileprivate struct Queue {
+            var jobs: [@Sendable () -> Void] = []
+            var queuedOrRunning = false
+            var priority: Priority
+        }
+        /// Its jobs and place: the scheduler takes this lock inside its own, never the other way.
+        fileprivate let queue: Locked<Queue>
 
         fileprivate init(scheduler: Scheduler, priority: Priority) {
             self.scheduler = scheduler
-            self.currentPriority = priority
+            queue = Locked(Queue(priority: priority))
         }
 
         /// The priority the lane takes the next time it becomes ready (a face lane moves between
         /// `trackedFaces` and `faces`); a lane already waiting keeps its place.
         var priority: Priority {
-            get { scheduler.state.withLock { _ in currentPriority } }
-            set { scheduler.state.withLock { _ in currentPriority = newValue } }
+            get { queue.withLock { $0.priority } }
+            set { queue.withLock { $0.priority = newValue } }
         }
 
         /// Queues `job` after the lane's others.
@@ -144,11 +146,13 @@ public final class DetectorPool: Sendable {
 
         func submit(_ job: @escaping @Sendable () -> Void, to lane: Lane) {
             let madeReady = state.withLock { state in
-                lane.jobs.append(job)
-                guard !lane.queuedOrRunning else { return false }
-                lane.queuedOrRunning = true
-                state.ready[lane.currentPriority.rawValue].append(lane)
-                return true
+                lane.queue.withLock { queue in
+                    queue.jobs.append(job)
+                    guard !queue.queuedOrRunning else { return false }
+                    queue.queuedOrRunning = true
+                    state.ready[queue.priority.rawValue].append(lane)
+                    return true
+                }
             }
             if madeReady { readyLanes.signal() }
         }
@@ -194,7 +198,7 @@ public final class DetectorPool: Sendable {
                     state.jobsRun[Priority(rawValue: level)!, default: 0] += 1
                     let isFace = level != Priority.codes.rawValue
                     if isFace { state.runningFaces += 1 }
-                    return .run(lane, lane.jobs.removeFirst(), isFace: isFace)
+                    return .run(lane, lane.queue.withLock { $0.jobs.removeFirst() }, isFace: isFace)
                 }
                 guard case .run(let lane, let job, let isFace) = pick else {
                     if case .closing = pick { return }
@@ -210,11 +214,13 @@ public final class DetectorPool: Sendable {
                             signals += 1
                         }
                     }
-                    if lane.jobs.isEmpty {
-                        lane.queuedOrRunning = false
-                    } else {
-                        state.ready[lane.currentPriority.rawValue].append(lane)
-                        signals += 1
+                    lane.queue.withLock { queue in
+                        if queue.jobs.isEmpty {
+                            queue.queuedOrRunning = false
+                        } else {
+                            state.ready[queue.priority.rawValue].append(lane)
+                            signals += 1
+                        }
                     }
                     return signals
                 }
