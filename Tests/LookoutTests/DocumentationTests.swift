@@ -11,6 +11,7 @@ struct DocumentationTests {
     static let foreignOptions: Set<String> = [
         "instance",   // scripts/install --instance NAME (docs/service.md)
         "gs1",        // zint --gs1 (docs/accuracy.md)
+        "layer",      // scripts/test --layer NAME (docs/testing.md)
     ]
 
     static let documents: [String] = {

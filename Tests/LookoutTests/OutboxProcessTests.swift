@@ -91,6 +91,26 @@ struct OutboxProcessTests {
         #expect(UInt64(kept.filter(\.isNumber)).map { $0 > 6 } == true, "\(kept)")
     }
 
+    /// A camera whose outbox numbered its ids before the pipeline did (an upgrade: a journal
+    /// folder, no event-ids file) begins its new series past any number the old one can have
+    /// reached, so that consumers dropping seen ids drop none of the new ones.
+    @Test func anUpgradedCameraNumbersPastTheIdsItsOutboxGave() throws {
+        let broker = try MQTTBroker()
+        try broker.start()
+        let state = try ScratchFolder()
+        let node = "upgrade-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: state.path + "/outbox/\(node)-cam", withIntermediateDirectories: true)
+        let before = UInt64(Date().timeIntervalSince1970 * 1000) - 1000
+        let process = try Self.run(broker, node: node, state: state.path)
+        try process.write(try MQTTTests.codeClip())
+        try process.closeInput()
+        #expect(process.waitForExit(timeout: 60) == 0)
+        let numbers = process.output.lines.filter { $0.contains(#""kind":"code""#) }
+            .compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            .compactMap { ($0["id"] as? String)?.split(separator: "/").last.flatMap { UInt64($0) } }
+        #expect(numbers.count == 3 && numbers.allSatisfy { $0 >= before }, "\(numbers)")
+    }
+
     /// The second process is refused before it makes any broker connection: its node would
     /// connect with the first's client ID and throw the first off the broker.
     @Test func aSecondLookoutOnTheSameStateDirectoryIsRefusedBeforeItConnects() throws {

@@ -37,7 +37,8 @@ public final class EventSequenceFile: Sendable {
     /// `stateDirectory` (made with its missing parents, 0700). `warn` hears a damaged file
     /// (numbering then starts past any number the file could have given) and a reservation that
     /// could not be written (a full disk: numbers go on in memory, and may repeat after a restart).
-    public static func open(stateDirectory: String, name: String,
+    /// A new file's series begins at `firstWhenNew`.
+    public static func open(stateDirectory: String, name: String, firstWhenNew: UInt64 = 1,
                             warn: @escaping @Sendable (String) -> Void) throws(EventSequenceError) -> EventSequenceFile {
         let folder: DirectoryHandle
         do throws(DirectoryHandle.FailedPath) {
@@ -60,13 +61,12 @@ public final class EventSequenceFile: Sendable {
             if let stored = UInt64(text), stored > 0 {
                 first = stored
             } else {
-                // Unreadable: start where no earlier run can have been, the clock's milliseconds.
-                let now = WallClockTime.now()
-                first = UInt64(max(1, now.seconds * 1000 + Int64(now.nanoseconds / 1_000_000)))
+                // Unreadable: start where no earlier run can have been.
+                first = clockMilliseconds()
                 warn("event ids: \(path) holds no number; numbering goes on from \(first)")
             }
         } catch where error.rawValue == ENOENT {
-            first = 1
+            first = firstWhenNew
         } catch {
             throw .cannotOpen(path: path, error)
         }
@@ -88,6 +88,12 @@ public final class EventSequenceFile: Sendable {
 
     /// The files open in this process, by path.
     private static let open = Mutex<[String: Weak]>([:])
+
+    /// The wall clock in milliseconds: past any number a series counted one by one can have reached.
+    public static func clockMilliseconds() -> UInt64 {
+        let now = WallClockTime.now()
+        return UInt64(max(1, now.seconds * 1000 + Int64(now.nanoseconds / 1_000_000)))
+    }
 
     private init(folder: DirectoryHandle, name: String, path: String, first: UInt64, warn: @escaping @Sendable (String) -> Void) {
         self.folder = folder

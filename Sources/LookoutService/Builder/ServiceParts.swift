@@ -1,5 +1,8 @@
 import Lookout
 import LookoutHTTP
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// What a `Service` is built of, made from its configuration: the parts every camera shares (the
 /// MQTT node, hook runners, web server) and each camera's session, input and pipeline with its
@@ -131,8 +134,13 @@ enum ServiceParts {
     /// directory when there is one in use (`<node>-<camera>`, as the camera's outbox).
     static func eventNumbering(camera: String, shared: Shared, warn: @escaping @Sendable (String) -> Void) throws(ServiceError) -> EventNumbering {
         guard let directory = shared.eventStateDirectory else { return EventNumbering(node: shared.eventNode, camera: camera) }
+        let name = shared.eventNode + "-" + camera
+        // Before ids were the pipeline's, the MQTT outbox numbered them 1, 2, 3... in its journal
+        // (the same name): a camera that has one begins its new series past them.
+        let journal = directory + "/outbox/" + DirectoryHandle.entryName(for: name)
+        let firstWhenNew = journal.withPlatformPath({ access($0, F_OK) }) == 0 ? EventSequenceFile.clockMilliseconds() : 1
         do throws(EventSequenceError) {
-            let file = try EventSequenceFile.open(stateDirectory: directory, name: shared.eventNode + "-" + camera, warn: warn)
+            let file = try EventSequenceFile.open(stateDirectory: directory, name: name, firstWhenNew: firstWhenNew, warn: warn)
             return EventNumbering(node: shared.eventNode, camera: camera, storage: file)
         } catch {
             throw .eventIDs(error)
