@@ -16,6 +16,16 @@ struct OutboxProcessTests {
                                               "--state-dir", state], withInput: true)
     }
 
+    /// A running broker and a subscriber already subscribed to camera cam's events topic.
+    static func brokerWithSubscriber() throws -> (MQTTBroker, Subscriber, String) {
+        let broker = try MQTTBroker()
+        try broker.start()
+        let topic = prefix + "/cam/events"
+        let live = try Subscriber(port: broker.port, topics: [topic])
+        try live.waitUntilSubscribed(port: broker.port, topic: topic)
+        return (broker, live, topic)
+    }
+
     /// Code events in the outbox's files (their payloads are kept as they will be sent).
     static func journalledCodeEvents(_ directory: String) -> Int {
         let files = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
@@ -61,13 +71,9 @@ struct OutboxProcessTests {
     /// One event, one id: an event's line on standard output is its MQTT message (id first, the
     /// same bytes), and its hook hears the same id in LOOKOUT_EVENT_ID.
     @Test func anEventHasTheSameIDOnStandardOutputMQTTAndItsHook() throws {
-        let broker = try MQTTBroker()
-        try broker.start()
-        let state = try ScratchFolder()
-        let topic = Self.prefix + "/cam/events"
-        let live = try Subscriber(port: broker.port, topics: [topic])
+        let (broker, live, topic) = try Self.brokerWithSubscriber()
         defer { live.stop() }
-        try live.waitUntilSubscribed(port: broker.port, topic: topic)
+        let state = try ScratchFolder()
         let node = "same-\(UUID().uuidString.prefix(8))"
         let hook = try state.script("hook", #"printf '%s\n' "$LOOKOUT_EVENT_ID" >> "$OUT/ids""#)
         let process = try BackgroundProcess(lookoutBinary, [
@@ -149,17 +155,13 @@ struct OutboxProcessTests {
         #expect(watcher.wait(timeout: 60) { $0.filter { $0.topic == availability }.map(\.payload) == ["online", "offline"] })
     }
 
-    /// A state directory on a full disk (an 8 KB tmpfs: a page for the event numbering, one for the journal, in a mount namespace of its own: the
-    /// journal fills it within the first events): the events go out live from memory, and the
-    /// trouble is said once, not once per event.
+    /// A state directory on a full disk (an 8 KB tmpfs in a mount namespace of its own: a page for
+    /// the event numbering, one the journal fills within the first events): the events go out
+    /// live from memory, and the trouble is said once, not once per event.
     @Test func aFullDiskIsSaidOnceAndTheEventsStillArrive() throws {
-        let broker = try MQTTBroker()
-        try broker.start()
-        let state = try ScratchFolder()
-        let topic = Self.prefix + "/cam/events"
-        let live = try Subscriber(port: broker.port, topics: [topic])
+        let (broker, live, topic) = try Self.brokerWithSubscriber()
         defer { live.stop() }
-        try live.waitUntilSubscribed(port: broker.port, topic: topic)
+        let state = try ScratchFolder()
         let node = "full-\(UUID().uuidString.prefix(8))"
         let process = try BackgroundProcess("/usr/bin/unshare", [
             "--mount", "/bin/sh", "-c", #"mount -t tmpfs -o size=8k lookout-test "$LOOKOUT_DIR" && exec "$0" "$@""#
