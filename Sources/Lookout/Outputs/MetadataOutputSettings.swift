@@ -9,6 +9,8 @@ extension MetadataOutput {
         var queue: DispatchQueue?
         var types: [MetadataObjectType] = []
         var available: [MetadataObjectType] = []
+        /// Why a type is not available: its analyzer could not be prepared (a missing model).
+        var unprepared: [MetadataObjectType: CaptureError] = [:]
         var rectOfInterest = Rect.unit
         var regions = DetectionRegions.none
         /// Counts changes of `regions`, so the code queue renews its motion gate only then.
