@@ -12,7 +12,7 @@ struct CameraOptions: ParsableArguments {
         "Camera pixel format, as `lookout devices` lists it (default: MJPG, then YUYV, GREY, NV12, YU12).", valueName: "fourcc"))
     var pixelFormat: String?
 
-    static let bufferRange = ValueRange.integer(2...32)
+    static let bufferRange = ConfigurationKey.argumentRange("buffers", Int.self)
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Driver buffers to stream with (\(CameraOptions.bufferRange.text)). (default: 4)", valueName: "n"),
             transform: { try CameraOptions.bufferRange.parse($0) })
     var buffers: Int?
@@ -22,7 +22,7 @@ struct CameraOptions: ParsableArguments {
         valueName: "name=value"))
     var controls: [String] = []
 
-    static let watchdogRange = ValueRange.number(CaptureDeviceInput.watchdogRange, unit: " seconds")
+    static let watchdogRange = ConfigurationKey.argumentRange("watchdog", Double.self)
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp(
         "Seconds without a frame before the camera counts as lost (\(CameraOptions.watchdogRange.text)). (default: 3)", valueName: "seconds"),
             transform: { try CameraOptions.watchdogRange.parse($0) })

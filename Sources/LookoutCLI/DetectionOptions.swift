@@ -17,19 +17,19 @@ struct DetectionOptions: ParsableArguments {
         valueName: "x,y,w,h"))
     var rectOfInterest: String?
 
-    static let densityRange = ValueRange.integer(1...16)
+    static let densityRange = ConfigurationKey.argumentRange("density", Int.self)
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp(
         "ZBar scan density (\(DetectionOptions.densityRange.text)): 1 scans every line; 2-4 are faster and may miss thin or small codes (default 1 for scan, 2 for run).",
         valueName: "n"), transform: { try DetectionOptions.densityRange.parse($0) })
     var density: Int?
 
-    static let codeBudgetRange = ValueRange.number(0...60_000, unit: " ms")
+    static let codeBudgetRange = ConfigurationKey.argumentRange("code-budget", Double.self)
     @Option(name: .customLong("code-budget"), parsing: .unconditional, help: ArgumentHelp(
         "Milliseconds a frame or image ZBar read no code in may spend on a second look: ZBar on prepared copies (contrast stretched, halved, inverted, sharpened, and enlarged twice for pictures up to a megapixel) and zxing-cpp; in scan, PDF417, Aztec and DataMatrix get as long again (\(DetectionOptions.codeBudgetRange.text); 0 = off; default 3000 for scan, 15 for run).",
         valueName: "ms"), transform: { try DetectionOptions.codeBudgetRange.parse($0) })
     var codeBudget: Double?
 
-    static let codeBudgetRateRange = ValueRange.number(0...1000)
+    static let codeBudgetRateRange = ConfigurationKey.argumentRange("code-budget-rate", Double.self)
     @Option(name: .customLong("code-budget-rate"), parsing: .unconditional, help: ArgumentHelp(
         "Second looks per second of video at most (\(DetectionOptions.codeBudgetRateRange.text); 0 = on every frame ZBar read nothing in; default 4). Bounds what a camera showing no code costs.",
         valueName: "n"), transform: { try DetectionOptions.codeBudgetRateRange.parse($0) })
@@ -45,25 +45,25 @@ struct DetectionOptions: ParsableArguments {
         valueName: "full|half|auto"))
     var codeResolution: CodeScanResolution?
 
-    static let faceRateRange = ValueRange.number(0...1000)
+    static let faceRateRange = ConfigurationKey.argumentRange("face-rate", Double.self)
     @Option(name: .customLong("face-rate"), parsing: .unconditional, help: ArgumentHelp(
         "Face analyses per second of video at most (\(DetectionOptions.faceRateRange.text); 0 = every frame; default 10). Codes are still read on every frame; faces run beside them on their own queue.",
         valueName: "n"), transform: { try DetectionOptions.faceRateRange.parse($0) })
     var faceRate: Double?
 
-    static let codeScanRateRange = ValueRange.number(0...1000)
+    static let codeScanRateRange = ConfigurationKey.argumentRange("code-scan-rate", Double.self)
     @Option(name: .customLong("code-scan-rate"), parsing: .unconditional, help: ArgumentHelp(
         "Whole-frame code scans per second of video at most; in between, ZBar reads only windows around the codes it follows (and, for cameras, around small changes), where it reads what the whole frame would, and frames with nothing to look at are not decoded (\(DetectionOptions.codeScanRateRange.text); 0 = the whole frame on every frame; default 7.5: a code appearing anywhere is read within 100 ms at 30 fps; scan reads whole pictures).",
         valueName: "n"), transform: { try DetectionOptions.codeScanRateRange.parse($0) })
     var codeScanRate: Double?
 
-    static let faceFullSearchRange = ValueRange.duration(0...3600)
+    static let faceFullSearchRange = ConfigurationKey.argumentRange("face-full-search", DurationValue.self)
     @Option(name: .customLong("face-full-search"), parsing: .unconditional, help: ArgumentHelp(
         "Time between searches of the whole picture for faces; in between, an analysis looks only around the faces being followed and where the picture moved, for a fraction of the work, and a face that appears where nothing seemed to move is found within this long (\(DetectionOptions.faceFullSearchRange.text); 0 = the whole picture at every analysis; default 1s; scan searches whole pictures).",
         valueName: "time"), transform: { try DetectionOptions.faceFullSearchRange.parse($0) })
     var faceFullSearch: DurationArgument?
 
-    static let motionThresholdRange = ValueRange.integer(0...255)
+    static let motionThresholdRange = ConfigurationKey.argumentRange("motion-threshold", Int.self)
     @Option(name: .customLong("motion-threshold"), parsing: .unconditional, help: ArgumentHelp(
         "Skip the detectors on frames where no 16x16 block changed by more than this many grey levels since the last analysed frame; they get that frame's results (\(DetectionOptions.motionThresholdRange.text); 0 = analyse every frame; default 4 for cameras and --realtime, 0 for files read as fast as possible). After a second without change, one frame in three is looked at.",
         valueName: "levels"), transform: { try DetectionOptions.motionThresholdRange.parse($0) })
@@ -79,7 +79,7 @@ struct DetectionOptions: ParsableArguments {
         valueName: "path|none"))
     var faceVerifier: String?
 
-    static let verifyNeighborsRange = ValueRange.integer(1...100)
+    static let verifyNeighborsRange = ConfigurationKey.argumentRange("verify-neighbors", Int.self)
     @Option(name: .customLong("verify-neighbors"), parsing: .unconditional,
             help: ArgumentHelp("Face verifier: raw hits it needs around a face (\(DetectionOptions.verifyNeighborsRange.text); default: 4 × --min-neighbors, 12). The profile cascade needs 7/12 of it.", valueName: "n"),
             transform: { try DetectionOptions.verifyNeighborsRange.parse($0) })
@@ -94,39 +94,38 @@ struct DetectionOptions: ParsableArguments {
           help: "Also search the whole frame with the verifier's cascade and keep the faces the first cascade confirms around them: faces either cascade misses alone, for a second full search; no effect with --face-verifier none. (default: on for scan, off for run)")
     var faceJoin: Bool?
 
-    static let faceConfirmRange = ValueRange.integer(1...10)
+    static let faceConfirmRange = ConfigurationKey.argumentRange("face-confirm", Int.self)
     @Option(name: .customLong("face-confirm"), parsing: .unconditional, help: ArgumentHelp(
         "Video: analyses a face must be found in (within a second of each other) before it is reported (\(DetectionOptions.faceConfirmRange.text); default 2). 1 reports a face on its first analysis; 2 drops faces that flicker on one frame, one analysis later (0.1 s at --face-rate 10).",
         valueName: "n"), transform: { try DetectionOptions.faceConfirmRange.parse($0) })
     var faceConfirm: Int?
 
     // Below 1.01, OpenCV's image pyramid holds more than 50 copies of the frame.
-    static let scaleFactorRange = ValueRange.number(1.01...4)
+    static let scaleFactorRange = ConfigurationKey.argumentRange("scale-factor", Double.self)
     @Option(name: .customLong("scale-factor"), parsing: .unconditional,
             help: ArgumentHelp("Haar detector: window growth between scales (\(DetectionOptions.scaleFactorRange.text); default 1.1 for scan, 1.25 for run).", valueName: "factor"),
             transform: { try DetectionOptions.scaleFactorRange.parse($0) })
     var scaleFactor: Double?
 
-    static let minNeighborsRange = ValueRange.integer(0...100)
+    static let minNeighborsRange = ConfigurationKey.argumentRange("min-neighbors", Int.self)
     @Option(name: .customLong("min-neighbors"), parsing: .unconditional,
             help: ArgumentHelp("Haar detector: overlapping hits a face needs (\(DetectionOptions.minNeighborsRange.text)). (default: 3)", valueName: "n"),
             transform: { try DetectionOptions.minNeighborsRange.parse($0) })
     var minNeighbors: Int?
 
-    static let minFaceRange = ValueRange.integer(1...16384, unit: " pixels")
+    static let minFaceRange = ConfigurationKey.argumentRange("min-face", Int.self)
     @Option(name: .customLong("min-face"), parsing: .unconditional, help: ArgumentHelp(
         "Haar detector: smallest face, in frame pixels (\(DetectionOptions.minFaceRange.text)). Default: 30 for scan; for run, 30 pixels of the --face-width copy (60 in a 1280-wide frame).",
         valueName: "pixels"), transform: { try DetectionOptions.minFaceRange.parse($0) })
     var minFace: Int?
 
-    static let faceWidthRange = ValueRange<Int>(text: "0 (never) or 64 to 16384 pixels", read: { Int($0) },
-                                                allows: { $0 == 0 || (64...16384).contains($0) })
+    static let faceWidthRange = ConfigurationKey.argumentRange("face-width", Int.self)
     @Option(name: .customLong("face-width"), parsing: .unconditional, help: ArgumentHelp(
         "Shrink frames wider than this before face detection (\(DetectionOptions.faceWidthRange.text); default 1280 for scan, 640 for run). Frames are also shrunk when OpenCV's image pyramid would exceed a quarter of --max-pixels.",
         valueName: "pixels"), transform: { try DetectionOptions.faceWidthRange.parse($0) })
     var faceWidth: Int?
 
-    static let maxPixelsRange = ValueRange.pixels(PixelBudget.allowedRange)
+    static let maxPixelsRange = ConfigurationKey.argumentRange("max-pixels", PixelCountValue.self)
     @Option(name: .customLong("max-pixels"), parsing: .unconditional, help: ArgumentHelp(
         "The largest frame or image decoded, as a pixel count or WxH (\(DetectionOptions.maxPixelsRange.text); default 8192x8192). Larger frames are dropped as corrupt before decoding; larger images and Y4M headers are refused.",
         valueName: "n|WxH"), transform: { try DetectionOptions.maxPixelsRange.parse($0) })

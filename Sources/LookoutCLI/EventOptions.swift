@@ -12,14 +12,14 @@ struct EventOptions: ParsableArguments {
     var events: EventMode?
 
     /// The range of every event time.
-    static let timeRange = ValueRange.duration(0...86_400)
+    static let timeRange = ConfigurationKey.argumentRange("dedupe", DurationValue.self)
 
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp(
         "A code is reported once while in view and not again until it has been gone this long (\(EventOptions.timeRange.text)). (default: 2s)", valueName: "time"),
             transform: { try EventOptions.timeRange.parse($0) })
     var dedupe: DurationArgument?
 
-    static let presenceOnRange = ValueRange.integer(1...100)
+    static let presenceOnRange = ConfigurationKey.argumentRange("presence-on", Int.self)
     @Option(name: .customLong("presence-on"), parsing: .unconditional, help: ArgumentHelp(
         "Presence turns on after this many analyses with a face within --presence-window (\(EventOptions.presenceOnRange.text)). (default: 2)", valueName: "n"),
             transform: { try EventOptions.presenceOnRange.parse($0) })

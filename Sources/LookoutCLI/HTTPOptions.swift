@@ -28,7 +28,7 @@ struct HTTPOptions: ParsableArguments {
         valueName: "origin"))
     var allowedOrigins: [String] = []
 
-    static let previewRateRange = ValueRange.number(0.1...30)
+    static let previewRateRange = ConfigurationKey.argumentRange("preview-fps", Double.self)
     @Option(name: .customLong("preview-fps"), parsing: .unconditional, help: ArgumentHelp(
         "Pictures a second per viewer of the live stream, at most (\(HTTPOptions.previewRateRange.text)). (default: 5)", valueName: "fps"),
             transform: { try HTTPOptions.previewRateRange.parse($0) })

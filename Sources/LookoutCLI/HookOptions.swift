@@ -14,13 +14,13 @@ struct HookOptions: ParsableArguments {
         valueName: "cmd [args...]"))
     var onPresence: [String] = []
 
-    static let timeoutRange = ValueRange.duration(0.001...86_400)
+    static let timeoutRange = ConfigurationKey.argumentRange("hook-timeout", DurationValue.self)
     @Option(name: .customLong("hook-timeout"), parsing: .unconditional, help: ArgumentHelp(
         "A hook running longer is stopped (SIGTERM, then SIGKILL; \(HookOptions.timeoutRange.text)). (default: 10s)", valueName: "time"),
             transform: { try HookOptions.timeoutRange.parse($0) })
     var timeout: DurationArgument?
 
-    static let jobsRange = ValueRange.integer(1...64)
+    static let jobsRange = ConfigurationKey.argumentRange("hook-jobs", Int.self)
     @Option(name: .customLong("hook-jobs"), parsing: .unconditional, help: ArgumentHelp(
         "Hooks of one kind running at once, at most (\(HookOptions.jobsRange.text)). (default: 4)", valueName: "n"),
             transform: { try HookOptions.jobsRange.parse($0) })

@@ -26,13 +26,13 @@ struct KeyboardOptions: ParsableArguments {
     @Flag(name: .customLong("keyboard-aim"), help: "Type the AIM symbology identifier (]Q1 QR, ]E0 EAN-13, ]C1 GS1-128, ...) before each code, after the prefix.")
     var aim = false
 
-    static let delayRange = ValueRange.duration(0...1)
+    static let delayRange = ConfigurationKey.argumentRange("keyboard-delay", DurationValue.self)
     @Option(name: .customLong("keyboard-delay"), parsing: .unconditional, help: ArgumentHelp(
         "Time between key events, each press and each release (\(KeyboardOptions.delayRange.text)). (default: 5ms)", valueName: "time"),
             transform: { try KeyboardOptions.delayRange.parse($0) })
     var delay: DurationArgument?
 
-    static let dedupeRange = ValueRange.duration(0...60)
+    static let dedupeRange = ConfigurationKey.argumentRange("keyboard-dedupe", DurationValue.self)
     @Option(name: .customLong("keyboard-dedupe"), parsing: .unconditional, help: ArgumentHelp(
         "Same symbol timeout: a code is not typed again until it has been out of view this long, on top of --dedupe (\(KeyboardOptions.dedupeRange.text)). (default: 500ms)",
         valueName: "time"), transform: { try KeyboardOptions.dedupeRange.parse($0) })

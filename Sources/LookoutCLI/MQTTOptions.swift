@@ -34,7 +34,7 @@ struct MQTTOptions: ParsableArguments {
         "MQTT client ID, the same at every start so the brokers keep the session (default lookout-<host>, and -<prefix> for a prefix other than lookout; 1 to \(MQTTConfiguration.maximumGivenClientIDBytes) bytes): each camera connects as <id>-<camera>.", valueName: "id"))
     var clientID: String?
 
-    static let queueRange = ValueRange.integer(1...1_000_000)
+    static let queueRange = ConfigurationKey.argumentRange("mqtt-queue", Int.self)
     @Option(name: .customLong("mqtt-queue"), parsing: .unconditional, help: ArgumentHelp(
         "Code values for the scan trigger kept in memory while the broker is away (events wait in the outbox); past it the oldest are dropped (\(MQTTOptions.queueRange.text)). (default: 10000)", valueName: "n"),
             transform: { try MQTTOptions.queueRange.parse($0) })
@@ -45,13 +45,13 @@ struct MQTTOptions: ParsableArguments {
         valueName: "dir"))
     var stateDirectory: String?
 
-    static let outboxSizeRange = ValueRange.bytes((1 << 20)...(1 << 40))
+    static let outboxSizeRange = ConfigurationKey.argumentRange("outbox-max-size", ByteCountValue.self)
     @Option(name: .customLong("outbox-max-size"), parsing: .unconditional, help: ArgumentHelp(
         "A camera's MQTT outbox never grows past this; the oldest events are dropped (\(MQTTOptions.outboxSizeRange.text)). (default: 64M)",
         valueName: "size"), transform: { try MQTTOptions.outboxSizeRange.parse($0) })
     var outboxMaxSize: ByteCountArgument?
 
-    static let outboxAgeRange = ValueRange.age(1...(3650 * 86_400))
+    static let outboxAgeRange = ConfigurationKey.argumentRange("outbox-max-age", AgeValue.self)
     @Option(name: .customLong("outbox-max-age"), parsing: .unconditional, help: ArgumentHelp(
         "Events older than this are dropped from the MQTT outbox (\(MQTTOptions.outboxAgeRange.text)). (default: 7d)", valueName: "age"),
             transform: { try MQTTOptions.outboxAgeRange.parse($0) })

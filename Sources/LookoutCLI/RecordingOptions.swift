@@ -16,37 +16,37 @@ struct RecordingOptions: ParsableArguments {
         valueName: "presence|codes|always"))
     var trigger: ClipRecorder.Trigger?
 
-    static let preRollRange = ValueRange.duration(0...60)
+    static let preRollRange = ConfigurationKey.argumentRange("pre-roll", DurationValue.self)
     @Option(name: .customLong("pre-roll"), parsing: .unconditional, help: ArgumentHelp(
         "How much of the stream before the event a clip starts with (kept in memory, within --record-memory; \(RecordingOptions.preRollRange.text)). (default: 5s)",
         valueName: "time"), transform: { try RecordingOptions.preRollRange.parse($0) })
     var preRoll: DurationArgument?
 
-    static let postRollRange = ValueRange.duration(0...3600)
+    static let postRollRange = ConfigurationKey.argumentRange("post-roll", DurationValue.self)
     @Option(name: .customLong("post-roll"), parsing: .unconditional, help: ArgumentHelp(
         "How long a clip goes on after the event ends (the last face seen, the code read; \(RecordingOptions.postRollRange.text)). (default: 5s)",
         valueName: "time"), transform: { try RecordingOptions.postRollRange.parse($0) })
     var postRoll: DurationArgument?
 
-    static let segmentRange = ValueRange.duration(1...86_400)
+    static let segmentRange = ConfigurationKey.argumentRange("segment", DurationValue.self)
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp(
         "Length of each file with --record-on always (\(RecordingOptions.segmentRange.text)). (default: 60s)", valueName: "time"),
             transform: { try RecordingOptions.segmentRange.parse($0) })
     var segment: DurationArgument?
 
-    static let keepRange = ValueRange.bytes((1 << 20)...(1 << 50))
+    static let keepRange = ConfigurationKey.argumentRange("record-keep", ByteCountValue.self)
     @Option(name: .customLong("record-keep"), parsing: .unconditional, help: ArgumentHelp(
         "Keep at most this much in clips (e.g. 10G, 500M; \(RecordingOptions.keepRange.text)); the oldest are deleted first.", valueName: "size"),
             transform: { try RecordingOptions.keepRange.parse($0) })
     var keep: ByteCountArgument?
 
-    static let maxAgeRange = ValueRange.age(1...(3650 * 86_400))
+    static let maxAgeRange = ConfigurationKey.argumentRange("record-max-age", AgeValue.self)
     @Option(name: .customLong("record-max-age"), parsing: .unconditional, help: ArgumentHelp(
         "Delete clips older than this (e.g. 7d, 12h, 30m; \(RecordingOptions.maxAgeRange.text)).", valueName: "age"),
             transform: { try RecordingOptions.maxAgeRange.parse($0) })
     var maxAge: AgeArgument?
 
-    static let memoryRange = ValueRange.bytes((1 << 20)...(1 << 34))
+    static let memoryRange = ConfigurationKey.argumentRange("record-memory", ByteCountValue.self)
     @Option(name: .customLong("record-memory"), parsing: .unconditional, help: ArgumentHelp(
         "Memory for the pre-roll and for frames waiting for the disk, at most: the frame ring's bound (\(RecordingOptions.memoryRange.text)). (default: \(ByteCountArgument(bytes: Int64(MovieFileOutput.defaultFrameRingCapacity))))",
         valueName: "size"), transform: { try RecordingOptions.memoryRange.parse($0) })

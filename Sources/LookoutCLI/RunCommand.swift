@@ -52,7 +52,7 @@ struct RunCommand: ParsableCommand {
     @Flag(name: .long, help: "Behave like a camera: drop frames the detectors cannot keep up with; a file is paced at its frame rate, a pipe taken as it comes.")
     var realtime = false
 
-    static let fpsRange = ValueRange.number(FrameRate.validRange)
+    static let fpsRange = ConfigurationKey.argumentRange("fps", Double.self)
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp(
         "Camera frame rate to ask for (\(RunCommand.fpsRange.text); default 30 where offered); for files, the rate that times MJPEG input (default 30) or overrides a Y4M header.",
         valueName: "fps"), transform: { try RunCommand.fpsRange.parse($0) })

@@ -16,7 +16,7 @@ struct SnapshotOptions: ParsableArguments {
     @Flag(name: .customLong("snapshot-clean"), help: "Also write each snapshot without boxes, as <name>.clean.jpg.")
     var clean = false
 
-    static let keepRange = ValueRange.integer(1...10_000_000)
+    static let keepRange = ConfigurationKey.argumentRange("snapshot-keep", Int.self)
     @Option(name: .customLong("snapshot-keep"), parsing: .unconditional, help: ArgumentHelp(
         "Keep the newest n snapshots in the directory; older ones are deleted (\(SnapshotOptions.keepRange.text)). (default: 1000)", valueName: "n"),
             transform: { try SnapshotOptions.keepRange.parse($0) })

@@ -43,6 +43,30 @@ import Testing
         #expect(keysWithoutOptions.isEmpty, "keys without an option: \(keysWithoutOptions.sorted())")
     }
 
+    /// The options that read a number, a duration or a size take their key's range
+    /// (`ConfigurationKey.argumentRange`), and their help says it in the same words.
+    @Test func everyOptionReadingAScalarStatesItsKeysRange() throws {
+        let help = try runLookout(["run", "--help"])
+        var helpOf: [String: String] = [:], current: String?
+        for line in help.split(separator: "\n", omittingEmptySubsequences: false) {
+            if let option = line.firstMatch(of: /^  (?:-[a-zA-Z], )?--([a-z][a-z0-9-]+)/)?.output.1 {
+                current = String(option)
+                helpOf[String(option)] = String(line)
+            } else if let name = current, line.hasPrefix("    ") {
+                helpOf[name, default: ""] += " " + line.trimmingCharacters(in: .whitespaces)
+            } else {
+                current = nil
+            }
+        }
+        let scalarKeys = ConfigurationKey.all.filter { $0.argumentAllowed != nil }
+        #expect(scalarKeys.count >= 30)
+        for key in scalarKeys {
+            let text = try #require(helpOf[key.name], "no option --\(key.name)")
+            #expect(text.contains(key.argumentAllowed!), "--\(key.name) does not state '\(key.argumentAllowed!)': \(text)")
+            #expect(key.argumentAllowed == key.allowed)
+        }
+    }
+
     @Test func theCodableFormIsTheFilesKeys() throws {
         // A file giving every key (an example value each) encodes to the same keys.
         var text = ""

@@ -26,7 +26,12 @@ public struct ConfigurationKey: Sendable {
     public let schema: ConfigurationValue
     /// `lookout config print` shows `***` instead of the value (or a URL's password).
     public let isSecret: Bool
+    /// The allowed values in words of a scalar the `lookout run` option reads with the key's own
+    /// range (`argumentRange`); nil for the rest.
+    package let argumentAllowed: String?
 
+    /// The key's `ValueKind`, for `argumentRange`.
+    private let kind: any Sendable
     let read: @Sendable (ConfigurationValue, inout ConfigurationSettings) -> ValueRefusal?
     let write: @Sendable (ConfigurationSettings) -> ConfigurationValue?
     let overlay: @Sendable (inout ConfigurationSettings, ConfigurationSettings) -> Void
@@ -44,6 +49,8 @@ public struct ConfigurationKey: Sendable {
         allowed = kind.allowed
         schema = kind.schema
         isSecret = secret
+        self.kind = kind
+        argumentAllowed = kind.argument?.text
         read = { value, settings in
             switch kind.parse(value) {
             case .success(let parsed):
@@ -96,6 +103,16 @@ public struct ConfigurationKey: Sendable {
         case .null: return "null"
         default: return value.scalarText ?? ""
         }
+    }
+
+    /// The range the `lookout run` option named as key `name` reads its argument with: the key's
+    /// own, so an option and its key take and refuse the same values in the same words. Stops the
+    /// program when no such key reads a scalar of this type (a mistake every test run finds).
+    package static func argumentRange<Value: Sendable & Hashable>(_ name: String, _ type: Value.Type = Value.self) -> ValueRange<Value> {
+        guard let range = (named(name)?.kind as? ValueKind<Value>)?.argument else {
+            preconditionFailure("no configuration key '\(name)' reads one \(Value.self)")
+        }
+        return range
     }
 
     /// The key named `name`.

@@ -13,14 +13,24 @@ public struct ValueKind<Value: Sendable & Hashable>: Sendable {
     let write: @Sendable (Value) -> ConfigurationValue
     /// What exactly is wrong with a refused value, when more can be said than the range.
     let explain: @Sendable (ConfigurationValue) -> String?
+    /// How the `lookout run` option of the same name reads its argument, for a scalar: the same
+    /// parser and bounds as the file (`ConfigurationKey.argumentRange`).
+    let argument: ValueRange<Value>?
 
     public init(allowed: String, schema: ConfigurationValue, read: @escaping @Sendable (ConfigurationValue) -> Value?,
                 write: @escaping @Sendable (Value) -> ConfigurationValue, explain: @escaping @Sendable (ConfigurationValue) -> String? = { _ in nil }) {
+        self.init(allowed: allowed, schema: schema, read: read, write: write, explain: explain, argument: nil)
+    }
+
+    init(allowed: String, schema: ConfigurationValue, read: @escaping @Sendable (ConfigurationValue) -> Value?,
+         write: @escaping @Sendable (Value) -> ConfigurationValue, explain: @escaping @Sendable (ConfigurationValue) -> String? = { _ in nil },
+         argument: ValueRange<Value>?) {
         self.allowed = allowed
         self.schema = schema
         self.read = read
         self.write = write
         self.explain = explain
+        self.argument = argument
     }
 
     /// The value, or why not in words ("allowed 2 to 32").
@@ -62,7 +72,7 @@ extension ValueKind {
         return ValueKind(allowed: range.text, schema: .map(schema), read: { value in
             guard let text = value.scalarText else { return nil }
             return try? range.parse(text)
-        }, write: write)
+        }, write: write, argument: range)
     }
 }
 
@@ -177,6 +187,6 @@ extension ValueKind where Value == PixelCountValue {
 
 extension ValueKind {
     func withSchema(_ schema: ConfigurationValue) -> ValueKind {
-        ValueKind(allowed: allowed, schema: schema, read: read, write: write, explain: explain)
+        ValueKind(allowed: allowed, schema: schema, read: read, write: write, explain: explain, argument: argument)
     }
 }
