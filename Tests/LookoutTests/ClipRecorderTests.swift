@@ -31,8 +31,8 @@ struct ClipRecorderTests {
         recorder.finish()
     }
 
-    /// The builder's wiring: the output in the session, the recorder a sink, its events posted
-    /// into the pipeline, where every sink (here a collector) gets the `recording` line.
+    /// The builder's wiring: the output in the session, the recorder a sink; the pipeline takes
+    /// its events in (an event source), and every sink (here a collector) gets the `recording` line.
     @Test func aFinishedClipReachesTheHandlerTheBuilderSet() throws {
         let directory = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -43,30 +43,25 @@ struct ClipRecorderTests {
         var settings = ClipRecorder.Settings()
         settings.trigger = .always
         let recorder = ClipRecorder(directory: Folder(path: directory), settings: settings, diagnostics: { _ in })
-        let handed = Locked<[DetectionEvent]>([])
         try session.addOutput(recorder.output)
         pipeline.addSink(recorder)
+        #expect(recorder.onEvent != nil, "the pipeline takes the recorder's events in")
         let collector = EventCollector()
         pipeline.addSink(collector)
-        recorder.onEvent = { [weak pipeline] event in
-            handed.withLock { $0.append(event) }
-            pipeline?.post(event)
-        }
 
         guard case .inputEnded = pipeline.run() else {
             Issue.record("the run did not end with its input")
             return
         }
         pipeline.finishSinks()
-        let reports = handed.withLock { $0 }.compactMap { event -> RecordingReport? in
+        let events = collector.events.withLock { $0 }
+        let reports = events.compactMap { event -> RecordingReport? in
             if case .recording(let report) = event { return report }
             return nil
         }
-        try #require(reports.count == 1, "\(handed.withLock { $0 })")
+        try #require(reports.count == 1, "\(events)")
         #expect(reports[0].movie.frameCount == 60)
         #expect(FileManager.default.fileExists(atPath: directory + "/" + reports[0].file))
-        let collected = collector.events.withLock { $0 }.filter { $0.kind == "recording" }
-        #expect(collected.count == 1)
         #expect(collector.lines.withLock { $0 }.filter { $0.contains(#""kind":"recording""#) }.count == 1)
         let section = try #require(pipeline.statistics.section("recordings"))
         #expect(section["finished"] == .integer(1))

@@ -35,20 +35,43 @@ struct MQTTTests {
                                   "--snapshots", directory, "--mqtt", "\(broker.url)/\(Self.prefix)"])
         #expect(result.status == 0, "\(result.stderr)")
         // A subscriber arriving afterwards gets the retained snapshot: the newest file's bytes.
+        let payload = try Self.retainedSnapshot(on: broker)
+        let newest = try #require(try FileManager.default.contentsOfDirectory(atPath: directory).filter(SnapshotFileName.isSnapshot).max())
+        let file = try Data(contentsOf: URL(fileURLWithPath: directory + "/" + newest))
+        #expect(payload.count == file.count && payload == file, "the retained snapshot is \(payload.count) bytes, \(newest) \(file.count)")
+        #expect(Array(payload.prefix(2)) == [0xFF, 0xD8])
+    }
+
+    /// The snapshot is the event's, not the file's: a folder that cannot be made costs the files,
+    /// and MQTT still publishes each event's picture.
+    @Test func theSnapshotIsPublishedWhenTheFolderRefusesIt() throws {
+        let broker = try MQTTBroker()
+        try broker.start()
+        // A regular file where the folder should be: no snapshot file can be written.
+        let blocker = FileManager.default.temporaryDirectory.appendingPathComponent("lookout-not-a-folder-\(UUID().uuidString)").path
+        #expect(FileManager.default.createFile(atPath: blocker, contents: Data()))
+        defer { try? FileManager.default.removeItem(atPath: blocker) }
+        let result = try lookout(["run", "--input", "cam=" + Fixtures.path("sample.mjpeg"), "--events", "changes", "-q",
+                                  "--snapshots", blocker, "--mqtt", "\(broker.url)/\(Self.prefix)"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("snapshot not written"), "\(result.stderr)")
+        let payload = try Self.retainedSnapshot(on: broker)
+        #expect(payload.count > 1000 && Array(payload.prefix(2)) == [0xFF, 0xD8], "\(payload.count) bytes")
+    }
+
+    /// The retained `snapshot` of camera `cam`, as a subscriber arriving now gets it.
+    static func retainedSnapshot(on broker: MQTTBroker) throws -> Data {
         let subscriber = Process()
         subscriber.environment = childEnvironment([:])
         subscriber.executableURL = URL(fileURLWithPath: "/usr/bin/mosquitto_sub")
-        subscriber.arguments = ["-p", String(broker.port), "-t", Self.camera + "/snapshot", "-C", "1", "-N", "-W", "60"]
+        subscriber.arguments = ["-p", String(broker.port), "-t", camera + "/snapshot", "-C", "1", "-N", "-W", "60"]
         let out = Pipe()
         subscriber.standardOutput = out
         subscriber.standardInput = FileHandle.nullDevice
         try subscriber.run()
         let payload = out.fileHandleForReading.readDataToEndOfFile()
         subscriber.waitUntilExit()
-        let newest = try #require(try FileManager.default.contentsOfDirectory(atPath: directory).filter(SnapshotFileName.isSnapshot).max())
-        let file = try Data(contentsOf: URL(fileURLWithPath: directory + "/" + newest))
-        #expect(payload.count == file.count && payload == file, "the retained snapshot is \(payload.count) bytes, \(newest) \(file.count)")
-        #expect(Array(payload.prefix(2)) == [0xFF, 0xD8])
+        return payload
     }
 
     @Test func availabilityStateDiscoveryAndOneEventPerCode() throws {

@@ -79,12 +79,10 @@ public final class DetectionPipeline: MetadataOutputObjectsDelegate, Sendable {
     /// What makes results, used on the pipeline queue (its lock is never waited for).
     private struct Results {
         var generator: EventGenerator
-        var eventEncoder: EventLineEncoder
-        var numbering: EventNumbering
+        var stages: EventStages
         var detectionEncoder: DetectionLineEncoder
         var pendingObjects: [MetadataObject] = []
         var sinks: [any EventSink] = [] // `state`'s, from `run()` on
-        var snapshotNamer: (any SnapshotNaming)?
     }
     private let results: Locked<Results>
     private let textEncoder = TextLineEncoder()
@@ -97,20 +95,20 @@ public final class DetectionPipeline: MetadataOutputObjectsDelegate, Sendable {
         self.notices = notices
         results = Locked(Results(
             generator: EventGenerator(settings: configuration.eventSettings),
-            eventEncoder: EventLineEncoder(source: configuration.source, camera: configuration.camera),
-            numbering: configuration.eventNumbering ?? EventNumbering(node: "lookout", camera: configuration.camera),
+            stages: EventStages(numbering: configuration.eventNumbering ?? EventNumbering(node: "lookout", camera: configuration.camera),
+                                encoder: EventLineEncoder(source: configuration.source, camera: configuration.camera)),
             detectionEncoder: DetectionLineEncoder(source: configuration.source, camera: configuration.camera)))
     }
 
-    /// Adds a place results go; before `run()`. A sink that names snapshots (`SnapshotNaming`) is
-    /// asked for a name for each event before the event's line is made. Sinks get results and
-    /// finish in the order they were added: add a sink that feeds another (snapshots feeding
-    /// MQTT) before it.
+    /// Adds a place results go; before `run()`. Sinks get results and finish in the order they
+    /// were added. A sink that names snapshots (`SnapshotNaming`) is also the events' snapshot
+    /// stage (`EventStages`); one that makes events (`EventSource`) has them taken in here.
     public func addSink(_ sink: any EventSink) {
         state.withLock {
             $0.sinks.append(sink)
             if let namer = sink as? any SnapshotNaming { $0.snapshotNamer = namer }
         }
+        if let source = sink as? any EventSource { source.onEvent = { [weak self] in self?.takeIn($0) } } // weak: it holds the source
     }
 
     /// Adds a part whose counters belong in `statistics` (an HTTP server); its section follows the
@@ -130,7 +128,7 @@ public final class DetectionPipeline: MetadataOutputObjectsDelegate, Sendable {
         }
         results.withLock {
             $0.sinks = sinks
-            $0.snapshotNamer = snapshotNamer
+            $0.stages.snapshots = snapshotNamer
         }
         // Snapshots show the frame an event was decided on: only then are pictures attached.
         if snapshotNamer != nil { metadataOutput.attachesFramePictures = true }
@@ -295,17 +293,14 @@ public final class DetectionPipeline: MetadataOutputObjectsDelegate, Sendable {
         }
     }
 
-    /// Hands an event that did not come from analysis (a finished recording) to every sink, in
-    /// order with the rest: its line goes to standard output whatever `--events` says (as camera
-    /// lost and found lines do), and to MQTT, hooks and the event stream as events do. Any thread.
-    public func post(_ event: DetectionEvent) {
+    /// Hands an event an `EventSource` made (a finished recording) to every sink, in order with
+    /// the rest: its line goes to standard output whatever `--events` says (as camera lost and
+    /// found lines do), and to MQTT, hooks and the event stream as events do. Any thread.
+    private func takeIn(_ event: DetectionEvent) {
         queue.async { [self] in
-            let (id, line) = results.withLock { results in
-                let id = results.numbering.nextID()
-                return (id, results.eventEncoder.encode(event, id: id))
-            }
-            var output = PipelineOutput(events: [EmittedEvent(event: event, id: id, line: line)])
-            output.lines.append(configuration.lineFormat == .json ? line : textEncoder.encode(event))
+            let emitted = results.withLock { $0.stages.emit(event, frame: nil, objects: []) }
+            var output = PipelineOutput(events: [emitted])
+            output.lines.append(configuration.lineFormat == .json ? emitted.line : textEncoder.encode(event))
             state.withLock { $0.eventCounts[event.kind, default: 0] += 1 }
             deliver(output)
         }
@@ -374,16 +369,11 @@ public final class DetectionPipeline: MetadataOutputObjectsDelegate, Sendable {
         }
     }
 
-    /// Numbers and encodes events (naming their snapshots first) into `output`.
+    /// Numbers and encodes events (naming their snapshots and picturing them first) into `output`.
     private func emit(_ events: [DetectionEvent], frame: AnalysedFrame?, into output: inout PipelineOutput) {
         guard !events.isEmpty else { return }
-        let emitted = results.withLock { results in
-            events.map { event in
-                let snapshot = frame.flatMap { results.snapshotNamer?.snapshotName(for: event, frame: $0) }
-                let id = results.numbering.nextID()
-                return EmittedEvent(event: event, id: id, line: results.eventEncoder.encode(event, id: id, snapshot: snapshot), snapshot: snapshot)
-            }
-        }
+        let objects = output.objects
+        let emitted = results.withLock { results in events.map { results.stages.emit($0, frame: frame, objects: objects) } }
         output.events += emitted
         if configuration.linesAreEvents {
             for event in emitted { output.lines.append(configuration.lineFormat == .json ? event.line : textEncoder.encode(event.event)) }

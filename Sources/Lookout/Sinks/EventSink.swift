@@ -54,11 +54,16 @@ public struct EmittedEvent: Sendable {
     public let id: String?
     public let line: [UInt8]
     public let snapshot: String?
+    /// The snapshot's picture, when snapshots are taken of this event: the file's bytes, and
+    /// MQTT's `snapshot` topic.
+    public let snapshotPicture: SnapshotPicture?
 
-    public init(event: DetectionEvent, id: String? = nil, line: [UInt8], snapshot: String? = nil) {
+    public init(event: DetectionEvent, id: String? = nil, line: [UInt8], snapshot: String? = nil,
+                snapshotPicture: SnapshotPicture? = nil) {
         self.event = event
         self.id = id
         self.line = line
         self.snapshot = snapshot
+        self.snapshotPicture = snapshotPicture
     }
 }

@@ -176,7 +176,7 @@ enum ServiceParts {
         let pipeline = DetectionPipeline(session: session, metadataOutput: metadata, configuration: pipelineConfiguration, notices: notices)
         let diagnostics = environment.diagnostics
 
-        if let output = environment.output { pipeline.addSink(output) }
+        var recorder: ClipRecorder?
         if let recordingFolder {
             var recording = ClipRecorder.Settings()
             recording.trigger = settings.resolved(\.recordOn)
@@ -185,40 +185,37 @@ enum ServiceParts {
             recording.segmentDuration = settings.resolved(\.segment).time
             recording.retention = RecordingRetention(maximumBytes: settings.recordKeep?.bytes, maximumAge: settings.recordMaxAge?.seconds)
             recording.frameRingCapacity = Int(settings.resolved(\.recordMemory).bytes)
-            let recorder = ClipRecorder(directory: recordingFolder, settings: recording, diagnostics: diagnostics)
-            do throws(CaptureError) { try session.addOutput(recorder.output) } catch { throw .capture(error) }
-            pipeline.addSink(recorder)
-            // Its `recording` lines go into the pipeline like any event; weak: the pipeline holds the recorder.
-            recorder.onEvent = { [weak pipeline] in pipeline?.post($0) }
+            let clips = ClipRecorder(directory: recordingFolder, settings: recording, diagnostics: diagnostics)
+            do throws(CaptureError) { try session.addOutput(clips.output) } catch { throw .capture(error) }
+            recorder = clips
         }
         var mqttSink: MQTTEventSink?
         if let node = shared.node {
             do throws(MQTTError) { mqttSink = try node.makeSink(camera: settings.mqttName ?? camera.name, zones: settings.zones?.map(\.name) ?? []) } catch { throw .mqtt(error) }
         }
+        var snapshots: SnapshotWriter?
         if let snapshotFolder {
             var options = SnapshotWriter.Options()
             options.drawsBoxes = settings.resolved(\.snapshotBoxes)
             options.writesCleanCopy = settings.resolved(\.snapshotClean)
             options.keep = settings.resolved(\.snapshotKeep)
             options.triggers = Set(settings.resolved(\.snapshotOn))
-            let writer = SnapshotWriter(directory: snapshotFolder, options: options, diagnostics: diagnostics)
-            if let mqttSink { writer.setWrittenHandler { _, jpeg in mqttSink.publishSnapshot(jpeg) } }
-            pipeline.addSink(writer)
+            snapshots = SnapshotWriter(directory: snapshotFolder, options: options, diagnostics: diagnostics)
         }
-        if let mqttSink { pipeline.addSink(mqttSink) }
-        if shared.codeHook != nil || shared.presenceHook != nil {
-            // The runners are shared: the service finishes them at exit, not a camera a reload removes.
-            pipeline.addSink(HookEventSink(codeHook: shared.codeHook, presenceHook: shared.presenceHook,
-                                           source: opened.source, camera: camera.name, finishesRunners: false, diagnostics: diagnostics))
-        }
+        // The runners are shared: the service finishes them at exit, not a camera a reload removes.
+        let hooks = shared.codeHook == nil && shared.presenceHook == nil ? nil
+            : HookEventSink(codeHook: shared.codeHook, presenceHook: shared.presenceHook, source: opened.source,
+                            camera: camera.name, finishesRunners: false, diagnostics: diagnostics)
         // The keyboard exists from here until the camera's sinks finish (or, when a later step fails, until dropped).
-        if let keyboard = try KeyboardSetup.makeSink(camera: camera.name, settings: settings, overrides: overrides, environment: environment) {
-            pipeline.addSink(keyboard)
-        }
+        let keyboard = try KeyboardSetup.makeSink(camera: camera.name, settings: settings, overrides: overrides, environment: environment)
+        // The sinks' one order (docs/architecture.md, "An event's stages"): each gets every result
+        // after those before it. The recorder is also an event source (its `recording` events),
+        // the snapshot writer also the snapshot stage; neither feeds another sink.
+        let sinks: [(any EventSink)?] = [environment.output, recorder, snapshots, mqttSink, hooks, keyboard, shared.server?.eventSink]
+        for case let sink? in sinks { pipeline.addSink(sink) }
         if let server = shared.server {
             let photoOutput = PhotoOutput()
             do throws(CaptureError) { try session.addOutput(photoOutput) } catch { throw .capture(error) }
-            pipeline.addSink(server.eventSink)
             pipeline.addReporter(server)
             server.show(WebServer.Camera(pipeline: pipeline, snapshotDirectory: snapshotFolder, recordingDirectory: recordingFolder),
                         photoOutput: photoOutput)

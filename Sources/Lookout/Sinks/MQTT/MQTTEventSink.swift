@@ -1,9 +1,13 @@
+import Dispatch
+
 /// Publishes a camera's events to the MQTT broker (`MQTTEventPublisher`), its availability as
-/// its input is lost and found, and each snapshot written as binary JPEG on
-/// `<prefix>/<camera>/snapshot`, retained.
+/// its input is lost and found, and each event's snapshot (`EmittedEvent.snapshotPicture`, the
+/// bytes of the snapshot file) as binary JPEG on `<prefix>/<camera>/snapshot`, retained.
 public final class MQTTEventSink: EventSink, Sendable {
     public let publisher: MQTTEventPublisher
     private let diagnostics: @Sendable (String) -> Void
+    /// Snapshots wait here for their JPEG (encoded by whichever sink asks first), in event order.
+    private let snapshots = DispatchQueue(label: "lookout.mqtt-snapshots", qos: .utility)
     /// Where what a stop could not deliver goes (a node's one report); nil: said here.
     private let undeliveredReport: (@Sendable (MQTTEventPublisher.Undelivered) -> Void)?
 
@@ -25,12 +29,18 @@ public final class MQTTEventSink: EventSink, Sendable {
         case .found?: publisher.setAvailable(true)
         case nil: break
         }
-        for emitted in output.events { publisher.publish(emitted.event, line: emitted.line) }
-    }
-
-    /// Publishes a snapshot's JPEG bytes (from `SnapshotWriter.onWritten`).
-    public func publishSnapshot(_ jpeg: [UInt8]) {
-        publisher.publishSnapshot(jpeg)
+        for emitted in output.events {
+            publisher.publish(emitted.event, line: emitted.line)
+            if let snapshot = emitted.snapshotPicture {
+                snapshots.async { [publisher, diagnostics] in
+                    do throws(MediaError) {
+                        publisher.publishSnapshot(try snapshot.jpeg())
+                    } catch {
+                        diagnostics("warning: MQTT: a snapshot could not be encoded: \(error)")
+                    }
+                }
+            }
+        }
     }
 
     /// Removes the camera's Home Assistant entities (a reload removed the camera); before `finish()`.
@@ -40,6 +50,7 @@ public final class MQTTEventSink: EventSink, Sendable {
 
     /// Delivers what is queued and disconnects, within the stop's deadline (`StopDeadline`).
     public func finish() {
+        snapshots.sync {}
         guard let undelivered = publisher.stop() else { return }
         if let undeliveredReport {
             undeliveredReport(undelivered)

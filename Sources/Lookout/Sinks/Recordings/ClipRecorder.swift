@@ -10,21 +10,22 @@ import Dispatch
 ///   the post-roll extend it;
 /// - `always`: continuous segments of `segmentDuration`, one following the other without a gap.
 ///
-/// Each finished clip is a `recording` event handed to `onEvent`, which the builder points at the
-/// pipeline (`DetectionPipeline.post`: standard output, MQTT, hooks, the event stream); a clip that
-/// cannot be made or is cut short (a full disk, the directory gone) is a `recording_failed` event
-/// with the cause and a warning, detection goes on, and the next clip tries again (making the
-/// directory afresh). The recorder adds itself nowhere: the builder wires it, before the pipeline
-/// runs and before the other sinks, so that it sees events first:
+/// Each finished clip is a `recording` event handed to `onEvent` (an `EventSource`: the pipeline
+/// the recorder is added to takes it in, and every sink gets it: standard output, MQTT, hooks,
+/// the event stream); a clip that cannot be made or is cut short (a full disk, the directory gone)
+/// is a `recording_failed` event with the cause and a warning, detection goes on, and the next
+/// clip tries again (making the directory afresh). The recorder adds itself nowhere: the builder
+/// adds it, before the pipeline runs and before the other sinks, so that it sees events first:
 ///
 ///     let recorder = ClipRecorder(directory: folder, settings: settings, diagnostics: warn)
 ///     try pipeline.session.addOutput(recorder.output)
 ///     pipeline.addSink(recorder)
-///     recorder.onEvent = { [weak pipeline] in pipeline?.post($0) } Clip files are made new in the folder's own
+///
+/// Clip files are made new in the folder's own
 /// descriptor, never through a link (`MovieFileOutput`). After each clip's line has gone to the
 /// sinks, `retention` deletes the oldest clips beyond its limits, never the newest, the one just
 /// finished or one being written: a `recording` line names a file that is there when it is written.
-public final class ClipRecorder: EventSink, FileOutputRecordingDelegate, Sendable {
+public final class ClipRecorder: EventSource, FileOutputRecordingDelegate, Sendable {
     public enum Trigger: String, Sendable, CaseIterable {
         case presence, codes, always
     }

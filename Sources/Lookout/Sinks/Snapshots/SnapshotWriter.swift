@@ -40,8 +40,8 @@ public final class SnapshotWriter: EventSink, SnapshotNaming, Sendable {
 
     private let queue = DispatchQueue(label: "lookout.snapshots", qos: .utility)
     private let diagnostics: @Sendable (String) -> Void
-    /// The writer queue's: its JPEG encoder, and the snapshots on disk, oldest first.
-    private let renderer = Locked(PictureRenderer(quality: 90))
+    /// The writer queue's: its JPEG encoder for clean copies, and the snapshots on disk, oldest first.
+    private let renderer = Locked(PictureRenderer(quality: SnapshotPicture.quality))
     private let kept = Locked<[String]>([])
 
     private struct State {
@@ -53,7 +53,6 @@ public final class SnapshotWriter: EventSink, SnapshotNaming, Sendable {
         var namesInFrame: (sequence: UInt64, count: Int)?
         /// The cause last warned about: a failure with the same cause is counted, not said again.
         var warnedCause: String?
-        var onWritten: (@Sendable (String, [UInt8]) -> Void)?
         /// The first look at the folder, then the last write, succeeded: lines may name snapshots.
         var folderWorks = false
     }
@@ -81,11 +80,6 @@ public final class SnapshotWriter: EventSink, SnapshotNaming, Sendable {
         }
     }
 
-    /// Called with each snapshot's name and JPEG bytes once it is on disk (MQTT publishes it).
-    public func setWrittenHandler(_ handler: @escaping @Sendable (String, [UInt8]) -> Void) {
-        state.withLock { $0.onWritten = handler }
-    }
-
     // MARK: SnapshotNaming (pipeline queue)
 
     /// The name, and the snapshot's place in the queue taken, when the folder works and a place is free.
@@ -100,6 +94,12 @@ public final class SnapshotWriter: EventSink, SnapshotNaming, Sendable {
             state.pending += 1
             return Self.nextName(&state, for: event, frame: frame)
         }
+    }
+
+    /// The frame's picture with the event's objects outlined (unless `drawsBoxes` is off).
+    public func snapshotPicture(for event: DetectionEvent, frame: AnalysedFrame, objects: [MetadataObject]) -> SnapshotPicture? {
+        guard takesSnapshot(of: event), let picture = frame.picture else { return nil }
+        return SnapshotPicture(picture: picture, overlays: options.drawsBoxes ? Self.overlays(for: event, in: objects) : [])
     }
 
     func takesSnapshot(of event: DetectionEvent) -> Bool {
@@ -122,8 +122,9 @@ public final class SnapshotWriter: EventSink, SnapshotNaming, Sendable {
     // MARK: EventSink (pipeline queue)
 
     public func consume(_ output: PipelineOutput) {
-        guard let frame = output.frame, let picture = frame.picture else { return }
-        for emitted in output.events where takesSnapshot(of: emitted.event) {
+        guard let frame = output.frame else { return }
+        for emitted in output.events {
+            guard let snapshot = emitted.snapshotPicture else { continue }
             // A named snapshot has its place already; an unnamed one (the folder failing) is
             // written if there is room, to find out when the folder works again.
             let name = emitted.snapshot ?? state.withLock { state -> String? in
@@ -135,10 +136,9 @@ public final class SnapshotWriter: EventSink, SnapshotNaming, Sendable {
                 countFailure("\(Self.maximumPending) snapshots still being written; a \(emitted.event.kind) event's skipped", cause: nil)
                 continue
             }
-            let overlays = options.drawsBoxes ? Self.overlays(for: emitted.event, in: output.objects) : []
             let named = emitted.snapshot != nil
             queue.async { [self] in
-                write(name: name, named: named, picture: picture, overlays: overlays)
+                write(name: name, named: named, snapshot: snapshot)
                 state.withLock { $0.pending -= 1 }
             }
         }
@@ -173,14 +173,13 @@ public final class SnapshotWriter: EventSink, SnapshotNaming, Sendable {
 
     // MARK: Writing (writer queue)
 
-    private func write(name: String, named: Bool, picture: FramePicture, overlays: [PictureRenderer.Overlay]) {
+    private func write(name: String, named: Bool, snapshot: SnapshotPicture) {
         let jpeg: [UInt8]
         let clean: [UInt8]?
-        do {
-            (jpeg, clean) = try renderer.withLock { renderer in
-                let jpeg = try renderer.jpeg(of: picture, overlays: overlays)
-                return (jpeg, options.writesCleanCopy ? (overlays.isEmpty ? jpeg : try renderer.jpeg(of: picture)) : nil)
-            }
+        do throws(MediaError) {
+            jpeg = try snapshot.jpeg()
+            clean = !options.writesCleanCopy ? nil : snapshot.overlays.isEmpty ? jpeg
+                : try renderer.withLock { (renderer: inout PictureRenderer) throws(MediaError) in try renderer.jpeg(of: snapshot.picture) }
         } catch {
             countFailure("cannot encode a snapshot: \(error)", cause: "\(error)")
             return
@@ -204,16 +203,15 @@ public final class SnapshotWriter: EventSink, SnapshotNaming, Sendable {
         }
         kept.withLock { $0.append(name) }
         prune()
-        let (handler, recovered): ((@Sendable (String, [UInt8]) -> Void)?, Bool) = state.withLock { state in
+        let recovered = state.withLock { state in
             let recovered = state.warnedCause != nil
             state.warnedCause = nil
             state.folderWorks = true
             state.written += 1
             state.lastError = nil
-            return (state.onWritten, recovered)
+            return recovered
         }
         if recovered { diagnostics("snapshots: writing to \(directory) again") }
-        handler?(name, jpeg)
     }
 
     /// Writes `bytes` to a new temporary file, then renames it to `name`.
