@@ -36,6 +36,8 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         // Diagnostics with levels (already part of Hummingbird).
         .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
+        // The Swift API reference (scripts/api-docs); a plugin, built only when asked for.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
     ],
     targets: [
         // C libraries, each behind a tiny shim header for what does not import into Swift

@@ -25,7 +25,9 @@ public enum TextEncoding: String, Sendable, Equatable, CaseIterable {
 /// as in ASCII, where the strict JIS X 0201 Roman reading (`¥`, `‾`) turns a path or a URL's
 /// backslash and tilde into other characters; half-width katakana are 0xA1-0xDF.
 public enum CodePayloadDecoder {
-    /// - Parameter forced: read the bytes in this encoding when they are valid in it (for users
+    /// - Parameters:
+    ///   - payload: the symbol's bytes, as the reader gave them.
+    ///   - forced: read the bytes in this encoding when they are valid in it (for users
     ///   whose codes are known to use one); bytes that are not fall back to the guess.
     public static func decode(_ payload: [UInt8], forced: TextEncoding? = nil) -> (text: String, encoding: TextEncoding) {
         if let forced, let text = text(payload, in: forced) { return (text, forced) }

@@ -6,9 +6,13 @@ import COpenCV
 /// words go into the error's `detail`.
 public enum StillImage {
     /// Reads and decodes the image at `path` into a pixel buffer of its own.
-    /// - Parameter capturesLibraryMessages: keep what image codecs print on standard error
-    ///   (libpng does) in the error's `detail` instead. Descriptor 2 is the process's, so only a
-    ///   caller that owns it should ask (a command line); other threads' messages would be kept too.
+    /// - Parameters:
+    ///   - path: a JPEG, PNG or any image OpenCV reads.
+    ///   - budget: an image declaring more pixels is refused before it is decoded.
+    ///   - capturesLibraryMessages: keep what image codecs print on standard error
+    ///     (libpng does) in the error's `detail` instead. Descriptor 2 is the process's, so only
+    ///     a caller that owns it should ask (a command line); other threads' messages would be
+    ///     kept too.
     public static func load(path: String, budget: PixelBudget = .standard,
                             capturesLibraryMessages: Bool = false) throws(MediaError) -> PixelBuffer {
         let bytes = try readWholeFile(path: path)

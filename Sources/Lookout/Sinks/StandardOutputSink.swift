@@ -11,7 +11,9 @@ public final class StandardOutputSink: EventSink, Sendable {
     private let output: Locked<Output>
     private let onClosed: @Sendable () -> Void
 
-    /// - Parameter onClosed: called once, when the descriptor can no longer be written.
+    /// - Parameters:
+    ///   - fd: the descriptor lines are written to (standard output's, 1, as a rule).
+    ///   - onClosed: called once, when the descriptor can no longer be written.
     public init(fd: Int32, onClosed: @escaping @Sendable () -> Void) {
         output = Locked(Output(sink: LineSink(fd: fd)))
         self.onClosed = onClosed

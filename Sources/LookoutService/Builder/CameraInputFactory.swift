@@ -15,10 +15,15 @@ public enum CameraInputFactory {
         public var isRealTime: Bool
     }
 
-    /// Opens `camera`'s input with its effective `settings`; warnings (camera settings ignored for
-    /// a file) go to `warnings`, notices (the format streamed) to `notices`.
-    /// - Parameter wantsPictures: something shows or keeps pictures (web view, snapshots, clips):
-    ///   ffmpeg then carries chroma too.
+    /// Opens a camera's input with its effective settings.
+    /// - Parameters:
+    ///   - named: the camera's `input`: a device, a file, `-`, or a URL.
+    ///   - settings: the camera's effective settings.
+    ///   - wantsPictures: something shows or keeps pictures (web view, snapshots, clips): ffmpeg
+    ///     then carries chroma too.
+    ///   - standardInputIsClosed: standard input is closed, so `-` cannot be read.
+    ///   - warnings: where warnings go (camera settings ignored for a file).
+    ///   - notices: where notices go (the format streamed).
     public static func open(_ named: String, settings: ConfigurationSettings, wantsPictures: Bool, standardInputIsClosed: Bool = false,
                             warnings: @Sendable (String) -> Void, notices: @Sendable (String) -> Void) throws(ServiceError) -> Opened {
         let budget = DetectionSetup.pixelBudget(settings)

@@ -44,7 +44,11 @@ public enum DetectionSetup {
 
     /// A metadata output in `session`, configured from `settings`. Throws what the output refuses
     /// (no face model).
-    /// - Parameter isRealTime: the input is a camera or paced: the motion gate is on by default.
+    /// - Parameters:
+    ///   - settings: the camera's effective settings.
+    ///   - session: the session the output joins.
+    ///   - profile: video or stills, whose defaults apply where `settings` say nothing.
+    ///   - isRealTime: the input is a camera or paced: the motion gate is on by default.
     public static func makeMetadataOutput(_ settings: ConfigurationSettings, in session: CaptureSession, profile: DetectionProfile,
                                           isRealTime: Bool = false) throws(CaptureError) -> MetadataOutput {
         let output = MetadataOutput(faceDetector: faceConfiguration(settings, profile: profile),

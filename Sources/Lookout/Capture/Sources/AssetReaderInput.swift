@@ -31,6 +31,8 @@ public final class AssetReaderInput: CaptureInput, @unchecked Sendable {
     /// Opens `path` (`-` for standard input) and detects its format.
     ///
     /// - Parameters:
+    ///   - path: an MJPEG or Y4M file or pipe; `-` reads standard input.
+    ///   - pacing: as fast as the outputs take frames (a file), or at the stream's own rate.
     ///   - frameRate: the rate that gives MJPEG frames their presentation times (MJPEG streams
     ///     carry none); Y4M streams use the rate in their header unless this is set. Must be in
     ///     `FrameRate.validRange`.

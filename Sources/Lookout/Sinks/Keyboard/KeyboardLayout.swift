@@ -7,7 +7,7 @@
 ///
 /// Every layout types the 95 printable ASCII characters (space to `~`); each adds its own letters
 /// and signs (`£ €` on uk, `ä ö ü ß § ° € ²³` on de, `é è ç à ù £ § µ € ²` on fr). A character
-/// behind a dead key (`^` and `` ` `` on de) is typed as the dead key then Space, which gives the
+/// behind a dead key (the circumflex and the grave accent on de) is typed as the dead key then Space, which gives the
 /// character itself.
 public enum KeyboardLayout: String, Sendable, CaseIterable {
     case us, uk, de, fr

@@ -17,6 +17,7 @@ public final class CaptureDeviceInput: CaptureInput, @unchecked Sendable {
     public static let watchdogRange = 0.2...3600.0
 
     /// - Parameters:
+    ///   - device: the camera, opened by `CaptureDevice`.
     ///   - watchdogTimeout: seconds without a frame after which the camera counts as lost.
     ///   - reconnectsAfterLoss: reopen a lost camera with backoff (true), or end the stream with
     ///     an error (false) for users whose supervisor restarts the program.
