@@ -208,7 +208,9 @@ struct DetectionOptions: ParsableArguments {
         return parsed
     }
 
-    var pixelBudget: PixelBudget { PixelBudget(maximumPixels: maxPixels?.pixels ?? PixelBudget.standard.maximumPixels) }
+    var pixelBudget: PixelBudget {
+        PixelBudget(maximumPixels: maxPixels?.pixels ?? PixelBudget.standard.maximumPixels, settingName: "--max-pixels")
+    }
 
     /// The options given, as configuration settings (nil for those not given).
     func settings() throws -> ConfigurationSettings {

@@ -51,11 +51,7 @@ nonisolated(unsafe) var showsLibraryDetail = false
 /// Reports an error in one sentence (and, with --verbose, what the library said on a second
 /// line) and returns its documented exit code.
 func fail(_ error: CaptureError) -> ExitCode {
-    if case .faceModelUnavailable = error {
-        printDiagnostic(error.description + "; pass --face-model PATH, or leave face out of --types")
-    } else {
-        printDiagnostic(error.description)
-    }
+    printDiagnostic(CommandLineHints.sentence(for: error))
     if showsLibraryDetail, let detail = error.detail { printDiagnostic("the library said: " + detail) }
     return ExitCode(ExitStatus.code(for: error))
 }

@@ -243,7 +243,7 @@ struct RunCommand: ParsableCommand {
     /// A service error in one sentence, and its exit code.
     static func failure(_ error: ServiceError) -> ExitCode {
         if case .capture(let capture) = error { return LookoutCLI.fail(capture) }
-        printDiagnostic(error.description)
+        printDiagnostic(CommandLineHints.sentence(for: error))
         switch error.kind {
         case .usage: return ExitCode(ExitStatus.usage)
         case .noInput: return ExitCode(ExitStatus.noInput)

@@ -285,7 +285,7 @@ struct OutboxJournalTests {
         let first = try Self.open(folder.journalPath, recorder)
         #expect(throws: OutboxError.inUse(directory: folder.journalPath)) { try Self.open(folder.journalPath, recorder) }
         #expect(OutboxError.inUse(directory: folder.journalPath).description
-                == "another Lookout process uses \(folder.journalPath): give each its own --mqtt-client-id or --state-dir")
+                == "another Lookout process uses \(folder.journalPath)")
         first.close()
         let second = try Self.open(folder.journalPath, recorder)
         #expect(second.nextSequence == 1)

@@ -46,7 +46,7 @@ public enum StillImage {
             let detail = String(nulTerminated: message)
             switch status {
             case Int32(LK_IMAGE_TOO_LARGE):
-                throw .unsupportedImage(path: path, reason: "cannot be decoded: it declares more than the \(budget.maximumPixels) pixels --max-pixels allows", detail: detail)
+                throw .unsupportedImage(path: path, reason: "cannot be decoded: it declares more than \(budget.allowance)", detail: detail)
             case Int32(LK_IMAGE_UNAVAILABLE):
                 throw .unsupportedImage(path: path, reason: "cannot be decoded: \(detail)")
             default:

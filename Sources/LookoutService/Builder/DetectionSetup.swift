@@ -34,7 +34,7 @@ public enum DetectionSetup {
 
     /// The largest frame decoded.
     public static func pixelBudget(_ settings: ConfigurationSettings) -> PixelBudget {
-        PixelBudget(maximumPixels: settings.resolved(\.maxPixels).pixels)
+        PixelBudget(maximumPixels: settings.resolved(\.maxPixels).pixels, settingName: "--max-pixels")
     }
 
     /// The forced charset of code payloads, nil for auto.

@@ -16,7 +16,7 @@ struct FFmpegDiagnosis: Equatable {
             // ffmpeg says the size twice: as coded, then with the width padded for its buffers.
             let size = refusals.compactMap(Self.pictureSize).min { $0.width * $0.height < $1.width * $1.height }
             reason = size.map { budget.exceeded(width: $0.width, height: $0.height) }
-                ?? "over the pixel budget: its pictures are more than the \(budget.maximumPixels) pixels --max-pixels allows"
+                ?? "over the pixel budget: its pictures are more than \(budget.allowance)"
             ffmpegLine = line
             isOverBudget = true
             return
@@ -29,7 +29,7 @@ struct FFmpegDiagnosis: Equatable {
             reason = "not a video Lookout or ffmpeg can read"
             ffmpegLine = line
         } else if let line = lines.first(where: { $0.contains("Cannot allocate memory") || $0.contains("failed to map segment") }) {
-            reason = "out of memory: ffmpeg may take \(limits.addressSpaceBytes >> 20) MiB with --max-pixels \(budget.maximumPixels)"
+            reason = "out of memory: ffmpeg may take \(limits.addressSpaceBytes >> 20) MiB for pictures of \(budget.allowance)"
             ffmpegLine = line
         } else if let (line, words) = lines.lazy.compactMap({ line in Self.networkReason(line).map { (line, $0) } }).first {
             reason = words

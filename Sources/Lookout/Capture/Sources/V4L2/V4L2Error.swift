@@ -1,5 +1,6 @@
 /// Why a camera could not be opened, configured or read. Each case names the device and carries
-/// errno where the kernel gave one; `description` is one sentence for the command line.
+/// errno where the kernel gave one; `description` is one sentence, in the library's words (a
+/// program adds its own: the command line names its options).
 public enum DeviceError: Error, Equatable, Sendable, CustomStringConvertible {
     case noSuchDevice(path: String)
     case permissionDenied(path: String)
@@ -11,6 +12,9 @@ public enum DeviceError: Error, Equatable, Sendable, CustomStringConvertible {
     case formatRefused(path: String, requested: String, reason: String)
     case noUsableFormat(path: String, offered: [String])
     case noCamera
+    /// A control was asked for by a name the device does not have (`CaptureDevice.controls()`
+    /// lists those it has).
+    case noSuchControl(path: String, name: String)
     case ioctlFailed(path: String, request: String, Errno)
     case lost(path: String, reason: String)
 
@@ -33,7 +37,9 @@ public enum DeviceError: Error, Equatable, Sendable, CustomStringConvertible {
         case .noUsableFormat(let path, let offered):
             return "\(path) offers no pixel format Lookout reads (it offers " + (offered.isEmpty ? "none" : offered.joined(separator: ", ")) + ")"
         case .noCamera:
-            return "no camera found (no /dev/video* capture device); pass --input PATH to read a file or a device"
+            return "no camera found (no /dev/video* capture device)"
+        case .noSuchControl(let path, let name):
+            return "\(path) has no control named \(name)"
         case .ioctlFailed(let path, let request, let errno):
             return "\(path): \(request) failed: \(errno)"
         case .lost(let path, let reason):

@@ -59,8 +59,7 @@ final class V4L2Stream {
             let available = device.controls()
             for (name, value) in controls {
                 guard let control = available.first(where: { CaptureDeviceControl.name(forLabel: $0.name) == name }) else {
-                    throw .ioctlFailed(path: path, request: "setting control \(name) (no such control; see lookout devices --controls)",
-                                       Errno(rawValue: EINVAL))
+                    throw .noSuchControl(path: path, name: name)
                 }
                 try device.setControl(id: control.id, value: value, name: name)
             }

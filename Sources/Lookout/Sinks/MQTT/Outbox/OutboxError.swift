@@ -23,9 +23,9 @@ public enum OutboxError: Error, Equatable, Sendable, CustomStringConvertible {
         case .cannotWrite(let path, let errno):
             return "cannot write the outbox file \(path): \(errno)"
         case .inUse(let directory):
-            return "another Lookout process uses \(directory): give each its own --mqtt-client-id or --state-dir"
+            return "another Lookout process uses \(directory)"
         case .stateDirectoryInUse(let path):
-            return "another Lookout process uses the state directory \(path): give each process its own --state-dir"
+            return "another Lookout process uses the state directory \(path)"
         case .symbolicLink(let path):
             return "\(path) is a symbolic link; Lookout does not follow links in its state directory: remove it"
         }
