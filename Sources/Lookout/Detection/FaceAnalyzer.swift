@@ -11,7 +11,9 @@ final class FaceAnalyzer: FrameAnalyzer {
 
     var lane: AnalyzerLane { .sampled }
 
-    var objectTypes: [MetadataObjectType] { [.face] }
+    /// Asked on every frame: one array made once.
+    private static let types: [MetadataObjectType] = [.face]
+    var objectTypes: [MetadataObjectType] { Self.types }
 
     func prepare() throws(CaptureError) {
         if analysis == nil { analysis = try FaceAnalysis(configuration: configuration) }
