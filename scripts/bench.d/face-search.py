@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Face searches the P1 configuration could use instead of a full one, against the full search,
-on a bench clip (docs/performance.md, "Not done yet"). Needs Debian's python3-opencv (the same
+on a bench clip (docs/performance.md, "The libraries' floor"). Needs Debian's python3-opencv (the same
 OpenCV 4.6 as Lookout); run it with /usr/bin/python3.
 
   face-search.py tracked CLIP [EVERY [MARGIN]]  search only around the last analysis's faces
