@@ -5,15 +5,15 @@ import LookoutService
 /// Options that configure a camera (`--input /dev/videoN`, or the default camera).
 struct CameraOptions: ParsableArguments {
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp(
-        "Camera frame size (default 1280x720 or the nearest offered; each side 1 to \(FrameSize.maximumSide)).", valueName: "WxH"))
+        "Camera frame size (default \(ConfigurationKey.defaultText(of: "size")); each side 1 to \(FrameSize.maximumSide)).", valueName: "WxH"))
     var size: String?
 
     @Option(name: .customLong("pixel-format"), help: ArgumentHelp(
-        "Camera pixel format, as `lookout devices` lists it (default: MJPG, then YUYV, GREY, NV12, YU12).", valueName: "fourcc"))
+        "Camera pixel format, as `lookout devices` lists it (default: \(ConfigurationKey.defaultText(of: "pixel-format"))).", valueName: "fourcc"))
     var pixelFormat: String?
 
     static let bufferRange = ConfigurationKey.argumentRange("buffers", Int.self)
-    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Driver buffers to stream with (\(CameraOptions.bufferRange.text)). (default: 4)", valueName: "n"),
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Driver buffers to stream with (\(CameraOptions.bufferRange.text)). (default: \(ConfigurationKey.defaultText(of: "buffers")))", valueName: "n"),
             transform: { try CameraOptions.bufferRange.parse($0) })
     var buffers: Int?
 
@@ -24,7 +24,7 @@ struct CameraOptions: ParsableArguments {
 
     static let watchdogRange = ConfigurationKey.argumentRange("watchdog", Double.self)
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp(
-        "Seconds without a frame before the camera counts as lost (\(CameraOptions.watchdogRange.text)). (default: 3)", valueName: "seconds"),
+        "Seconds without a frame before the camera counts as lost (\(CameraOptions.watchdogRange.text)). (default: \(ConfigurationKey.defaultText(of: "watchdog")))", valueName: "seconds"),
             transform: { try CameraOptions.watchdogRange.parse($0) })
     var watchdog: Double?
 

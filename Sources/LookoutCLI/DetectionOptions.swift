@@ -31,12 +31,12 @@ struct DetectionOptions: ParsableArguments {
 
     static let codeBudgetRateRange = ConfigurationKey.argumentRange("code-budget-rate", Double.self)
     @Option(name: .customLong("code-budget-rate"), parsing: .unconditional, help: ArgumentHelp(
-        "Second looks per second of video at most (\(DetectionOptions.codeBudgetRateRange.text); 0 = on every frame ZBar read nothing in; default 4). Bounds what a camera showing no code costs.",
+        "Second looks per second of video at most (\(DetectionOptions.codeBudgetRateRange.text); 0 = on every frame ZBar read nothing in; default \(ConfigurationKey.defaultText(of: "code-budget-rate"))). Bounds what a camera showing no code costs.",
         valueName: "n"), transform: { try DetectionOptions.codeBudgetRateRange.parse($0) })
     var codeBudgetRate: Double?
 
     @Option(name: .long, help: ArgumentHelp(
-        "Read code payloads in this charset when their bytes are valid in it: auto (guess, the default), " + TextEncoding.allCases.map(\.rawValue).joined(separator: ", ") + ". raw_base64 always holds the exact bytes. (default: auto)",
+        "Read code payloads in this charset when their bytes are valid in it: auto (guess, the default), " + TextEncoding.allCases.map(\.rawValue).joined(separator: ", ") + ". raw_base64 always holds the exact bytes. (default: \(ConfigurationKey.defaultText(of: "charset")))",
         valueName: "name"))
     var charset: String?
 
@@ -47,7 +47,7 @@ struct DetectionOptions: ParsableArguments {
 
     static let faceRateRange = ConfigurationKey.argumentRange("face-rate", Double.self)
     @Option(name: .customLong("face-rate"), parsing: .unconditional, help: ArgumentHelp(
-        "Face analyses per second of video at most (\(DetectionOptions.faceRateRange.text); 0 = every frame; default 10). Codes are still read on every frame; faces run beside them on their own queue.",
+        "Face analyses per second of video at most (\(DetectionOptions.faceRateRange.text); 0 = every frame; default \(ConfigurationKey.defaultText(of: "face-rate"))). Codes are still read on every frame; faces run beside them on their own queue.",
         valueName: "n"), transform: { try DetectionOptions.faceRateRange.parse($0) })
     var faceRate: Double?
 
@@ -70,7 +70,7 @@ struct DetectionOptions: ParsableArguments {
     var motionThreshold: Int?
 
     @Option(name: .customLong("face-model"), help: ArgumentHelp(
-        "Haar cascade XML for faces (default: models/haarcascade_frontalface_default.xml).",
+        "Haar cascade XML for faces (default: \(ConfigurationKey.defaultText(of: "face-model"))).",
         valueName: "path"))
     var faceModel: String?
 
@@ -96,7 +96,7 @@ struct DetectionOptions: ParsableArguments {
 
     static let faceConfirmRange = ConfigurationKey.argumentRange("face-confirm", Int.self)
     @Option(name: .customLong("face-confirm"), parsing: .unconditional, help: ArgumentHelp(
-        "Video: analyses a face must be found in (within a second of each other) before it is reported (\(DetectionOptions.faceConfirmRange.text); default 2). 1 reports a face on its first analysis; 2 drops faces that flicker on one frame, one analysis later (0.1 s at --face-rate 10).",
+        "Video: analyses a face must be found in (within a second of each other) before it is reported (\(DetectionOptions.faceConfirmRange.text); default \(ConfigurationKey.defaultText(of: "face-confirm"))). 1 reports a face on its first analysis; 2 drops faces that flicker on one frame, one analysis later (0.1 s at --face-rate 10).",
         valueName: "n"), transform: { try DetectionOptions.faceConfirmRange.parse($0) })
     var faceConfirm: Int?
 
@@ -109,7 +109,7 @@ struct DetectionOptions: ParsableArguments {
 
     static let minNeighborsRange = ConfigurationKey.argumentRange("min-neighbors", Int.self)
     @Option(name: .customLong("min-neighbors"), parsing: .unconditional,
-            help: ArgumentHelp("Haar detector: overlapping hits a face needs (\(DetectionOptions.minNeighborsRange.text)). (default: 3)", valueName: "n"),
+            help: ArgumentHelp("Haar detector: overlapping hits a face needs (\(DetectionOptions.minNeighborsRange.text)). (default: \(ConfigurationKey.defaultText(of: "min-neighbors")))", valueName: "n"),
             transform: { try DetectionOptions.minNeighborsRange.parse($0) })
     var minNeighbors: Int?
 

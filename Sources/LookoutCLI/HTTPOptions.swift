@@ -30,7 +30,7 @@ struct HTTPOptions: ParsableArguments {
 
     static let previewRateRange = ConfigurationKey.argumentRange("preview-fps", Double.self)
     @Option(name: .customLong("preview-fps"), parsing: .unconditional, help: ArgumentHelp(
-        "Pictures a second per viewer of the live stream, at most (\(HTTPOptions.previewRateRange.text)). (default: 5)", valueName: "fps"),
+        "Pictures a second per viewer of the live stream, at most (\(HTTPOptions.previewRateRange.text)). (default: \(ConfigurationKey.defaultText(of: "preview-fps")))", valueName: "fps"),
             transform: { try HTTPOptions.previewRateRange.parse($0) })
     var previewRate: Double?
 

@@ -16,13 +16,13 @@ struct HookOptions: ParsableArguments {
 
     static let timeoutRange = ConfigurationKey.argumentRange("hook-timeout", DurationValue.self)
     @Option(name: .customLong("hook-timeout"), parsing: .unconditional, help: ArgumentHelp(
-        "A hook running longer is stopped (SIGTERM, then SIGKILL; \(HookOptions.timeoutRange.text)). (default: 10s)", valueName: "time"),
+        "A hook running longer is stopped (SIGTERM, then SIGKILL; \(HookOptions.timeoutRange.text)). (default: \(ConfigurationKey.defaultText(of: "hook-timeout")))", valueName: "time"),
             transform: { try HookOptions.timeoutRange.parse($0) })
     var timeout: DurationArgument?
 
     static let jobsRange = ConfigurationKey.argumentRange("hook-jobs", Int.self)
     @Option(name: .customLong("hook-jobs"), parsing: .unconditional, help: ArgumentHelp(
-        "Hooks of one kind running at once, at most (\(HookOptions.jobsRange.text)). (default: 4)", valueName: "n"),
+        "Hooks of one kind running at once, at most (\(HookOptions.jobsRange.text)). (default: \(ConfigurationKey.defaultText(of: "hook-jobs")))", valueName: "n"),
             transform: { try HookOptions.jobsRange.parse($0) })
     var jobs: Int?
 

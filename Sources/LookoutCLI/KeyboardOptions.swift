@@ -13,10 +13,10 @@ struct KeyboardOptions: ParsableArguments {
     var keyboard = false
 
     @Option(name: .customLong("keyboard-layout"), help: ArgumentHelp(
-        "The keyboard layout of the desktop or console receiving the keys (uk is XKB's gb). (default: us)", valueName: "layout"))
+        "The keyboard layout of the desktop or console receiving the keys (uk is XKB's gb). (default: \(ConfigurationKey.defaultText(of: "keyboard-layout")))", valueName: "layout"))
     var layout: KeyboardLayout?
 
-    @Option(name: .customLong("keyboard-suffix"), help: ArgumentHelp("The key typed after each code. (default: enter)",
+    @Option(name: .customLong("keyboard-suffix"), help: ArgumentHelp("The key typed after each code. (default: \(ConfigurationKey.defaultText(of: "keyboard-suffix")))",
                                                                       valueName: "key"))
     var suffix: KeyboardSuffix?
 
@@ -28,13 +28,13 @@ struct KeyboardOptions: ParsableArguments {
 
     static let delayRange = ConfigurationKey.argumentRange("keyboard-delay", DurationValue.self)
     @Option(name: .customLong("keyboard-delay"), parsing: .unconditional, help: ArgumentHelp(
-        "Time between key events, each press and each release (\(KeyboardOptions.delayRange.text)). (default: 5ms)", valueName: "time"),
+        "Time between key events, each press and each release (\(KeyboardOptions.delayRange.text)). (default: \(ConfigurationKey.defaultText(of: "keyboard-delay")))", valueName: "time"),
             transform: { try KeyboardOptions.delayRange.parse($0) })
     var delay: DurationArgument?
 
     static let dedupeRange = ConfigurationKey.argumentRange("keyboard-dedupe", DurationValue.self)
     @Option(name: .customLong("keyboard-dedupe"), parsing: .unconditional, help: ArgumentHelp(
-        "Same symbol timeout: a code is not typed again until it has been out of view this long, on top of --dedupe (\(KeyboardOptions.dedupeRange.text)). (default: 500ms)",
+        "Same symbol timeout: a code is not typed again until it has been out of view this long, on top of --dedupe (\(KeyboardOptions.dedupeRange.text)). (default: \(ConfigurationKey.defaultText(of: "keyboard-dedupe")))",
         valueName: "time"), transform: { try KeyboardOptions.dedupeRange.parse($0) })
     var dedupe: DurationArgument?
 

@@ -36,7 +36,7 @@ struct MQTTOptions: ParsableArguments {
 
     static let queueRange = ConfigurationKey.argumentRange("mqtt-queue", Int.self)
     @Option(name: .customLong("mqtt-queue"), parsing: .unconditional, help: ArgumentHelp(
-        "Code values for the scan trigger kept in memory while the broker is away (events wait in the outbox); past it the oldest are dropped (\(MQTTOptions.queueRange.text)). (default: 10000)", valueName: "n"),
+        "Code values for the scan trigger kept in memory while the broker is away (events wait in the outbox); past it the oldest are dropped (\(MQTTOptions.queueRange.text)). (default: \(ConfigurationKey.defaultText(of: "mqtt-queue")))", valueName: "n"),
             transform: { try MQTTOptions.queueRange.parse($0) })
     var queueCapacity: Int?
 
@@ -47,13 +47,13 @@ struct MQTTOptions: ParsableArguments {
 
     static let outboxSizeRange = ConfigurationKey.argumentRange("outbox-max-size", ByteCountValue.self)
     @Option(name: .customLong("outbox-max-size"), parsing: .unconditional, help: ArgumentHelp(
-        "A camera's MQTT outbox never grows past this; the oldest events are dropped (\(MQTTOptions.outboxSizeRange.text)). (default: 64M)",
+        "A camera's MQTT outbox never grows past this; the oldest events are dropped (\(MQTTOptions.outboxSizeRange.text)). (default: \(ConfigurationKey.defaultText(of: "outbox-max-size")))",
         valueName: "size"), transform: { try MQTTOptions.outboxSizeRange.parse($0) })
     var outboxMaxSize: ByteCountArgument?
 
     static let outboxAgeRange = ConfigurationKey.argumentRange("outbox-max-age", AgeValue.self)
     @Option(name: .customLong("outbox-max-age"), parsing: .unconditional, help: ArgumentHelp(
-        "Events older than this are dropped from the MQTT outbox (\(MQTTOptions.outboxAgeRange.text)). (default: 7d)", valueName: "age"),
+        "Events older than this are dropped from the MQTT outbox (\(MQTTOptions.outboxAgeRange.text)). (default: \(ConfigurationKey.defaultText(of: "outbox-max-age")))", valueName: "age"),
             transform: { try MQTTOptions.outboxAgeRange.parse($0) })
     var outboxMaxAge: AgeArgument?
 
@@ -61,7 +61,7 @@ struct MQTTOptions: ParsableArguments {
     var homeAssistantDiscovery = false
 
     @Option(name: .customLong("ha-prefix"), help: ArgumentHelp(
-        "Home Assistant's discovery prefix (1 to \(MQTTConfiguration.maximumTopicPrefixBytes) bytes, no + or #). (default: homeassistant)", valueName: "topic"))
+        "Home Assistant's discovery prefix (1 to \(MQTTConfiguration.maximumTopicPrefixBytes) bytes, no + or #). (default: \(ConfigurationKey.defaultText(of: "ha-prefix")))", valueName: "topic"))
     var homeAssistantPrefix: String?
 
     /// Without a configuration file, the MQTT options need --mqtt, and a client certificate its key.

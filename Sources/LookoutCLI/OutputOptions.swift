@@ -6,7 +6,7 @@ import LookoutService
 extension LineFormat: ExpressibleByArgument {}
 
 struct OutputOptions: ParsableArguments {
-    @Option(name: .long, help: "Output format: json (one object per line) or text (zbarcam's TYPE:value). (default: json)")
+    @Option(name: .long, help: "Output format: json (one object per line) or text (zbarcam's TYPE:value). (default: \(ConfigurationKey.defaultText(of: "format")))")
     var format: LineFormat?
 
     @Flag(name: .long, help: "Write the end-of-run summary as a JSON line (kind \"stats\") on standard output instead of a sentence on standard error.")
@@ -18,7 +18,7 @@ struct OutputOptions: ParsableArguments {
     @Flag(name: .shortAndLong, help: "With an error, also write what the library (OpenCV, libjpeg, libpng) said about it.")
     var verbose = false
 
-    @Option(name: .long, help: ArgumentHelp("The least severe diagnostics written to standard error: \(OutputOptions.levels). (default: info)",
+    @Option(name: .long, help: ArgumentHelp("The least severe diagnostics written to standard error: \(OutputOptions.levels). (default: \(ConfigurationKey.defaultText(of: "log-level")))",
                                             valueName: "level"), transform: { text in
         guard let level = Logger.Level(rawValue: text.lowercased()) else { throw ValidationError("allowed \(OutputOptions.levels)") }
         return level

@@ -12,25 +12,25 @@ struct RecordingOptions: ParsableArguments {
     var record: String?
 
     @Option(name: .customLong("record-on"), help: ArgumentHelp(
-        "What makes a clip: presence (a clip per presence session), codes (a clip per code event), or always (continuous segments). (default: presence)",
+        "What makes a clip: presence (a clip per presence session), codes (a clip per code event), or always (continuous segments). (default: \(ConfigurationKey.defaultText(of: "record-on")))",
         valueName: "presence|codes|always"))
     var trigger: ClipRecorder.Trigger?
 
     static let preRollRange = ConfigurationKey.argumentRange("pre-roll", DurationValue.self)
     @Option(name: .customLong("pre-roll"), parsing: .unconditional, help: ArgumentHelp(
-        "How much of the stream before the event a clip starts with (kept in memory, within --record-memory; \(RecordingOptions.preRollRange.text)). (default: 5s)",
+        "How much of the stream before the event a clip starts with (kept in memory, within --record-memory; \(RecordingOptions.preRollRange.text)). (default: \(ConfigurationKey.defaultText(of: "pre-roll")))",
         valueName: "time"), transform: { try RecordingOptions.preRollRange.parse($0) })
     var preRoll: DurationArgument?
 
     static let postRollRange = ConfigurationKey.argumentRange("post-roll", DurationValue.self)
     @Option(name: .customLong("post-roll"), parsing: .unconditional, help: ArgumentHelp(
-        "How long a clip goes on after the event ends (the last face seen, the code read; \(RecordingOptions.postRollRange.text)). (default: 5s)",
+        "How long a clip goes on after the event ends (the last face seen, the code read; \(RecordingOptions.postRollRange.text)). (default: \(ConfigurationKey.defaultText(of: "post-roll")))",
         valueName: "time"), transform: { try RecordingOptions.postRollRange.parse($0) })
     var postRoll: DurationArgument?
 
     static let segmentRange = ConfigurationKey.argumentRange("segment", DurationValue.self)
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp(
-        "Length of each file with --record-on always (\(RecordingOptions.segmentRange.text)). (default: 60s)", valueName: "time"),
+        "Length of each file with --record-on always (\(RecordingOptions.segmentRange.text)). (default: \(ConfigurationKey.defaultText(of: "segment")))", valueName: "time"),
             transform: { try RecordingOptions.segmentRange.parse($0) })
     var segment: DurationArgument?
 

@@ -54,7 +54,7 @@ struct RunCommand: ParsableCommand {
 
     static let fpsRange = ConfigurationKey.argumentRange("fps", Double.self)
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp(
-        "Camera frame rate to ask for (\(RunCommand.fpsRange.text); default 30 where offered); for files, the rate that times MJPEG input (default 30) or overrides a Y4M header.",
+        "Camera frame rate to ask for (\(RunCommand.fpsRange.text); default \(ConfigurationKey.defaultText(of: "fps"))); for files, the rate that times MJPEG input (default 30) or overrides a Y4M header.",
         valueName: "fps"), transform: { try RunCommand.fpsRange.parse($0) })
     var fps: Double?
 

@@ -18,7 +18,7 @@ struct SnapshotOptions: ParsableArguments {
 
     static let keepRange = ConfigurationKey.argumentRange("snapshot-keep", Int.self)
     @Option(name: .customLong("snapshot-keep"), parsing: .unconditional, help: ArgumentHelp(
-        "Keep the newest n snapshots in the directory; older ones are deleted (\(SnapshotOptions.keepRange.text)). (default: 1000)", valueName: "n"),
+        "Keep the newest n snapshots in the directory; older ones are deleted (\(SnapshotOptions.keepRange.text)). (default: \(ConfigurationKey.defaultText(of: "snapshot-keep")))", valueName: "n"),
             transform: { try SnapshotOptions.keepRange.parse($0) })
     var keep: Int?
 

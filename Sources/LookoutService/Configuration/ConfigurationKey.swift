@@ -115,6 +115,14 @@ public struct ConfigurationKey: Sendable {
         return range
     }
 
+    /// The default of key `name` in words, as the help of its `lookout run` option states it: the
+    /// key's own, so the two never differ. Stops the program for a key with no default (a mistake
+    /// every test run finds).
+    package static func defaultText(of name: String) -> String {
+        guard let text = named(name)?.defaultText else { preconditionFailure("configuration key '\(name)' has no default") }
+        return text
+    }
+
     /// The key named `name`.
     public static func named(_ name: String) -> ConfigurationKey? { byName[name] }
     private static let byName: [String: ConfigurationKey] = Dictionary(uniqueKeysWithValues: all.map { ($0.name, $0) })
