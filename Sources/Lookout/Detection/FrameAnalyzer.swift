@@ -16,7 +16,10 @@ protocol FrameAnalyzer: AnyObject {
     /// leaves its types unavailable, and is the reason given to whoever asks for them.
     func prepare() throws(CaptureError)
 
-    /// Whether the settings ask anything of it (by default: one of its types is wanted).
+    /// Whether the settings ask anything of it (by default: one of its types is wanted). A
+    /// sampled lane takes frames only for wanted analyzers and runs only those; the frame lane
+    /// runs every analyzer on every frame, so each sees a change of settings at once and does
+    /// nothing when unwanted.
     func isWanted(by settings: MetadataOutput.Configuration) -> Bool
 
     /// Analyses per second of stream time it wants at most; 0 (the default) every frame its lane

@@ -10,18 +10,8 @@ struct EventStages {
     /// `event` numbered, pictured when decided on `frame` (with its `objects`), and encoded.
     mutating func emit(_ event: DetectionEvent, frame: AnalysedFrame?, objects: [MetadataObject]) -> EmittedEvent {
         let id = numbering.nextID()
-        let name = frame.flatMap { snapshots?.snapshotName(for: event, frame: $0) }
-        let picture = frame.flatMap { snapshots?.snapshotPicture(for: event, frame: $0, objects: objects) }
-        return EmittedEvent(event: event, id: id, line: encoder.encode(event, id: id, snapshot: name),
-                            snapshot: name, snapshotPicture: picture)
+        let snapshot = frame.flatMap { snapshots?.snapshot(for: event, frame: $0, objects: objects) }
+        return EmittedEvent(event: event, id: id, line: encoder.encode(event, id: id, snapshot: snapshot?.name),
+                            snapshot: snapshot?.name, snapshotPicture: snapshot?.picture)
     }
-}
-
-/// A sink that also makes events of its own, besides analysis (the clip recorder's `recording`
-/// and `recording_failed`): the pipeline it is added to takes them in, gives them their stages
-/// and hands them to every sink in order, the source included. A source never reaches into the
-/// pipeline: the pipeline sets `onEvent` when the sink is added (`DetectionPipeline.addSink`).
-public protocol EventSource: EventSink {
-    /// Where the source's events go; set by the pipeline.
-    var onEvent: (@Sendable (DetectionEvent) -> Void)? { get set }
 }

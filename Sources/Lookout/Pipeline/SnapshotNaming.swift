@@ -1,10 +1,9 @@
-/// A sink that writes a snapshot for some events: the pipeline's snapshot stage asks it for the
-/// file name before making the event's line, so the line can name the file (`snapshot`), and for
-/// the picture, which every sink then gets with the event.
+/// A sink that writes a snapshot for some events: the pipeline's snapshot stage asks it once per
+/// event, before the event's line is made, so the line can name the file (`snapshot`); the
+/// picture then travels with the event (`EmittedEvent.snapshotPicture`) to every sink that shows it.
 public protocol SnapshotNaming: AnyObject, Sendable {
-    /// The file name for `event`'s snapshot, decided on `frame`; nil for no snapshot.
-    func snapshotName(for event: DetectionEvent, frame: AnalysedFrame) -> String?
-    /// The picture of `event`'s snapshot, decided on `frame` with its `objects`; nil for none.
-    /// It travels with the event (`EmittedEvent.snapshotPicture`) to every sink that shows it.
-    func snapshotPicture(for event: DetectionEvent, frame: AnalysedFrame, objects: [MetadataObject]) -> SnapshotPicture?
+    /// `event`'s snapshot, decided on `frame` with its `objects`: the picture, and the file's name
+    /// when a file will be written for it (nil while the folder fails or the writer is busy); nil
+    /// when the event takes no snapshot.
+    func snapshot(for event: DetectionEvent, frame: AnalysedFrame, objects: [MetadataObject]) -> (name: String?, picture: SnapshotPicture)?
 }

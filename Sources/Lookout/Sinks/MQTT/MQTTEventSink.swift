@@ -6,8 +6,11 @@ import Dispatch
 public final class MQTTEventSink: EventSink, Sendable {
     public let publisher: MQTTEventPublisher
     private let diagnostics: @Sendable (String) -> Void
-    /// Snapshots wait here for their JPEG (encoded by whichever sink asks first), in event order.
+    /// Snapshots are encoded here (by whichever sink asks first), off the pipeline's queue.
     private let snapshots = DispatchQueue(label: "lookout.mqtt-snapshots", qos: .utility)
+    /// The newest snapshot not yet taken by `snapshots`: the topic is retained and shows only the
+    /// newest, so one waits at most, holding one frame's picture, however fast events come.
+    private let newestSnapshot = Locked<SnapshotPicture?>(nil)
     /// Where what a stop could not deliver goes (a node's one report); nil: said here.
     private let undeliveredReport: (@Sendable (MQTTEventPublisher.Undelivered) -> Void)?
 
@@ -32,14 +35,22 @@ public final class MQTTEventSink: EventSink, Sendable {
         for emitted in output.events {
             publisher.publish(emitted.event, line: emitted.line)
             if let snapshot = emitted.snapshotPicture {
-                snapshots.async { [publisher, diagnostics] in
-                    do throws(MediaError) {
-                        publisher.publishSnapshot(try snapshot.jpeg())
-                    } catch {
-                        diagnostics("warning: MQTT: a snapshot could not be encoded: \(error)")
-                    }
+                let noneWaiting = newestSnapshot.withLock { waiting in
+                    defer { waiting = snapshot }
+                    return waiting == nil
                 }
+                if noneWaiting { snapshots.async { [self] in publishNewestSnapshot() } }
             }
+        }
+    }
+
+    /// Snapshot queue: publishes the newest snapshot waiting, if one still is.
+    private func publishNewestSnapshot() {
+        guard let snapshot = newestSnapshot.withLock({ waiting in defer { waiting = nil }; return waiting }) else { return }
+        do throws(MediaError) {
+            publisher.publishSnapshot(try snapshot.jpeg())
+        } catch {
+            diagnostics("warning: MQTT: a snapshot could not be encoded: \(error)")
         }
     }
 

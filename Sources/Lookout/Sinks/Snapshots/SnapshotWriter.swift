@@ -82,24 +82,21 @@ public final class SnapshotWriter: EventSink, SnapshotNaming, Sendable {
 
     // MARK: SnapshotNaming (pipeline queue)
 
-    /// The name, and the snapshot's place in the queue taken, when the folder works and a place is free.
-    public func snapshotName(for event: DetectionEvent, frame: AnalysedFrame) -> String? {
+    /// The frame's picture with the event's objects outlined (unless `drawsBoxes` is off), and
+    /// the file's name, its place in the queue taken, when the folder works and a place is free.
+    public func snapshot(for event: DetectionEvent, frame: AnalysedFrame,
+                         objects: [MetadataObject]) -> (name: String?, picture: SnapshotPicture)? {
         guard takesSnapshot(of: event) else { return nil }
-        guard frame.picture != nil else {
+        guard let picture = frame.picture else {
             countFailure("no picture buffer was free for frame \(frame.sequence)", cause: nil)
             return nil
         }
-        return state.withLock { state in
+        let name = state.withLock { state -> String? in
             guard state.folderWorks, state.pending < Self.maximumPending else { return nil }
             state.pending += 1
             return Self.nextName(&state, for: event, frame: frame)
         }
-    }
-
-    /// The frame's picture with the event's objects outlined (unless `drawsBoxes` is off).
-    public func snapshotPicture(for event: DetectionEvent, frame: AnalysedFrame, objects: [MetadataObject]) -> SnapshotPicture? {
-        guard takesSnapshot(of: event), let picture = frame.picture else { return nil }
-        return SnapshotPicture(picture: picture, overlays: options.drawsBoxes ? Self.overlays(for: event, in: objects) : [])
+        return (name, SnapshotPicture(picture: picture, overlays: options.drawsBoxes ? Self.overlays(for: event, in: objects) : []))
     }
 
     func takesSnapshot(of event: DetectionEvent) -> Bool {
