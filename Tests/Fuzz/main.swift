@@ -115,7 +115,7 @@ func fuzzPayload(_ data: UnsafeRawBufferPointer) {
     let payload = Array(data)
     let pool = BufferPool(count: 1)
     let index = pool.acquire(capacity: 64, wait: false)!
-    let image = PixelBuffer(width: 8, height: 8, bytesPerRow: 8, baseAddress: pool.pointer(index), pool: pool, poolIndex: index)
+    let image = PixelBuffer(width: 8, height: 8, bytesPerRow: 8, pool: pool, poolIndex: index)
     let frame = SampleBuffer(sequence: 0, presentationTime: .zero, wallClockTime: .now(),
                              formatDescription: VideoFormatDescription(width: 8, height: 8, pixelFormat: .gray),
                              imageBuffer: image)

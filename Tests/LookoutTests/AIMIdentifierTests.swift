@@ -57,7 +57,7 @@ struct AIMIdentifierTests {
     static func code(_ text: String, _ type: MetadataObjectType = .qr, identifier: String?) -> MachineReadableCodeObject {
         let pool = BufferPool(count: 1)
         let index = pool.acquire(capacity: 64, wait: false)!
-        let image = PixelBuffer(width: 8, height: 8, bytesPerRow: 8, baseAddress: pool.pointer(index), pool: pool, poolIndex: index)
+        let image = PixelBuffer(width: 8, height: 8, bytesPerRow: 8, pool: pool, poolIndex: index)
         let frame = SampleBuffer(sequence: 0, presentationTime: .zero, wallClockTime: .now(),
                                  formatDescription: VideoFormatDescription(width: 8, height: 8, pixelFormat: .gray), imageBuffer: image)
         return MachineReadableCodeObject(type: type, frame: frame, payload: Array(text.utf8),

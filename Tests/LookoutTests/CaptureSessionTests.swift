@@ -323,7 +323,7 @@ struct BufferPoolTests {
         var images: [PixelBuffer] = []
         for _ in 0..<2 {
             let index = try #require(pool.acquire(capacity: 16, wait: false))
-            images.append(PixelBuffer(width: 4, height: 4, bytesPerRow: 4, baseAddress: pool.pointer(index), pool: pool, poolIndex: index))
+            images.append(PixelBuffer(width: 4, height: 4, bytesPerRow: 4, pool: pool, poolIndex: index))
         }
         #expect(pool.acquire(capacity: 16, wait: false) == nil)
         var sample: SampleBuffer? = SampleBuffer(sequence: 0, presentationTime: .zero, wallClockTime: .now(),

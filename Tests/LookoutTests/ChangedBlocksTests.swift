@@ -14,7 +14,7 @@ import Testing
                 for x in square.x..<(square.x + square.side) { pixels[y * width + x] = 230 }
             }
         }
-        return PixelBuffer(width: width, height: height, bytesPerRow: width, baseAddress: pool.pointer(index),
+        return PixelBuffer(width: width, height: height, bytesPerRow: width, 
                            pool: pool, poolIndex: index)
     }
 

@@ -80,7 +80,7 @@ import Testing
                 }
             }
         }
-        return PixelBuffer(width: width, height: height, bytesPerRow: width, baseAddress: pool.pointer(index),
+        return PixelBuffer(width: width, height: height, bytesPerRow: width, 
                            pool: pool, poolIndex: index)
     }
 

@@ -19,7 +19,7 @@ struct FaceTrackContinuityTests {
         init() throws {
             let pool = BufferPool(count: 1)
             let index = try #require(pool.acquire(capacity: 16, wait: false))
-            image = PixelBuffer(width: 4, height: 4, bytesPerRow: 4, baseAddress: pool.pointer(index), pool: pool, poolIndex: index)
+            image = PixelBuffer(width: 4, height: 4, bytesPerRow: 4, pool: pool, poolIndex: index)
         }
 
         /// One analysis: the IDs given to `boxes` (0 for a face not yet confirmed).

@@ -68,7 +68,7 @@ struct FaceTuningTests {
         for y in 0..<image.height {
             for x in 0..<image.width { out[y * image.width + x] = image[image.width - 1 - x, y] }
         }
-        return PixelBuffer(width: image.width, height: image.height, bytesPerRow: image.width, baseAddress: pool.pointer(index),
+        return PixelBuffer(width: image.width, height: image.height, bytesPerRow: image.width, 
                            pool: pool, poolIndex: index)
     }
 }

@@ -35,7 +35,7 @@ import Testing
         for place in places {
             for y in 0..<head.side { for x in 0..<head.side { out[(place.y + y) * width + place.x + x] = head.pixels[y * head.side + x] } }
         }
-        return PixelBuffer(width: width, height: height, bytesPerRow: width, baseAddress: pool.pointer(index),
+        return PixelBuffer(width: width, height: height, bytesPerRow: width, 
                            pool: pool, poolIndex: index)
     }
 

@@ -57,7 +57,7 @@ enum Fixtures {
                 out[y * width + x] = UInt8(sum / (factor * factor))
             }
         }
-        return PixelBuffer(width: width, height: height, bytesPerRow: width, baseAddress: pool.pointer(index),
+        return PixelBuffer(width: width, height: height, bytesPerRow: width, 
                            pool: pool, poolIndex: index)
     }
 }

@@ -22,7 +22,7 @@ struct KeyboardEventSinkTests {
     static func code(_ text: String, at seconds: Double, aim: String = "]Q1") -> MachineReadableCodeObject {
         let pool = BufferPool(count: 1)
         let index = pool.acquire(capacity: 64, wait: false)!
-        let image = PixelBuffer(width: 8, height: 8, bytesPerRow: 8, baseAddress: pool.pointer(index), pool: pool, poolIndex: index)
+        let image = PixelBuffer(width: 8, height: 8, bytesPerRow: 8, pool: pool, poolIndex: index)
         let frame = SampleBuffer(sequence: UInt64(seconds * 30), presentationTime: MediaTime(seconds: seconds), wallClockTime: .now(),
                                  formatDescription: VideoFormatDescription(width: 8, height: 8, pixelFormat: .gray), imageBuffer: image)
         return MachineReadableCodeObject(type: .qr, frame: frame, payload: Array(text.utf8),

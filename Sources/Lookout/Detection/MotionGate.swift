@@ -66,6 +66,7 @@ struct MotionGate {
         }
         let masked = maskedBlocks
         if sums.count != columns { sums = Array(repeating: 0, count: columns) }
+        let base = image.baseAddress
         current.withUnsafeMutableBufferPointer { blocks in
             sums.withUnsafeMutableBufferPointer { sums in
                 for row in 0..<rows {
@@ -75,7 +76,7 @@ struct MotionGate {
                     // when every pixel counts): this runs on every frame the code job takes.
                     var y = y0
                     while y < y1 {
-                        let line = image.baseAddress.advanced(by: y * image.bytesPerRow).assumingMemoryBound(to: UInt8.self)
+                        let line = base.advanced(by: y * image.bytesPerRow).assumingMemoryBound(to: UInt8.self)
                         var x0 = 0
                         for column in 0..<columns {
                             let x1 = min(x0 + blockSize, image.width)

@@ -6,8 +6,7 @@
 /// back to it when the last holder lets go. Pictures are copied only for frames some output asked
 /// for; when every buffer is held, frames simply come without one (`SampleBuffer.picture` is nil),
 /// capture never waits.
-// @unchecked: its memory is written once, before the picture is shared, and freed in deinit.
-public final class FramePicture: @unchecked Sendable {
+public final class FramePicture: Sendable {
     /// The frame's size in pixels.
     public let width: Int
     public let height: Int
@@ -15,36 +14,37 @@ public final class FramePicture: @unchecked Sendable {
     public let pixelFormat: PixelFormat
     /// Bytes between rows of the first plane of a raw frame (0 for JPEG).
     public let bytesPerRow: Int
-    public let bytes: UnsafeRawBufferPointer
+    /// The picture's bytes: written once, before the picture is shared.
+    public var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: pool.pointer(poolIndex), count: count) }
 
-    private let pool: BufferPool?
+    private let count: Int
+    private let pool: BufferPool
     private let poolIndex: Int
 
-    init(width: Int, height: Int, pixelFormat: PixelFormat, bytesPerRow: Int, bytes: UnsafeRawBufferPointer,
-         pool: BufferPool?, poolIndex: Int) {
+    private init(width: Int, height: Int, pixelFormat: PixelFormat, bytesPerRow: Int, count: Int,
+                 pool: BufferPool, poolIndex: Int) {
         self.width = width
         self.height = height
         self.pixelFormat = pixelFormat
         self.bytesPerRow = bytesPerRow
-        self.bytes = bytes
+        self.count = count
         self.pool = pool
         self.poolIndex = poolIndex
     }
 
-    /// A picture that owns a copy of `bytes` (tests, stills): outside any pool.
+    /// A picture that owns a copy of `bytes` (tests, stills), in a pool of its own.
     public convenience init(copying bytes: [UInt8], width: Int, height: Int, pixelFormat: PixelFormat, bytesPerRow: Int = 0) {
-        let memory = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, bytes.count), alignment: 16)
-        bytes.withUnsafeBytes { memory.copyMemory(from: $0) }
+        let pool = BufferPool(count: 1)
+        let index = pool.acquire(capacity: max(1, bytes.count), wait: false)!
+        bytes.withUnsafeBytes { source in
+            if let base = source.baseAddress { pool.pointer(index).copyMemory(from: base, byteCount: source.count) }
+        }
         self.init(width: width, height: height, pixelFormat: pixelFormat, bytesPerRow: bytesPerRow,
-                  bytes: UnsafeRawBufferPointer(rebasing: memory[0..<bytes.count]), pool: nil, poolIndex: -1)
-        ownsMemory = memory
+                  count: bytes.count, pool: pool, poolIndex: index)
     }
 
-    private var ownsMemory: UnsafeMutableRawBufferPointer?
-
     deinit {
-        ownsMemory?.deallocate()
-        pool?.release(poolIndex)
+        pool.release(poolIndex)
     }
 
     /// True when the picture is the input's own JPEG.
@@ -57,8 +57,7 @@ public final class FramePicture: @unchecked Sendable {
         let destination = pool.pointer(index)
         if let base = source.baseAddress { destination.copyMemory(from: base, byteCount: source.count) }
         return FramePicture(width: width, height: height, pixelFormat: pixelFormat, bytesPerRow: bytesPerRow,
-                            bytes: UnsafeRawBufferPointer(start: destination, count: source.count),
-                            pool: pool, poolIndex: index)
+                            count: source.count, pool: pool, poolIndex: index)
     }
 }
 

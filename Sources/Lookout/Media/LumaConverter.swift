@@ -66,7 +66,7 @@ final class LumaConverter {
             throw error
         }
         let image = PixelBuffer(width: plane.width, height: plane.height, bytesPerRow: plane.width,
-                                baseAddress: pool.pointer(index), pool: pool, poolIndex: index)
+                                pool: pool, poolIndex: index)
         return .image(image, width: size.width, height: size.height)
     }
 
@@ -105,7 +105,7 @@ final class LumaConverter {
             throw .corruptImage(reason: "MJPEG frame handed over as raw pixels")
         }
         let image = PixelBuffer(width: width, height: height, bytesPerRow: width,
-                                baseAddress: pool.pointer(index), pool: pool, poolIndex: index)
+                                pool: pool, poolIndex: index)
         return .image(image, width: width, height: height)
     }
 }

@@ -58,7 +58,7 @@ public enum StillImage {
         let index = pool.acquire(capacity: count, wait: false)!
         pool.pointer(index).copyMemory(from: pixels, byteCount: count)
         return PixelBuffer(width: Int(width), height: Int(height), bytesPerRow: Int(width),
-                           baseAddress: pool.pointer(index), pool: pool, poolIndex: index)
+                           pool: pool, poolIndex: index)
     }
 
     private static func decodeJPEG(_ bytes: [UInt8], path: String, budget: PixelBudget, pool: BufferPool) throws(MediaError) -> PixelBuffer {
@@ -71,7 +71,7 @@ public enum StillImage {
                 }
                 let index = pool.acquire(capacity: size.width * size.height, wait: false)!
                 let image = PixelBuffer(width: size.width, height: size.height, bytesPerRow: size.width,
-                                        baseAddress: pool.pointer(index), pool: pool, poolIndex: index)
+                                        pool: pool, poolIndex: index)
                 try decoder.decodeLuma(jpeg, width: size.width, height: size.height,
                                        into: pool.pointer(index), bytesPerRow: size.width)
                 return .success(image)

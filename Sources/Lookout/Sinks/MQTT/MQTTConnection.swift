@@ -17,7 +17,7 @@ import Glibc
 /// libmosquitto keeps the QoS 1 messages it has accepted and not seen acknowledged, and sends them
 /// again on the next connection, to the same broker or the next; the caller bounds how many it
 /// hands over. Events arrive on the network thread.
-// @unchecked: `started` and the libmosquitto handle are used on the caller's start/stop path, events on libmosquitto's thread.
+// @unchecked: the libmosquitto handle (an OpaquePointer) is shared by publishers and the network thread, as its threaded mode allows.
 final class MQTTConnection: @unchecked Sendable {
     enum Event: Sendable {
         /// The broker (an index into the configuration's `brokers`) accepted the connection.
@@ -67,7 +67,7 @@ final class MQTTConnection: @unchecked Sendable {
     private let brokerIndex: Atomic<Int>
     private let wake = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
-    private var started = false
+    private let started = Atomic<Bool>(false)
 
     init(configuration: MQTTConfiguration, subscriptions: [String] = [],
          onEvent: @escaping @Sendable (Event) -> Void) throws(MQTTError) {
@@ -160,8 +160,7 @@ final class MQTTConnection: @unchecked Sendable {
 
     /// Starts connecting on the network thread.
     func start() {
-        precondition(!started, "an MQTT connection starts once")
-        started = true
+        precondition(!started.exchange(true, ordering: .relaxed), "an MQTT connection starts once")
         // A queue of its own: the loop blocks in select(2) for its whole life.
         DispatchQueue(label: "lookout.mqtt-network").async { [self] in run() }
     }
@@ -183,7 +182,7 @@ final class MQTTConnection: @unchecked Sendable {
     /// thread still blocked in libmosquitto (a TCP connect to a host that does not answer) is left
     /// behind: it holds this connection until it returns.
     func stop(timeout: Double) {
-        guard started, !stopping.exchange(true, ordering: .relaxed) else { return }
+        guard started.load(ordering: .relaxed), !stopping.exchange(true, ordering: .relaxed) else { return }
         stopBy.store(MonotonicClock.nanoseconds() + Int64(max(0, timeout) * 1e9), ordering: .relaxed)
         if sessionUp.load(ordering: .relaxed) { lk_mosquitto_disconnect(handle) }
         wake.signal()
@@ -257,9 +256,9 @@ final class MQTTConnection: @unchecked Sendable {
                        !sessionUp.load(ordering: .relaxed) || MonotonicClock.nanoseconds() > stopBy.load(ordering: .relaxed) {
                         break
                     }
-                    let started = attemptStartedAt.load(ordering: .relaxed)
-                    if loop == Int32(MOSQ_ERR_SUCCESS.rawValue), !sessionUp.load(ordering: .relaxed), started != 0,
-                       MonotonicClock.nanoseconds() - started > Int64(Self.connectTimeout * 1e9) {
+                    let attemptStart = attemptStartedAt.load(ordering: .relaxed)
+                    if loop == Int32(MOSQ_ERR_SUCCESS.rawValue), !sessionUp.load(ordering: .relaxed), attemptStart != 0,
+                       MonotonicClock.nanoseconds() - attemptStart > Int64(Self.connectTimeout * 1e9) {
                         unanswered = true
                         break
                     }
