@@ -43,6 +43,49 @@ import Testing
         #expect(keysWithoutOptions.isEmpty, "keys without an option: \(keysWithoutOptions.sorted())")
     }
 
+    /// A key declared in the table alone is read from the file and its cameras, checked with its
+    /// range, printed by `config print`, and described in the schema and the reference: none of
+    /// them names a key. (Its `lookout run` option is the one place more: `everyOptionOfRunHasAKey`.)
+    @Test func aKeyDeclaredInTheTableAloneIsFoundEverywhere() throws {
+        let key = ConfigurationKey("test-only-level", .detection, .camera, \.verifyNeighbors, .integer(3...9),
+                                   defaultText: "unset", "A key only this test declares.")
+        let file = "detection:\n  test-only-level: 5\ncameras:\n  door:\n    input: /dev/video0\n    test-only-level: 7\n"
+        let outOfRange = "detection:\n  test-only-level: 12\n"
+        // Without the key in the table, the file's reader does not know it.
+        #expect(throws: ConfigurationProblems.self) { try ConfigurationFile.parse(file, file: "t.yml", checksFiles: false) }
+
+        try ConfigurationKey.$table.withValue(ConfigurationKey.Table(ConfigurationKey.builtIn + [key])) {
+            let configuration = try ConfigurationFile.parse(file, file: "t.yml", checksFiles: false)
+            #expect(configuration.settings.verifyNeighbors == 5)
+            #expect(configuration.cameras.first?.settings.verifyNeighbors == 7)
+            #expect(configuration.settings.givenKeys.contains("test-only-level"))
+
+            var refusal = ""
+            do { _ = try ConfigurationFile.parse(outOfRange, file: "t.yml", checksFiles: false) } catch let error as ConfigurationProblems {
+                refusal = error.problems.map(\.description).joined(separator: "\n")
+            }
+            #expect(refusal.contains("detection.test-only-level"), "\(refusal)")
+            #expect(refusal.contains(key.allowed), "\(refusal)")
+
+            let printed = ConfigurationWriter.yaml(ConfigurationWriter.value(of: configuration))
+            #expect(printed.contains("test-only-level: 5"), "\(printed)")
+            #expect(printed.contains("test-only-level: 7"), "\(printed)")
+
+            let schema = try #require(try JSONSerialization.jsonObject(with: Data(ConfigurationSchema.json.utf8)) as? [String: Any])
+            let sections = try #require(schema["properties"] as? [String: Any])
+            let detection = try #require((sections["detection"] as? [String: Any])?["properties"] as? [String: Any])
+            let property = try #require(detection["test-only-level"] as? [String: Any])
+            #expect(property["minimum"] as? Int == 3)
+            #expect(property["maximum"] as? Int == 9)
+            #expect((property["description"] as? String)?.hasPrefix("A key only this test declares.") == true)
+
+            let reference = ConfigurationReference.markdown
+            let row = reference.split(separator: "\n").first { $0.contains("`test-only-level`") }
+            #expect(row?.contains("A key only this test declares.") == true, "\(reference)")
+            #expect(row?.contains(key.allowed) == true)
+        }
+    }
+
     /// The options that read a number, a duration or a size take their key's range
     /// (`ConfigurationKey.argumentRange`), and their help says it in the same words.
     @Test func everyOptionReadingAScalarStatesItsKeysRange() throws {

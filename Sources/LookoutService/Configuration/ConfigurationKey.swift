@@ -38,7 +38,7 @@ public struct ConfigurationKey: Sendable {
     let fillDefault: @Sendable (inout ConfigurationSettings) -> Void
     let isGiven: @Sendable (ConfigurationSettings) -> Bool
 
-    init<Value>(_ name: String, _ section: ConfigurationSection, _ scope: Scope, _ path: WritableKeyPath<ConfigurationSettings, Value?> & Sendable,
+    package init<Value>(_ name: String, _ section: ConfigurationSection, _ scope: Scope, _ path: WritableKeyPath<ConfigurationSettings, Value?> & Sendable,
                 _ kind: ValueKind<Value>, default defaultValue: Value? = nil, defaultText: String? = nil, secret: Bool = false,
                 _ summary: String) {
         self.name = name
@@ -124,8 +124,23 @@ public struct ConfigurationKey: Sendable {
     }
 
     /// The key named `name`.
-    public static func named(_ name: String) -> ConfigurationKey? { byName[name] }
-    private static let byName: [String: ConfigurationKey] = Dictionary(uniqueKeysWithValues: all.map { ($0.name, $0) })
+    public static func named(_ name: String) -> ConfigurationKey? { table.byName[name] }
+
+    /// The keys in force and their index by name.
+    package struct Table: Sendable {
+        let keys: [ConfigurationKey]
+        let byName: [String: ConfigurationKey]
+
+        package init(_ keys: [ConfigurationKey]) {
+            self.keys = keys
+            byName = Dictionary(uniqueKeysWithValues: keys.map { ($0.name, $0) })
+        }
+    }
+
+    /// The table everything reads the keys from (the file's reader and checker, `config print`,
+    /// the schema, the reference): `builtIn`. A test binds one more key here to find it
+    /// everywhere a key is described (`ConfigurationSchemaTests`).
+    @TaskLocal package static var table = Table(builtIn)
 }
 
 /// The sections of the file's top level, in the order `lookout config print` writes them: the

@@ -4,7 +4,10 @@ import LookoutHTTP
 
 extension ConfigurationKey {
     /// Every key, in the order of `lookout run --help`.
-    public static let all: [ConfigurationKey] = capture + detection + events + snapshots + recordings + keyboard + output + mqtt + hooks + http + limits
+    public static var all: [ConfigurationKey] { table.keys }
+
+    /// The keys Lookout declares; `table` holds them unless a test declares more.
+    package static let builtIn: [ConfigurationKey] = capture + detection + events + snapshots + recordings + keyboard + output + mqtt + hooks + http + limits
 
     static let timeRange: ClosedRange<Double> = 0...86_400
     /// The library's own defaults, which the keys state rather than repeat.

@@ -77,7 +77,7 @@ extension ValueKind {
 }
 
 extension ValueKind where Value == Int {
-    static func integer(_ bounds: ClosedRange<Int>, unit: String = "") -> ValueKind {
+    package static func integer(_ bounds: ClosedRange<Int>, unit: String = "") -> ValueKind {
         .scalar(.integer(bounds, unit: unit), type: "integer", write: { .integer($0) },
                 extra: ["minimum": .integer(bounds.lowerBound), "maximum": .integer(bounds.upperBound)])
     }
