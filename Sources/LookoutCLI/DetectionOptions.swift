@@ -19,13 +19,13 @@ struct DetectionOptions: ParsableArguments {
 
     static let densityRange = ConfigurationKey.argumentRange("density", Int.self)
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp(
-        "ZBar scan density (\(DetectionOptions.densityRange.text)): 1 scans every line; 2-4 are faster and may miss thin or small codes (default 1 for scan, 2 for run).",
+        "ZBar scan density (\(DetectionOptions.densityRange.text)): 1 scans every line; 2-4 are faster and may miss thin or small codes (default \(DetectionProfile.scanAndRun(\.density))).",
         valueName: "n"), transform: { try DetectionOptions.densityRange.parse($0) })
     var density: Int?
 
     static let codeBudgetRange = ConfigurationKey.argumentRange("code-budget", Double.self)
     @Option(name: .customLong("code-budget"), parsing: .unconditional, help: ArgumentHelp(
-        "Milliseconds a frame or image ZBar read no code in may spend on a second look: ZBar on prepared copies (contrast stretched, halved, inverted, sharpened, and enlarged twice for pictures up to a megapixel) and zxing-cpp; in scan, PDF417, Aztec and DataMatrix get as long again (\(DetectionOptions.codeBudgetRange.text); 0 = off; default 3000 for scan, 15 for run).",
+        "Milliseconds a frame or image ZBar read no code in may spend on a second look: ZBar on prepared copies (contrast stretched, halved, inverted, sharpened, and enlarged twice for pictures up to a megapixel) and zxing-cpp; in scan, PDF417, Aztec and DataMatrix get as long again (\(DetectionOptions.codeBudgetRange.text); 0 = off; default \(DetectionProfile.scanAndRun(\.codeBudget))).",
         valueName: "ms"), transform: { try DetectionOptions.codeBudgetRange.parse($0) })
     var codeBudget: Double?
 
@@ -41,7 +41,7 @@ struct DetectionOptions: ParsableArguments {
     var charset: String?
 
     @Option(name: .customLong("code-resolution"), help: ArgumentHelp(
-        "Image ZBar reads: full, half (a quarter of the work; for codes whose bars and modules are at least 2 pixels wide), or auto (half for frames 1280 pixels wide or more). Default full for scan, auto for run. At half, MJPEG frames not due for faces are decoded at half size.",
+        "Image ZBar reads: full, half (a quarter of the work; for codes whose bars and modules are at least 2 pixels wide), or auto (half for frames 1280 pixels wide or more). Default \(DetectionProfile.scanAndRun(\.codeResolution)). At half, MJPEG frames not due for faces are decoded at half size.",
         valueName: "full|half|auto"))
     var codeResolution: CodeScanResolution?
 
@@ -53,13 +53,13 @@ struct DetectionOptions: ParsableArguments {
 
     static let codeScanRateRange = ConfigurationKey.argumentRange("code-scan-rate", Double.self)
     @Option(name: .customLong("code-scan-rate"), parsing: .unconditional, help: ArgumentHelp(
-        "Whole-frame code scans per second of video at most; in between, ZBar reads only windows around the codes it follows (and, for cameras, around small changes), where it reads what the whole frame would, and frames with nothing to look at are not decoded (\(DetectionOptions.codeScanRateRange.text); 0 = the whole frame on every frame; default 7.5: a code appearing anywhere is read within 100 ms at 30 fps; scan reads whole pictures).",
+        "Whole-frame code scans per second of video at most; in between, ZBar reads only windows around the codes it follows (and, for cameras, around small changes), where it reads what the whole frame would, and frames with nothing to look at are not decoded (\(DetectionOptions.codeScanRateRange.text); 0 = the whole frame on every frame; default \(DetectionProfile.words(DetectionProfile.video.codeScanRate)): a code appearing anywhere is read within 100 ms at 30 fps; scan reads whole pictures).",
         valueName: "n"), transform: { try DetectionOptions.codeScanRateRange.parse($0) })
     var codeScanRate: Double?
 
     static let faceFullSearchRange = ConfigurationKey.argumentRange("face-full-search", DurationValue.self)
     @Option(name: .customLong("face-full-search"), parsing: .unconditional, help: ArgumentHelp(
-        "Time between searches of the whole picture for faces; in between, an analysis looks only around the faces being followed and where the picture moved, for a fraction of the work, and a face that appears where nothing seemed to move is found within this long (\(DetectionOptions.faceFullSearchRange.text); 0 = the whole picture at every analysis; default 1s; scan searches whole pictures).",
+        "Time between searches of the whole picture for faces; in between, an analysis looks only around the faces being followed and where the picture moved, for a fraction of the work, and a face that appears where nothing seemed to move is found within this long (\(DetectionOptions.faceFullSearchRange.text); 0 = the whole picture at every analysis; default \(DetectionProfile.words(DetectionProfile.video.faceFullSearch))s; scan searches whole pictures).",
         valueName: "time"), transform: { try DetectionOptions.faceFullSearchRange.parse($0) })
     var faceFullSearch: DurationArgument?
 
@@ -91,7 +91,7 @@ struct DetectionOptions: ParsableArguments {
     var faceProfile: String?
 
     @Flag(name: .customLong("face-join"), inversion: .prefixedNo,
-          help: "Also search the whole frame with the verifier's cascade and keep the faces the first cascade confirms around them: faces either cascade misses alone, for a second full search; no effect with --face-verifier none. (default: on for scan, off for run)")
+          help: "Also search the whole frame with the verifier's cascade and keep the faces the first cascade confirms around them: faces either cascade misses alone, for a second full search; no effect with --face-verifier none. (default: \(DetectionProfile.scanAndRun(\.faceJoin) { $0 ? "on" : "off" }))")
     var faceJoin: Bool?
 
     static let faceConfirmRange = ConfigurationKey.argumentRange("face-confirm", Int.self)
@@ -103,7 +103,7 @@ struct DetectionOptions: ParsableArguments {
     // Below 1.01, OpenCV's image pyramid holds more than 50 copies of the frame.
     static let scaleFactorRange = ConfigurationKey.argumentRange("scale-factor", Double.self)
     @Option(name: .customLong("scale-factor"), parsing: .unconditional,
-            help: ArgumentHelp("Haar detector: window growth between scales (\(DetectionOptions.scaleFactorRange.text); default 1.1 for scan, 1.25 for run).", valueName: "factor"),
+            help: ArgumentHelp("Haar detector: window growth between scales (\(DetectionOptions.scaleFactorRange.text); default \(DetectionProfile.scanAndRun(\.scaleFactor))).", valueName: "factor"),
             transform: { try DetectionOptions.scaleFactorRange.parse($0) })
     var scaleFactor: Double?
 
@@ -115,13 +115,13 @@ struct DetectionOptions: ParsableArguments {
 
     static let minFaceRange = ConfigurationKey.argumentRange("min-face", Int.self)
     @Option(name: .customLong("min-face"), parsing: .unconditional, help: ArgumentHelp(
-        "Haar detector: smallest face, in frame pixels (\(DetectionOptions.minFaceRange.text)). Default: 30 for scan; for run, 30 pixels of the --face-width copy (60 in a 1280-wide frame).",
+        "Haar detector: smallest face, in frame pixels (\(DetectionOptions.minFaceRange.text)). Default: \(FaceDetectorConfiguration.defaultMinSize) for scan; for run, \(FaceDetectorConfiguration.defaultMinSize) pixels of the --face-width copy (\(FaceDetectorConfiguration.defaultMinSize * 1280 / DetectionProfile.video.faceWidth) in a 1280-wide frame).",
         valueName: "pixels"), transform: { try DetectionOptions.minFaceRange.parse($0) })
     var minFace: Int?
 
     static let faceWidthRange = ConfigurationKey.argumentRange("face-width", Int.self)
     @Option(name: .customLong("face-width"), parsing: .unconditional, help: ArgumentHelp(
-        "Shrink frames wider than this before face detection (\(DetectionOptions.faceWidthRange.text); default 1280 for scan, 640 for run). Frames are also shrunk when OpenCV's image pyramid would exceed a quarter of --max-pixels.",
+        "Shrink frames wider than this before face detection (\(DetectionOptions.faceWidthRange.text); default \(DetectionProfile.scanAndRun(\.faceWidth))). Frames are also shrunk when OpenCV's image pyramid would exceed a quarter of --max-pixels.",
         valueName: "pixels"), transform: { try DetectionOptions.faceWidthRange.parse($0) })
     var faceWidth: Int?
 

@@ -27,7 +27,9 @@ public struct FaceDetectorConfiguration: Sendable, Equatable {
     public var minNeighbors: Int = 3
     /// Smallest face searched for, in frame pixels (or in pixels of the copy shrunk to
     /// `analysisWidth`, with `minSizeIsAtAnalysisWidth`).
-    public var minSize: Int = 30
+    public var minSize: Int = FaceDetectorConfiguration.defaultMinSize
+    /// `minSize` unless set: the help and the reference state it from here.
+    public static let defaultMinSize = 30
     /// `minSize` counts pixels of the shrunk copy: the same share of the picture whatever the
     /// camera's resolution (30 px at 640 is 60 px of a 1280-wide frame).
     public var minSizeIsAtAnalysisWidth = false

@@ -50,4 +50,26 @@ public enum DetectionProfile: Sendable {
         case .video: 15
         }
     }
+
+    /// A default as the help and the reference write it: a whole number without its fraction, a
+    /// choice by its name.
+    public static func words(_ value: some Sendable) -> String {
+        switch value {
+        case let number as Double: number == number.rounded() && abs(number) < 1e15 ? String(Int(number)) : String(number)
+        case let resolution as CodeScanResolution: resolution.rawValue
+        default: "\(value)"
+        }
+    }
+
+    /// "1 for scan, 2 for run": a default of both commands, as their help states it.
+    public static func scanAndRun<Value: Sendable>(_ value: (DetectionProfile) -> Value,
+                                                  words: (Value) -> String = { DetectionProfile.words($0) }) -> String {
+        "\(words(value(.stills))) for scan, \(words(value(.video))) for run"
+    }
+
+    /// "7.5 (0 for scan)": run's default, which the configuration file sets, with scan's beside it.
+    public static func runThenScan<Value: Sendable>(_ value: (DetectionProfile) -> Value,
+                                                   words: (Value) -> String = { DetectionProfile.words($0) }) -> String {
+        "\(words(value(.video))) (\(words(value(.stills))) for scan)"
+    }
 }
