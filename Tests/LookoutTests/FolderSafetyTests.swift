@@ -108,10 +108,19 @@ struct FolderSafetyTests {
         planter.plantAhead()
         planter.start()
         for frame in try RecordingTests.jpegFrames("sample.mjpeg") { try process.write(frame) }
+        // A camera goes on sending frames. Read as fast as it comes, the input can be read to its
+        // end before the code event reaches the recorder, and the clip ends only at a frame past
+        // its post-roll: blank frames follow until the clip's line came, however slow the machine.
+        let blank = try Self.blankFrame()
+        let recorded = { (lines: [String]) in Self.json(lines).contains { $0["kind"] as? String == "recording" } }
+        let deadline = Date(timeIntervalSinceNow: 120)
+        while !recorded(process.output.lines), Date() < deadline {
+            try process.write(blank)
+            _ = process.output.wait(timeout: 0.1, until: recorded)
+        }
 
         let lines = { Self.json(process.output.lines) }
-        #expect(process.output.wait(timeout: 60) { Self.json($0).contains { $0["kind"] as? String == "recording" } },
-                "\(process.output.lines) \(process.errors.lines)")
+        #expect(recorded(process.output.lines), "\(process.output.lines) \(process.errors.lines)")
         let (plantedUntil, milliseconds, planted) = planter.stop()
         #expect(planted == 3 * milliseconds, "three names a millisecond, each a new link")
         let codes = lines().filter { $0["kind"] as? String == "code" }
