@@ -257,7 +257,8 @@ public final class WebServer: StatisticsReporting, Sendable {
         router.add(middleware: HostCheck(policy: HostPolicy(
             allowedHosts: configuration.allowedHosts,
             restrictsHost: configuration.address.isLoopback && configuration.token == nil,
-            allowedOrigins: configuration.allowedOrigins)))
+            allowedOrigins: configuration.allowedOrigins),
+            hostsSetting: configuration.allowedHostsSetting, originsSetting: configuration.allowedOriginsSetting))
         if !configuration.allowedOrigins.isEmpty { router.add(middleware: CrossOriginSharing(origins: configuration.allowedOrigins)) }
         if let token = configuration.token { router.add(middleware: TokenAuthentication(token: token)) }
         router.add(middleware: QueryCheck())

@@ -20,6 +20,12 @@ extension WebServer {
         public var allowedHosts: [String] = []
         /// Other sites whose pages may read the API with CORS (`--http-allowed-origin`).
         public var allowedOrigins: [AllowedOrigin] = []
+        /// The names of the settings that hold `allowedHosts` and `allowedOrigins` where this
+        /// server's operator gives them, for the refusals that tell a visitor what would let
+        /// them in: the configuration file's keys unless the host of the library says otherwise
+        /// (the command line: its options).
+        public var allowedHostsSetting = "http-allowed-host"
+        public var allowedOriginsSetting = "http-allowed-origin"
 
         public init(address: WebServerAddress) {
             self.address = address

@@ -132,6 +132,9 @@ import Testing
         #expect(page.status == 200 && page.contentType.hasPrefix("text/html"))
         let events = try httpGet(base + "/api/events", ["-I"])
         #expect(events.status == 200 && events.contentType.hasPrefix("text/event-stream"), "\(events.status) \(events.contentType)")
+        // The server's settings came from a file: a refusal names its key, not an option.
+        let rebound = try httpGet(base + "/api/status", ["-H", "Host: evil.example"])
+        #expect(rebound.status == 403 && rebound.text.contains("name it in http-allowed-host to allow it"), "\(rebound.text)")
         // Every route answered, and the run goes on: it idles.
         #expect(finished.wait(timeout: .now()) == .timedOut, "run() returned with no camera")
 

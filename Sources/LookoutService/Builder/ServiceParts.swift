@@ -110,6 +110,14 @@ enum ServiceParts {
             web.allowedHosts = effective.httpAllowedHosts ?? []
             // Checked when read (ConfigurationKey, HTTPOptions): none is dropped here.
             web.allowedOrigins = (effective.httpAllowedOrigins ?? []).compactMap { try? AllowedOrigin(parsing: $0) }
+            // Where the operator gave it, else where they gave --http / http.
+            let fileKeys = Set(configuration.settings.givenKeys)
+            let named = { (key: String) -> String in
+                if given.contains(key) { return "--" + key }
+                return fileKeys.contains(key) || !given.contains("http") ? key : "--" + key
+            }
+            web.allowedHostsSetting = named("http-allowed-host")
+            web.allowedOriginsSetting = named("http-allowed-origin")
             web.token = try ServiceSecrets.httpToken(effective)
             // Whoever built the configuration (a file, options, a program), a camera is never
             // served to the network without a token unless that is asked for in so many words.
