@@ -59,7 +59,7 @@ struct DetectionOptions: ParsableArguments {
 
     static let faceFullSearchRange = ConfigurationKey.argumentRange("face-full-search", DurationValue.self)
     @Option(name: .customLong("face-full-search"), parsing: .unconditional, help: ArgumentHelp(
-        "Time between searches of the whole picture for faces; in between, an analysis looks only around the faces being followed and where the picture moved, for a fraction of the work, and a face that appears where nothing seemed to move is found within this long (\(DetectionOptions.faceFullSearchRange.text); 0 = the whole picture at every analysis; default \(DetectionProfile.words(DetectionProfile.video.faceFullSearch))s; scan searches whole pictures).",
+        "Time between searches of the whole picture for faces; in between, an analysis looks only around the faces being followed and where the picture moved, for a fraction of the work, and a face that appears where nothing seemed to move is found within this long (\(DetectionOptions.faceFullSearchRange.text); 0 = the whole picture at every analysis; default \(DurationValue.words(seconds: DetectionProfile.video.faceFullSearch)); scan searches whole pictures).",
         valueName: "time"), transform: { try DetectionOptions.faceFullSearchRange.parse($0) })
     var faceFullSearch: DurationArgument?
 

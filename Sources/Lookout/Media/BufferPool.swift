@@ -3,8 +3,8 @@ import Dispatch
 /// A fixed set of reusable byte buffers: the frame memory of a pipeline stage.
 ///
 /// The pool never grows past `count` buffers, so a consumer that holds frames makes the producer
-/// drop (or, for recorded input, wait) instead of making memory grow. A buffer grows in place when
-/// a larger frame arrives, which only happens while the stream's frame size settles.
+/// drop (or, for recorded input, wait) instead of making memory grow. A buffer is made larger when
+/// acquired for a larger frame, which only happens while the stream's frame size settles.
 ///
 /// The table of buffers is behind the pool's lock; a buffer's bytes belong to whoever acquired it
 /// until it is released, which is what `PixelBuffer` and `FramePicture` hold.

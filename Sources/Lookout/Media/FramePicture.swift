@@ -35,10 +35,7 @@ public final class FramePicture: Sendable {
     /// A picture that owns a copy of `bytes` (tests, stills), in a pool of its own.
     public convenience init(copying bytes: [UInt8], width: Int, height: Int, pixelFormat: PixelFormat, bytesPerRow: Int = 0) {
         let pool = BufferPool(count: 1)
-        let index = pool.acquire(capacity: max(1, bytes.count), wait: false)!
-        bytes.withUnsafeBytes { source in
-            if let base = source.baseAddress { pool.pointer(index).copyMemory(from: base, byteCount: source.count) }
-        }
+        let index = bytes.withUnsafeBytes { Self.place($0, in: pool) }! // its one buffer is free
         self.init(width: width, height: height, pixelFormat: pixelFormat, bytesPerRow: bytesPerRow,
                   count: bytes.count, pool: pool, poolIndex: index)
     }
@@ -53,11 +50,16 @@ public final class FramePicture: Sendable {
     /// Copies a frame's bytes into a free buffer of `pool`; nil when none is free.
     static func copy(_ source: UnsafeRawBufferPointer, width: Int, height: Int, pixelFormat: PixelFormat,
                      bytesPerRow: Int, into pool: BufferPool) -> FramePicture? {
-        guard let index = pool.acquire(capacity: max(1, source.count), wait: false) else { return nil }
-        let destination = pool.pointer(index)
-        if let base = source.baseAddress { destination.copyMemory(from: base, byteCount: source.count) }
+        guard let index = place(source, in: pool) else { return nil }
         return FramePicture(width: width, height: height, pixelFormat: pixelFormat, bytesPerRow: bytesPerRow,
                             count: source.count, pool: pool, poolIndex: index)
+    }
+
+    /// A free buffer of `pool` holding a copy of `source`; nil when none is free.
+    private static func place(_ source: UnsafeRawBufferPointer, in pool: BufferPool) -> Int? {
+        guard let index = pool.acquire(capacity: max(1, source.count), wait: false) else { return nil }
+        if let base = source.baseAddress { pool.pointer(index).copyMemory(from: base, byteCount: source.count) }
+        return index
     }
 }
 

@@ -94,9 +94,10 @@ public final class PictureRenderer {
     private func decodeRGB(_ picture: FramePicture) throws(MediaError) {
         let count = picture.width * picture.height * 3
         if rgb.count < count { rgb = [UInt8](repeating: 0, count: count) }
+        let bytes = picture.bytes // asks the pool once
         if picture.isJPEG {
             let status = rgb.withUnsafeMutableBufferPointer { pixels in
-                tjDecompress2(decompressor, picture.bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt(picture.bytes.count),
+                tjDecompress2(decompressor, bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt(bytes.count),
                               pixels.baseAddress, Int32(picture.width), Int32(picture.width * 3), Int32(picture.height),
                               Int32(TJPF_RGB.rawValue), 0)
             }
@@ -107,12 +108,12 @@ public final class PictureRenderer {
             return
         }
         let status = rgb.withUnsafeMutableBufferPointer { pixels in
-            lk_raw_to_rgb(Self.layout(picture.pixelFormat), picture.bytes.baseAddress?.assumingMemoryBound(to: UInt8.self),
-                          picture.bytes.count, Int32(picture.width), Int32(picture.height), Int32(picture.bytesPerRow),
+            lk_raw_to_rgb(Self.layout(picture.pixelFormat), bytes.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                          bytes.count, Int32(picture.width), Int32(picture.height), Int32(picture.bytesPerRow),
                           pixels.baseAddress)
         }
         guard status == 0 else {
-            throw .corruptImage(reason: "\(picture.bytes.count) bytes is too short for a \(picture.width)x\(picture.height) \(picture.pixelFormat) picture")
+            throw .corruptImage(reason: "\(bytes.count) bytes is too short for a \(picture.width)x\(picture.height) \(picture.pixelFormat) picture")
         }
     }
 

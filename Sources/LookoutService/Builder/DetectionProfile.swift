@@ -51,11 +51,11 @@ public enum DetectionProfile: Sendable {
         }
     }
 
-    /// A default as the help and the reference write it: a whole number without its fraction, a
-    /// choice by its name.
+    /// A default as the help and the reference write it: a number as a range writes it, a choice
+    /// by its name.
     public static func words(_ value: some Sendable) -> String {
         switch value {
-        case let number as Double: number == number.rounded() && abs(number) < 1e15 ? String(Int(number)) : String(number)
+        case let number as Double: ValueRange<Double>.words(number)
         case let resolution as CodeScanResolution: resolution.rawValue
         default: "\(value)"
         }

@@ -110,11 +110,10 @@ enum ServiceParts {
             web.allowedHosts = effective.httpAllowedHosts ?? []
             // Checked when read (ConfigurationKey, HTTPOptions): none is dropped here.
             web.allowedOrigins = (effective.httpAllowedOrigins ?? []).compactMap { try? AllowedOrigin(parsing: $0) }
-            // Where the operator gave it, else where they gave --http / http.
+            // As the operator gave it; one given nowhere, as they gave `http`.
             let fileKeys = Set(configuration.settings.givenKeys)
-            let named = { (key: String) -> String in
-                if given.contains(key) { return "--" + key }
-                return fileKeys.contains(key) || !given.contains("http") ? key : "--" + key
+            let named = { (key: String) in
+                given.contains(key) || (given.contains("http") && !fileKeys.contains(key)) ? "--" + key : key
             }
             web.allowedHostsSetting = named("http-allowed-host")
             web.allowedOriginsSetting = named("http-allowed-origin")

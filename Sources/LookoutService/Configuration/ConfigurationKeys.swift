@@ -54,7 +54,7 @@ extension ConfigurationKey {
         .init("code-scan-rate", .detection, .camera, \.codeScanRate, .number(0...1000), defaultText: DetectionProfile.runThenScan(\.codeScanRate),
               "Whole-frame code scans per second of video at most; in between, ZBar reads windows around the codes it follows (0 = the whole frame on every frame)."),
         .init("face-full-search", .detection, .camera, \.faceFullSearch, .duration(0...3600),
-              defaultText: DetectionProfile.runThenScan(\.faceFullSearch) { DetectionProfile.words($0) + "s" },
+              defaultText: DetectionProfile.runThenScan(\.faceFullSearch) { DurationValue.words(seconds: $0) },
               "Time between searches of the whole picture for faces; in between, faces are looked for around the faces being followed and where the picture moved (0 = search the whole picture at every analysis)."),
         .init("motion-threshold", .detection, .camera, \.motionThreshold, .integer(0...255),
               defaultText: "4 for cameras and real-time input, 0 for files read as fast as possible",
