@@ -13,6 +13,7 @@ enum CommandLineHints {
         switch error {
         case .capture(let capture): return sentence(for: capture)
         case .mqtt(.outbox(let outbox)): return error.description + (hint(for: outbox).map { ": " + $0 } ?? "")
+        case .standardInputClosed: return error.description + "; pipe a stream into lookout or name a file with --input"
         default: return error.description
         }
     }

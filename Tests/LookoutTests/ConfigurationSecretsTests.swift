@@ -142,6 +142,37 @@ import Testing
         #expect(process.waitForExit(timeout: 60) == 0)
         #expect(!process.errors.lines.joined().contains(Self.password) && !process.output.lines.joined().contains(Self.password))
     }
+
+    /// A password in the broker's URL is warned about as the operator wrote it: a command line's
+    /// is in ps(1) for everyone, a file's is as safe as the file; each warning names its own way out.
+    @Test func aPasswordInTheBrokersURLIsWarnedAboutWhereItWasWritten() throws {
+        let state = try ScratchFolder()
+        let url = "mqtt://user:\(Self.password)@127.0.0.1:1/lookout"
+        func warnings(file mqttInFile: Bool) throws -> [String] {
+            let lines = Locked([String]())
+            let environment = Service.Environment(diagnostics: { line in lines.withLock { $0.append(line) } })
+            var overrides = ConfigurationSettings()
+            if !mqttInFile { overrides.mqtt = url }
+            let configuration = try ConfigurationFile.parse("""
+                mqtt:
+                  state-dir: \(state.path)
+                \(mqttInFile ? "  mqtt: \(url)" : "")
+                cameras:
+                  door:
+                    input: \(Fixtures.path("sample.mjpeg"))
+                """, file: "lookout.yml")
+            let service = try Service(configuration: configuration, overrides: overrides, environment: environment)
+            service.finish()
+            return lines.withLock { $0 }.filter { $0.contains("password") }
+        }
+        let commandLine = try warnings(file: false)
+        #expect(commandLine.count == 1 && commandLine[0].contains("--mqtt is visible to every user")
+                && commandLine[0].contains("--mqtt-password-file"), "\(commandLine)")
+        let file = try warnings(file: true)
+        #expect(file.count == 1 && file[0].contains("mqtt's URL") && file[0].contains("mqtt-password-file")
+                && !file[0].contains("--"), "\(file)")
+        #expect(!(commandLine + file).joined().contains("s3cr3t"))
+    }
 }
 
 /// The problems of configuration `text` (named lookout.yml), as sentences; none when it is valid.

@@ -37,7 +37,7 @@ public enum ServiceError: Error, CustomStringConvertible {
         case .web(let error): return error.description
         case .keyboard(let error): return error.description
         case .eventIDs(let error): return "event ids: \(error)"
-        case .standardInputClosed: return "standard input is closed; pipe a stream into lookout or name a file with --input"
+        case .standardInputClosed: return "standard input is closed, and the input is standard input (-)"
         case .configuration(let problems): return problems.description
         case .stopped: return "the service has stopped (its inputs ended or a stop was asked for); a reload changes nothing now"
         case .noCameraToReloadTo:

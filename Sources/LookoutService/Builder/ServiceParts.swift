@@ -81,7 +81,7 @@ enum ServiceParts {
             do throws(MQTTError) {
                 let brokers = try MQTTBrokerList(url)
                 if brokers.addresses.contains(where: { $0.password != nil }) {
-                    diagnostics("warning: the MQTT password in --mqtt is visible to every user of this machine; use --mqtt-password-file or LOOKOUT_MQTT_PASSWORD")
+                    diagnostics(ServiceSecrets.passwordInURLWarning(onCommandLine: given.contains("mqtt")))
                 }
                 var mqtt = MQTTConfiguration(brokers: brokers,
                                              clientID: effective.mqttClientID ?? ServiceSecrets.defaultClientID(topicPrefix: brokers.topicPrefix))

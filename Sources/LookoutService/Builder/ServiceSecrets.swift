@@ -34,6 +34,15 @@ enum ServiceSecrets {
         return try checkedPassword(bytes: line, from: "the MQTT password in \(path)")
     }
 
+    /// The warning for a password written in the broker's URL: on the command line any user sees
+    /// it in ps(1); in a file, whoever can read the file does.
+    static func passwordInURLWarning(onCommandLine: Bool) -> String {
+        onCommandLine
+            ? "warning: the MQTT password in --mqtt is visible to every user of this machine; use --mqtt-password-file or LOOKOUT_MQTT_PASSWORD"
+            : "warning: the MQTT password is written in mqtt's URL, readable by whoever can read the configuration; "
+                + "put it in a file of its own named by mqtt-password-file (or a systemd credential named mqtt-password)"
+    }
+
     private static func checkedPassword(bytes: [UInt8], from source: String) throws(ServiceError) -> String {
         // An empty password is MQTT's "password flag with no bytes": allowed, as before.
         guard !bytes.isEmpty else { return "" }
