@@ -85,6 +85,11 @@ int lk_sharpen(const unsigned char *gray, int width, int height, int stride, dou
 // a code no longer decide its threshold. Returns 0, or -1 when OpenCV failed.
 int lk_flatten_sharpen(const unsigned char *gray, int width, int height, int stride, unsigned char *out);
 
+// Writes a copy of an 8-bit gray image enlarged twice each way (bicubic) and then unsharp-masked
+// at `sigma` of the enlarged pixels into `out` (tightly packed, 2 x width by 2 x height). Modules
+// of two or three pixels get room for their edges. Returns 0, or -1 when OpenCV failed.
+int lk_enlarge_sharpen(const unsigned char *gray, int width, int height, int stride, double sigma, unsigned char *out);
+
 enum {
     LK_IMAGE_OK = 0,
     LK_IMAGE_DAMAGED = 1,      // no decoder took it, or the decoder failed

@@ -1,5 +1,6 @@
 import COpenCV
 import CZXing
+import Dispatch
 
 /// Every code in a still image (`lookout scan`), read by the means that read the most on the
 /// development corpus (docs/accuracy.md), in this order:
@@ -12,7 +13,9 @@ import CZXing
 ///    there. Each reads codes the picture does not;
 /// 3. ZBar over the same region;
 /// each adding the symbols the steps before did not read (merged by position: one report per
-/// symbol); a weak linear read of ZBar's alone must be confirmed;
+/// symbol); a weak linear read of ZBar's alone must be confirmed. Steps 1 to 3 are independent:
+/// on two processors ZBar's pass runs beside zxing-cpp's looks (`Look`, `sideBySide`), a third
+/// less time a picture, the same reads;
 /// 4. when none read anything, ZBar on prepared copies (`CodeSecondPass`) within the budget:
 ///    glare, bright spots, blur and damage that both readers miss;
 /// 5. PDF417, Aztec and DataMatrix also in windows (`ZXingFrameReader.readStill`) when the first
@@ -20,28 +23,30 @@ import CZXing
 /// Used on one queue only.
 final class StillCodeReader {
     let types: Set<MetadataObjectType>
-    private let zxing: ZXingScanner
-    private let zbar: BarcodeScanner?
     private let preparations: CodeSecondPass?
     private let windows: ZXingFrameReader?
-    /// The copy zxing-cpp reads (tightly packed), kept from still to still.
-    private var copy: [UInt8] = []
+    /// The first looks' lanes, each with its own zxing-cpp buffers behind its own lock: run side
+    /// by side on two processors, one after the other on one.
+    private let lanes: [Locked<Lane>]
     /// Stills the prepared copies read something in.
     private(set) var secondPassReads = 0
     /// Images zxing-cpp read, and reads that failed.
     private(set) var zxingLooks = 0
-    var zxingFailures: Int { zxing.failures + (windows?.failures ?? 0) }
+    var zxingFailures: Int { lanes.reduce(0) { sum, lane in sum + lane.withLock { $0.zxing.failures } } + (windows?.failures ?? 0) }
 
-    /// - Parameter zbar: the analysis's ZBar scanner (nil when no type ZBar reads is wanted).
-    init(types: Set<MetadataObjectType>, zbar: BarcodeScanner?) {
+    /// - Parameters:
+    ///   - zbar: the analysis's ZBar scanner (nil when no type ZBar reads is wanted).
+    ///   - processors: how many processors the first looks may use at once (1: one at a time).
+    init(types: Set<MetadataObjectType>, zbar: BarcodeScanner?, processors: Int = DetectorPool.onlineProcessorCount) {
         self.types = types
-        self.zbar = zbar
-        zxing = ZXingScanner(types: types)
         let zbarTypes = types.filter { !$0.isReadByZXingOnly }
         // zxing-cpp has looked at the picture as it is, and inverted: the copies are ZBar's.
         preparations = zbarTypes.isEmpty ? nil
             : CodeSecondPass(types: zbarTypes, steps: CodeSecondPass.Step.allCases.filter { $0 != .zxing })
         windows = types.contains(where: \.isReadByZXingOnly) ? ZXingFrameReader(types: types) : nil
+        lanes = (processors > 1 ? Self.sideBySide : [Look.allCases]).map {
+            Locked(Lane(looks: $0, zxing: ZXingScanner(types: types), zbar: $0.contains(.zbar) ? zbar : nil))
+        }
     }
 
     /// The codes in `region` of the plane, in its pixels; `budget` milliseconds for the prepared
@@ -49,14 +54,8 @@ final class StillCodeReader {
     func read(_ pixels: PixelBuffer, region: PlaneRegion, budget: Double, planeIsHalfSize: Bool) -> [ScannedCode] {
         let start = MonotonicClock.nanoseconds()
         let deadline = start + Int64(budget * 1e6)
-        let origin = pixels.baseAddress
-        var codes = zxing.scan(plane: origin, width: pixels.width, height: pixels.height, bytesPerRow: pixels.bytesPerRow,
-                               regions: [lk_region(region)], budget: 0)
+        var codes = firstLooks(pixels, region: region, planeIsHalfSize: planeIsHalfSize)
         zxingLooks += 1
-        for kind in Copy.allCases { codes.addNewSymbols(read(kind, of: pixels, region: region)) }
-        if let zbar {
-            codes.addNewSymbols(zbar.scan(pixels, region: region, planeIsHalfSize: planeIsHalfSize))
-        }
         if codes.contains(where: \.needsConfirmation) {
             let confirming = max(deadline, start + Int64(CodeAnalysis.confirmationBudget * 1e6))
             codes.removeAll { $0.needsConfirmation && !(preparations?.confirms($0, in: pixels, deadline: confirming) ?? false) }
@@ -72,6 +71,101 @@ final class StillCodeReader {
         return codes
     }
 
+    /// The first looks at a still, each independent of the others. Their reads are merged in
+    /// `Look`'s order, whichever lane ran them, so two processors read exactly what one reads.
+    enum Look: Int, CaseIterable {
+        /// zxing-cpp over the picture, every wanted type at once.
+        case picture
+        case sharpened
+        case flattened
+        /// ZBar over the picture; its reads where no zxing-cpp read lies.
+        case zbar
+        /// zxing-cpp over the picture enlarged twice and sharpened, when it is small enough
+        /// (`enlargedPixels`): after all the others, so it only adds.
+        case enlarged
+    }
+
+    /// The most pixels a picture may have to be read enlarged as well (a 4-megapixel photograph):
+    /// a larger one's codes have modules large enough, and its copy would cost four times as much.
+    static let enlargedPixels = 4_000_000
+
+    /// The looks' lanes on two processors: ZBar's pass takes about as long as zxing-cpp's four.
+    static let sideBySide: [[Look]] = [[.picture, .sharpened, .flattened, .enlarged], [.zbar]]
+
+    /// A lane's looks, with its own zxing-cpp reader and copy, and the analysis's ZBar scanner in
+    /// the lane that looks with it.
+    private struct Lane {
+        let looks: [Look]
+        let zxing: ZXingScanner
+        let zbar: BarcodeScanner?
+        /// The copy zxing-cpp reads (tightly packed), kept from still to still.
+        var copy: [UInt8] = []
+
+        /// The reads of `look`, in the plane's pixels.
+        mutating func read(_ look: Look, of pixels: PixelBuffer, region: PlaneRegion, planeIsHalfSize: Bool) -> [ScannedCode] {
+            switch look {
+            case .picture:
+                let whole = lk_zx_region(x: Int32(region.x), y: Int32(region.y), width: Int32(region.width),
+                                         height: Int32(region.height), shrink: 1)
+                return zxing.scan(plane: pixels.baseAddress, width: pixels.width, height: pixels.height,
+                                  bytesPerRow: pixels.bytesPerRow, regions: [whole], budget: 0)
+            case .sharpened: return read(.sharpened, of: pixels, region: region)
+            case .flattened: return read(.flattened, of: pixels, region: region)
+            case .enlarged:
+                guard region.width * region.height <= StillCodeReader.enlargedPixels else { return [] }
+                return read(.enlarged, of: pixels, region: region)
+            case .zbar: return zbar?.scan(pixels, region: region, planeIsHalfSize: planeIsHalfSize) ?? []
+            }
+        }
+
+        /// zxing-cpp over a copy of the region; codes in the plane's pixels.
+        private mutating func read(_ kind: Copy, of pixels: PixelBuffer, region: PlaneRegion) -> [ScannedCode] {
+            guard region.width >= 16, region.height >= 16 else { return [] }
+            let scale = kind == .enlarged ? 2 : 1
+            let (copyWidth, copyHeight) = (region.width * scale, region.height * scale)
+            let count = copyWidth * copyHeight
+            if copy.count < count { copy = [UInt8](repeating: 0, count: count) }
+            let origin = pixels.baseAddress.assumingMemoryBound(to: UInt8.self) + region.y * pixels.bytesPerRow + region.x
+            let (width, height, stride) = (Int32(region.width), Int32(region.height), Int32(pixels.bytesPerRow))
+            let made = copy.withUnsafeMutableBufferPointer {
+                switch kind {
+                case .sharpened: lk_sharpen(origin, width, height, stride, 1, $0.baseAddress!)
+                case .flattened: lk_flatten_sharpen(origin, width, height, stride, $0.baseAddress!)
+                case .enlarged: lk_enlarge_sharpen(origin, width, height, stride, 2, $0.baseAddress!)
+                }
+            }
+            guard made == 0 else { return [] }
+            var codes = [ScannedCode]()
+            for effort in kind.looks {
+                codes.addNewSymbols(copy.withUnsafeBytes { [zxing] in
+                    zxing.scan(plane: $0.baseAddress!, width: copyWidth, height: copyHeight, bytesPerRow: copyWidth,
+                               scale: 1 / Double(scale), effort: effort)
+                })
+            }
+            // Only the matrix codes whose Reed-Solomon check a sharpened edge cannot fool: on the
+            // benchmark photographs a sharpened copy gave an EAN-13 under glare a wrong text that the
+            // picture itself did not.
+            return codes.filter { StillCodeReader.trustedInCopies.contains($0.type) }.map { $0.offset(x: region.x, y: region.y) }
+        }
+    }
+
+    private func firstLooks(_ pixels: PixelBuffer, region: PlaneRegion, planeIsHalfSize: Bool) -> [ScannedCode] {
+        let found = Locked([[ScannedCode]](repeating: [], count: Look.allCases.count))
+        let lanes = lanes
+        let run = { @Sendable (lane: Locked<Lane>) in
+            lane.withLock { lane in
+                for look in lane.looks {
+                    let reads = lane.read(look, of: pixels, region: region, planeIsHalfSize: planeIsHalfSize)
+                    found.withLock { $0[look.rawValue] = reads }
+                }
+            }
+        }
+        if lanes.count == 1 { run(lanes[0]) } else { DispatchQueue.concurrentPerform(iterations: lanes.count) { run(lanes[$0]) } }
+        var codes = [ScannedCode]()
+        for reads in found.withLock({ $0 }) { codes.addNewSymbols(reads) }
+        return codes
+    }
+
     /// The copies zxing-cpp reads after the picture, in this order (docs/accuracy.md has what
     /// each adds on the benchmark photographs).
     enum Copy: CaseIterable {
@@ -79,46 +173,18 @@ final class StillCodeReader {
         case sharpened
         /// Divided by its light, stretched, sharpened at sigma 2.
         case flattened
+        /// Enlarged twice each way, sharpened at sigma 2 of its pixels (1 of the picture's).
+        case enlarged
 
         var looks: [ZXingScanner.Effort] {
             switch self {
             case .sharpened: [.thorough, ZXingScanner.Effort.thorough.union(.globalThreshold)]
-            case .flattened: [.thorough]
+            case .flattened, .enlarged: [.thorough]
             }
         }
     }
 
     /// What a copy may report.
     static let trustedInCopies: Set<MetadataObjectType> = [.qr, .aztec, .dataMatrix]
-
-    /// zxing-cpp over a copy of the region; codes in the plane's pixels.
-    private func read(_ kind: Copy, of pixels: PixelBuffer, region: PlaneRegion) -> [ScannedCode] {
-        guard region.width >= 16, region.height >= 16 else { return [] }
-        let count = region.width * region.height
-        if copy.count < count { copy = [UInt8](repeating: 0, count: count) }
-        let origin = pixels.baseAddress.assumingMemoryBound(to: UInt8.self) + region.y * pixels.bytesPerRow + region.x
-        let (width, height, stride) = (Int32(region.width), Int32(region.height), Int32(pixels.bytesPerRow))
-        let made = copy.withUnsafeMutableBufferPointer {
-            switch kind {
-            case .sharpened: lk_sharpen(origin, width, height, stride, 1, $0.baseAddress!)
-            case .flattened: lk_flatten_sharpen(origin, width, height, stride, $0.baseAddress!)
-            }
-        }
-        guard made == 0 else { return [] }
-        var codes = [ScannedCode]()
-        for effort in kind.looks {
-            codes.addNewSymbols(copy.withUnsafeBytes {
-                zxing.scan(plane: $0.baseAddress!, width: region.width, height: region.height, bytesPerRow: region.width,
-                           effort: effort)
-            })
-        }
-        // Only the matrix codes whose Reed-Solomon check a sharpened edge cannot fool: on the
-        // benchmark photographs a sharpened copy gave an EAN-13 under glare a wrong text that the
-        // picture itself did not.
-        return codes.filter { Self.trustedInCopies.contains($0.type) }.map { $0.offset(x: region.x, y: region.y) }
-    }
-
-    private func lk_region(_ region: PlaneRegion) -> lk_zx_region {
-        lk_zx_region(x: Int32(region.x), y: Int32(region.y), width: Int32(region.width), height: Int32(region.height), shrink: 1)
-    }
 }
+
