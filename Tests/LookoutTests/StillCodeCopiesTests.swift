@@ -2,7 +2,7 @@ import COpenCV
 import Testing
 @testable import Lookout
 
-/// The copies `lookout scan` has zxing-cpp read after the picture (`StillCodeReader.Copy`): each
+/// The copies `lookout scan` has zxing-cpp read after the picture (`StillCodeReader.Look`): each
 /// reads a code the picture and the other copies do not.
 @Suite("still code copies")
 struct StillCodeCopiesTests {
@@ -41,6 +41,40 @@ struct StillCodeCopiesTests {
         let objects = try jsonObjects(try lookout(["scan", "--types", "qr", Fixtures.path("qr-over-exposed.png")]))
         #expect(objects.map { $0["value"] as? String } == [Self.overExposed])
         #expect(objects.first?["decoder"] as? String == "zxing")
+    }
+
+    /// A small blurred code on a label wrapped round a can, cropped from a benchmark photograph of
+    /// the corpus (Tests/Fixtures/qr-enlarge.png, modules of 2.8 px): neither reader reads the
+    /// picture, the sharpened or the flattened copy; zxing-cpp reads it once it is enlarged twice
+    /// and sharpened, and so do scan's first looks, on one processor and on two.
+    @Test func theEnlargedCopyReadsASmallBlurredCode() throws {
+        let image = try StillImage.load(path: Fixtures.path("qr-enlarge.png"))
+        let text = "https://example.com/the/305873?id="
+        #expect(Self.texts(in: image).isEmpty, "zxing-cpp reads the picture as it is: the fixture no longer tests the copy")
+        let sharpen = { lk_sharpen($0, $1, $2, $3, 1, $4) }
+        #expect(Self.texts(in: image, copy: sharpen).isEmpty)
+        #expect(Self.texts(in: image, effort: ZXingScanner.Effort.thorough.union(.globalThreshold), copy: sharpen).isEmpty)
+        #expect(Self.texts(in: image, copy: { lk_flatten_sharpen($0, $1, $2, $3, $4) }).isEmpty)
+        let whole = (x: 0, y: 0, width: image.width, height: image.height)
+        #expect(BarcodeScanner(types: [.qr]).scan(image, region: whole).isEmpty)
+
+        var enlarged = [UInt8](repeating: 0, count: 4 * image.width * image.height)
+        let made = enlarged.withUnsafeMutableBufferPointer {
+            lk_enlarge_sharpen(image.baseAddress.assumingMemoryBound(to: UInt8.self), Int32(image.width), Int32(image.height),
+                               Int32(image.bytesPerRow), 2, $0.baseAddress!)
+        }
+        #expect(made == 0)
+        let read = enlarged.withUnsafeBytes {
+            ZXingScanner(types: [.qr]).scan(plane: $0.baseAddress!, width: 2 * image.width, height: 2 * image.height,
+                                            bytesPerRow: 2 * image.width)
+        }
+        #expect(read.map { String(decoding: $0.payload, as: UTF8.self) } == [text])
+        for processors in [1, 2] {
+            // No budget: the prepared copies and windows stay off, so the first looks read it.
+            let codes = StillCodeReader(types: [.qr], zbar: BarcodeScanner(types: [.qr]), processors: processors)
+                .read(image, region: whole, budget: 0, planeIsHalfSize: false)
+            #expect(codes.map { String(decoding: $0.payload, as: UTF8.self) } == [text], "\(processors) processors")
+        }
     }
 
     /// A plain white picture stays plain when flattened: no division by zero, no levels made up.

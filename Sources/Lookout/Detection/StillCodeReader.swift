@@ -11,11 +11,11 @@ import Dispatch
 ///    blur small modules into each other; and flattened (each pixel over the light around it,
 ///    then sharpened), since a bright spot, glare or a shadow across a code decides no threshold
 ///    there. Each reads codes the picture does not;
-/// 3. ZBar over the same region;
+/// 3. ZBar over the same region, and zxing-cpp over a copy enlarged twice and sharpened (pictures
+///    up to `enlargedPixels`): small modules get room for their edges;
 /// each adding the symbols the steps before did not read (merged by position: one report per
 /// symbol); a weak linear read of ZBar's alone must be confirmed. Steps 1 to 3 are independent:
-/// on two processors ZBar's pass runs beside zxing-cpp's looks (`Look`, `sideBySide`), a third
-/// less time a picture, the same reads;
+/// on two processors they run in two lanes (`Look`, `sideBySide`), the same reads in less time;
 /// 4. when none read anything, ZBar on prepared copies (`CodeSecondPass`) within the budget:
 ///    glare, bright spots, blur and damage that both readers miss;
 /// 5. PDF417, Aztec and DataMatrix also in windows (`ZXingFrameReader.readStill`) when the first
@@ -72,17 +72,29 @@ final class StillCodeReader {
     }
 
     /// The first looks at a still, each independent of the others. Their reads are merged in
-    /// `Look`'s order, whichever lane ran them, so two processors read exactly what one reads.
+    /// `Look`'s order, whichever lane ran them, so two processors read exactly what one reads
+    /// (docs/accuracy.md has what each copy adds on the benchmark photographs).
     enum Look: Int, CaseIterable {
         /// zxing-cpp over the picture, every wanted type at once.
         case picture
+        /// Unsharp-masked at sigma 1, read with local thresholds and with one global threshold.
         case sharpened
+        /// Divided by its light, stretched, sharpened at sigma 2.
         case flattened
         /// ZBar over the picture; its reads where no zxing-cpp read lies.
         case zbar
-        /// zxing-cpp over the picture enlarged twice and sharpened, when it is small enough
-        /// (`enlargedPixels`): after all the others, so it only adds.
+        /// Enlarged twice each way, sharpened at sigma 2 of its pixels (1 of the picture's), when
+        /// the picture is small enough (`enlargedPixels`): after all the others, so it only adds.
         case enlarged
+
+        /// How zxing-cpp reads a copy, once per effort.
+        var copyEfforts: [ZXingScanner.Effort] {
+            switch self {
+            case .sharpened: [.thorough, ZXingScanner.Effort.thorough.union(.globalThreshold)]
+            case .flattened, .enlarged: [.thorough]
+            case .picture, .zbar: []
+            }
+        }
     }
 
     /// The most pixels a picture may have to be read enlarged as well (a 4-megapixel photograph):
@@ -110,17 +122,14 @@ final class StillCodeReader {
                                          height: Int32(region.height), shrink: 1)
                 return zxing.scan(plane: pixels.baseAddress, width: pixels.width, height: pixels.height,
                                   bytesPerRow: pixels.bytesPerRow, regions: [whole], budget: 0)
-            case .sharpened: return read(.sharpened, of: pixels, region: region)
-            case .flattened: return read(.flattened, of: pixels, region: region)
-            case .enlarged:
-                guard region.width * region.height <= StillCodeReader.enlargedPixels else { return [] }
-                return read(.enlarged, of: pixels, region: region)
             case .zbar: return zbar?.scan(pixels, region: region, planeIsHalfSize: planeIsHalfSize) ?? []
+            case .enlarged where region.width * region.height > StillCodeReader.enlargedPixels: return []
+            case .sharpened, .flattened, .enlarged: return readCopy(look, of: pixels, region: region)
             }
         }
 
         /// zxing-cpp over a copy of the region; codes in the plane's pixels.
-        private mutating func read(_ kind: Copy, of pixels: PixelBuffer, region: PlaneRegion) -> [ScannedCode] {
+        private mutating func readCopy(_ kind: Look, of pixels: PixelBuffer, region: PlaneRegion) -> [ScannedCode] {
             guard region.width >= 16, region.height >= 16 else { return [] }
             let scale = kind == .enlarged ? 2 : 1
             let (copyWidth, copyHeight) = (region.width * scale, region.height * scale)
@@ -128,16 +137,17 @@ final class StillCodeReader {
             if copy.count < count { copy = [UInt8](repeating: 0, count: count) }
             let origin = pixels.baseAddress.assumingMemoryBound(to: UInt8.self) + region.y * pixels.bytesPerRow + region.x
             let (width, height, stride) = (Int32(region.width), Int32(region.height), Int32(pixels.bytesPerRow))
-            let made = copy.withUnsafeMutableBufferPointer {
+            let made: Int32 = copy.withUnsafeMutableBufferPointer {
                 switch kind {
                 case .sharpened: lk_sharpen(origin, width, height, stride, 1, $0.baseAddress!)
                 case .flattened: lk_flatten_sharpen(origin, width, height, stride, $0.baseAddress!)
                 case .enlarged: lk_enlarge_sharpen(origin, width, height, stride, 2, $0.baseAddress!)
+                case .picture, .zbar: -1
                 }
             }
             guard made == 0 else { return [] }
             var codes = [ScannedCode]()
-            for effort in kind.looks {
+            for effort in kind.copyEfforts {
                 codes.addNewSymbols(copy.withUnsafeBytes { [zxing] in
                     zxing.scan(plane: $0.baseAddress!, width: copyWidth, height: copyHeight, bytesPerRow: copyWidth,
                                scale: 1 / Double(scale), effort: effort)
@@ -167,25 +177,6 @@ final class StillCodeReader {
         return codes
     }
 
-    /// The copies zxing-cpp reads after the picture, in this order (docs/accuracy.md has what
-    /// each adds on the benchmark photographs).
-    enum Copy: CaseIterable {
-        /// Unsharp-masked at sigma 1, read with local thresholds and with one global threshold.
-        case sharpened
-        /// Divided by its light, stretched, sharpened at sigma 2.
-        case flattened
-        /// Enlarged twice each way, sharpened at sigma 2 of its pixels (1 of the picture's).
-        case enlarged
-
-        var looks: [ZXingScanner.Effort] {
-            switch self {
-            case .sharpened: [.thorough, ZXingScanner.Effort.thorough.union(.globalThreshold)]
-            case .flattened, .enlarged: [.thorough]
-            }
-        }
-    }
-
     /// What a copy may report.
     static let trustedInCopies: Set<MetadataObjectType> = [.qr, .aztec, .dataMatrix]
 }
-

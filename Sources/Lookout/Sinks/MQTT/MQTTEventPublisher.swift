@@ -1,6 +1,5 @@
 import Dispatch
 import Logging
-import Synchronization
 
 /// Publishes events and state to an MQTT broker the way Frigate and Home Assistant expect, on one
 /// connection of its own (a camera's, or a node's; see `MQTTNode`). Under its prefix:
@@ -70,7 +69,7 @@ public final class MQTTEventPublisher: Sendable {
     }
 
     private func receive(_ event: MQTTConnection.Event) {
-        queue.async { [self] in state.withLock { $0.handle(event) } }
+        onQueue { $0.handle(event) }
     }
 
     /// Starts connecting in the background; events published before the connection is up wait.
@@ -82,28 +81,28 @@ public final class MQTTEventPublisher: Sendable {
     /// presence and codes update their retained state topics.
     public func publish(_ event: DetectionEvent, line: [UInt8]) {
         let payload = line.last == 0x0A ? Array(line.dropLast()) : line
-        queue.async { [self] in state.withLock { $0.publish(event, payload: payload) } }
+        onQueue { $0.publish(event, payload: payload) }
     }
 
     /// Publishes an event snapshot (binary JPEG) to `<prefix>/snapshot`, retained. Only the newest
     /// waits while the broker is away, so snapshots never pile up in memory.
     public func publishSnapshot(_ jpeg: [UInt8]) {
-        queue.async { [self] in state.withLock { $0.publishSnapshot(jpeg) } }
+        onQueue { $0.publishSnapshot(jpeg) }
     }
 
     /// Removes the camera's Home Assistant entities (empty retained discovery configs), for a
     /// camera a reload removed: Home Assistant then forgets it instead of showing it unavailable.
     public func withdrawDiscovery() {
-        queue.async { [self] in state.withLock { $0.withdrawDiscovery() } }
+        onQueue { $0.withdrawDiscovery() }
     }
 
     /// Says whether the camera's frames flow (retained `available`), now and after reconnects.
     public func setAvailable(_ isAvailable: Bool) {
-        queue.async { [self] in state.withLock { $0.setAvailable(isAvailable) } }
+        onQueue { $0.setAvailable(isAvailable) }
     }
 
     public var statistics: Statistics {
-        queue.sync { state.withLock { $0.statistics } }
+        onQueueAndWait { $0.statistics }
     }
 
     /// Seconds a stop gives a camera's connection in all (delivery, "offline", disconnect) when no
@@ -126,21 +125,33 @@ public final class MQTTEventPublisher: Sendable {
         }
         // 0.4 s is kept for "offline" and the disconnect, 0.2 s of it for the disconnect.
         waitUntilIdle(timeout: left(keeping: 0.4))
-        queue.sync { state.withLock { $0.sendOffline() } }
+        onQueueAndWait { $0.sendOffline() }
         waitUntilIdle(timeout: left(keeping: 0.2))
         let waited = min(bound, Double(MonotonicClock.nanoseconds() - start) / 1e9)
-        let undelivered = queue.sync { state.withLock { $0.undeliveredNow(waited: waited) } }
+        let undelivered = onQueueAndWait { $0.undeliveredNow(waited: waited) }
         connection.stop(timeout: max(0, left(keeping: 0)))
-        queue.sync { state.withLock { $0.finishLog() } }
-        queue.sync { state.withLock { $0.closeOutbox() } }
+        onQueueAndWait {
+            $0.finishLog()
+            $0.closeOutbox()
+        }
         return undelivered
     }
 
     private func waitUntilIdle(timeout: Double) {
         let deadline = DispatchTime.fromNow(seconds: timeout)
         while true {
-            let done = queue.sync { state.withLock { $0.checkIdle() } }
+            let done = onQueueAndWait { $0.checkIdle() }
             if done || idle.wait(timeout: deadline) == .timedOut { return }
         }
+    }
+
+    /// `work` on the queue, with the state, after what was asked before it.
+    private func onQueue(_ work: @escaping @Sendable (inout MQTTPublisherState) -> Void) {
+        queue.async { [state] in state.withLock(work) }
+    }
+
+    /// `work` on the queue, with the state, once what was asked before it is done; its result.
+    private func onQueueAndWait<Result>(_ work: (inout MQTTPublisherState) -> Result) -> Result {
+        queue.sync { state.withLock(work) }
     }
 }
