@@ -2,7 +2,8 @@ import ArgumentParser
 import Lookout
 import LookoutService
 
-/// Options that configure a camera (`--input /dev/videoN`, or the default camera).
+/// Options that configure a camera (`--input /dev/videoN`, or the default camera) and read more
+/// than their key's table states; the others (`--buffers`, `--watchdog`, ...) are the table's alone.
 struct CameraOptions: ParsableArguments {
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp(
         "Camera frame size (default \(ConfigurationKey.defaultText(of: "size")); each side 1 to \(FrameSize.maximumSide)).", valueName: "WxH"))
@@ -12,24 +13,10 @@ struct CameraOptions: ParsableArguments {
         "Camera pixel format, as `lookout devices` lists it (default: \(ConfigurationKey.defaultText(of: "pixel-format"))).", valueName: "fourcc"))
     var pixelFormat: String?
 
-    static let bufferRange = ConfigurationKey.argumentRange("buffers", Int.self)
-    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Driver buffers to stream with (\(CameraOptions.bufferRange.text)). (default: \(ConfigurationKey.defaultText(of: "buffers")))", valueName: "n"),
-            transform: { try CameraOptions.bufferRange.parse($0) })
-    var buffers: Int?
-
     @Option(name: .customLong("control"), help: ArgumentHelp(
         "Set a camera control before streaming, by the name `lookout devices --controls` shows (repeatable).",
         valueName: "name=value"))
     var controls: [String] = []
-
-    static let watchdogRange = ConfigurationKey.argumentRange("watchdog", Double.self)
-    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp(
-        "Seconds without a frame before the camera counts as lost (\(CameraOptions.watchdogRange.text)). (default: \(ConfigurationKey.defaultText(of: "watchdog")))", valueName: "seconds"),
-            transform: { try CameraOptions.watchdogRange.parse($0) })
-    var watchdog: Double?
-
-    @Flag(name: .customLong("exit-on-loss"), help: "Exit with status 69 when the camera is lost, instead of reconnecting.")
-    var exitOnLoss = false
 
     mutating func validate() throws {
         _ = try parsedSize()
@@ -71,10 +58,7 @@ struct CameraOptions: ParsableArguments {
         var settings = ConfigurationSettings()
         settings.size = try parsedSize()
         settings.pixelFormat = try parsedPixelFormat()
-        settings.buffers = buffers
         settings.controls = try parsedControls()
-        settings.watchdog = watchdog
-        settings.exitOnLoss = exitOnLoss ? true : nil
         return settings
     }
 }

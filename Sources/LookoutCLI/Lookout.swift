@@ -71,6 +71,11 @@ struct Lookout: ParsableCommand {
             // A usage error is one line on standard error, as every other diagnostic; help,
             // --version and exit codes (whose message is written already) go through
             // ArgumentParser as usual.
+            if exitCode(for: error) == .success, RunHelp.isRequested(by: message(for: error)) {
+                // run's screen, with the options the key table alone declares.
+                print(RunHelp.text())
+                exit(withError: ExitCode.success)
+            }
             guard exitCode(for: error) == .validationFailure, !(error is ExitCode) else { exit(withError: error) }
             let message = message(for: error).split(separator: "\n").first.map(String.init) ?? "invalid usage"
             printDiagnostic((message.hasPrefix("Error: ") ? String(message.dropFirst(7)) : message)

@@ -49,8 +49,8 @@ struct RunCommand: ParsableCommand {
         "Hardware decoding for inputs read through ffmpeg (its -hwaccel: auto, vaapi, cuda, ...).", valueName: "api"))
     var hwaccel: String?
 
-    @Flag(name: .long, help: "Behave like a camera: drop frames the detectors cannot keep up with; a file is paced at its frame rate, a pipe taken as it comes.")
-    var realtime = false
+    @Flag(name: .long, inversion: .prefixedNo, help: "Behave like a camera: drop frames the detectors cannot keep up with; a file is paced at its frame rate, a pipe taken as it comes. (default: --no-realtime)")
+    var realtime: Bool?
 
     static let fpsRange = ConfigurationKey.argumentRange("fps", Double.self)
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp(
@@ -58,16 +58,20 @@ struct RunCommand: ParsableCommand {
         valueName: "fps"), transform: { try RunCommand.fpsRange.parse($0) })
     var fps: Double?
 
-    @OptionGroup(title: "Camera") var camera: CameraOptions
-    @OptionGroup(title: "Detection") var detection: DetectionOptions
-    @OptionGroup(title: "Output") var output: OutputOptions
-    @OptionGroup(title: "Events") var events: EventOptions
-    @OptionGroup(title: "MQTT") var mqtt: MQTTOptions
-    @OptionGroup(title: "Hooks") var hooks: HookOptions
-    @OptionGroup(title: "Snapshots") var snapshots: SnapshotOptions
-    @OptionGroup(title: "Recordings") var recordings: RecordingOptions
-    @OptionGroup(title: "Keyboard output") var keyboard: KeyboardOptions
-    @OptionGroup(title: "Web view and API") var web: HTTPOptions
+    @OptionGroup(title: ConfigurationSection.capture.title) var camera: CameraOptions
+    @OptionGroup(title: ConfigurationSection.detection.title) var detection: DetectionOptions
+    @OptionGroup(title: ConfigurationSection.output.title) var output: OutputOptions
+    @OptionGroup(title: ConfigurationSection.events.title) var events: EventOptions
+    @OptionGroup(title: ConfigurationSection.mqtt.title) var mqtt: MQTTOptions
+    @OptionGroup(title: ConfigurationSection.hooks.title) var hooks: HookOptions
+    @OptionGroup(title: ConfigurationSection.snapshots.title) var snapshots: SnapshotOptions
+    @OptionGroup(title: ConfigurationSection.recordings.title) var recordings: RecordingOptions
+    @OptionGroup(title: ConfigurationSection.keyboard.title) var keyboard: KeyboardOptions
+    @OptionGroup(title: ConfigurationSection.http.title) var web: HTTPOptions
+
+    /// Every other option: a configuration key no option above declares, read and described
+    /// from the key table (`ConfigurationOptions`, `RunHelp`).
+    @Argument(parsing: .allUnrecognized, help: .hidden) var keyOptions: [String] = []
 
     /// The configuration file: --config, or $LOOKOUT_CONFIG.
     var configurationPath: String? {
@@ -81,6 +85,7 @@ struct RunCommand: ParsableCommand {
             throw ValidationError("--size \(size.width)x\(size.height) is more than the \(detection.pixelBudget.maximumPixels) pixels --max-pixels allows.")
         }
         if let config, config.isEmpty { throw ValidationError("--config needs a file.") }
+        _ = try keySettings()
         if configurationPath == nil {
             try mqtt.checkStandingAlone()
             try web.checkStandingAlone()
@@ -116,14 +121,23 @@ struct RunCommand: ParsableCommand {
         return result
     }
 
+    /// The settings of the options only the key table declares.
+    func keySettings() throws -> ConfigurationSettings {
+        do throws(ConfigurationOptions.Refusal) {
+            return try ConfigurationOptions.settings(from: keyOptions)
+        } catch {
+            throw ValidationError(error.description)
+        }
+    }
+
     /// Every option given, as settings over the file's (and every camera's).
     func overrides() throws -> ConfigurationSettings {
         var settings = try camera.settings()
-        if realtime { settings.realtime = true }
+        settings.realtime = realtime
         settings.hwaccel = hwaccel
         settings.fps = fps
         for group in [try detection.settings(), output.settings, events.settings, mqtt.settings, hooks.settings, snapshots.settings,
-                      recordings.settings, keyboard.settings, web.settings] {
+                      recordings.settings, keyboard.settings, web.settings, try keySettings()] {
             settings = settings.overlaid(by: group)
         }
         return settings

@@ -2,7 +2,8 @@ import ArgumentParser
 import Lookout
 import LookoutService
 
-/// Snapshots of the frames events are decided on (`--snapshots DIR`).
+/// Snapshots of the frames events are decided on (`--snapshots DIR`); `--snapshot-clean` and
+/// `--snapshot-keep` are the key table's alone.
 struct SnapshotOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp(
         "Write a JPEG of the frame for each code, face_enter and presence-on event into this directory (made if missing); the event line names it in \"snapshot\".",
@@ -12,15 +13,6 @@ struct SnapshotOptions: ParsableArguments {
     @Flag(name: .customLong("snapshot-boxes"), inversion: .prefixedNo,
           help: "Draw the event's objects (outline and label) on snapshots. (default: --snapshot-boxes)")
     var boxes: Bool?
-
-    @Flag(name: .customLong("snapshot-clean"), help: "Also write each snapshot without boxes, as <name>.clean.jpg.")
-    var clean = false
-
-    static let keepRange = ConfigurationKey.argumentRange("snapshot-keep", Int.self)
-    @Option(name: .customLong("snapshot-keep"), parsing: .unconditional, help: ArgumentHelp(
-        "Keep the newest n snapshots in the directory; older ones are deleted (\(SnapshotOptions.keepRange.text)). (default: \(ConfigurationKey.defaultText(of: "snapshot-keep")))", valueName: "n"),
-            transform: { try SnapshotOptions.keepRange.parse($0) })
-    var keep: Int?
 
     @Option(name: .customLong("snapshot-on"), help: ArgumentHelp(
         "The events that take a snapshot, comma-separated: " + SnapshotTrigger.allCases.map(\.rawValue).joined(separator: ", ") + " (presence: when it turns on). (default: all)",
@@ -48,8 +40,6 @@ struct SnapshotOptions: ParsableArguments {
         var settings = ConfigurationSettings()
         settings.snapshots = snapshots
         settings.snapshotBoxes = boxes
-        if clean { settings.snapshotClean = true }
-        settings.snapshotKeep = keep
         settings.snapshotOn = try? parsedTriggers()
         return settings
     }

@@ -33,19 +33,19 @@ import Testing
         #expect(options.count > 60)
         // --config names the file itself; --input is a camera's `input`; no-X is the inversion of X.
         let withoutKeys: Set<String> = ["config", "input", "help", "version"]
-        // Repeatable options whose key holds the list: --mask and --zone give `masks` and `zones`.
-        let plural = ["mask": "masks", "zone": "zones"]
-        let keys = Set(ConfigurationKey.all.map(\.name))
-        let missing = options.subtracting(withoutKeys).filter { !keys.contains(plural[$0] ?? $0) && !($0.hasPrefix("no-") && keys.contains(String($0.dropFirst(3)))) }
+        // Each key's option is named in the table (--mask and --zone, once per polygon, give `masks` and `zones`).
+        let keyOptions = Set(ConfigurationKey.all.map(\.option))
+        let missing = options.subtracting(withoutKeys).filter { !keyOptions.contains($0) && !($0.hasPrefix("no-") && keyOptions.contains(String($0.dropFirst(3)))) }
         #expect(missing.isEmpty, "options without a configuration key: \(missing.sorted())")
-        // And no key without an option, but those a camera's section alone holds.
-        let keysWithoutOptions = keys.subtracting(options.map { plural[$0] ?? $0 }).filter { ConfigurationKey.named($0)?.scope != .cameraOnly }
+        // And no key without an option, but those a camera's section alone holds: a key the
+        // command line does not declare is described from the table (`--buffers`, `--hook-jobs`).
+        let keysWithoutOptions = ConfigurationKey.all.filter { $0.scope != .cameraOnly && !options.contains($0.option) }.map(\.name)
         #expect(keysWithoutOptions.isEmpty, "keys without an option: \(keysWithoutOptions.sorted())")
     }
 
     /// A key declared in the table alone is read from the file and its cameras, checked with its
-    /// range, printed by `config print`, and described in the schema and the reference: none of
-    /// them names a key. (Its `lookout run` option is the one place more: `everyOptionOfRunHasAKey`.)
+    /// range, printed by `config print`, described in the schema and the reference, and is a
+    /// `lookout run` option read and described from the table: none of them names a key.
     @Test func aKeyDeclaredInTheTableAloneIsFoundEverywhere() throws {
         let key = ConfigurationKey("test-only-level", .detection, .camera, \.verifyNeighbors, .integer(3...9),
                                    defaultText: "unset", "A key only this test declares.")
@@ -83,6 +83,19 @@ import Testing
             let row = reference.split(separator: "\n").first { $0.contains("`test-only-level`") }
             #expect(row?.contains("A key only this test declares.") == true, "\(reference)")
             #expect(row?.contains(key.allowed) == true)
+
+            // The option: read by the key's own reader, refused in its words, in the help.
+            #expect(try ConfigurationOptions.settings(from: ["--test-only-level", "4"]).verifyNeighbors == 4)
+            #expect(try ConfigurationOptions.settings(from: ["--test-only-level=9"]).verifyNeighbors == 9)
+            #expect(throws: ConfigurationOptions.Refusal.invalidValue("12", option: "--test-only-level <n>", reason: "allowed " + key.allowed)) {
+                try ConfigurationOptions.settings(from: ["--test-only-level", "12"])
+            }
+            #expect(ConfigurationOptions.helpLines(of: key) == ["  --test-only-level <n>   A key only this test declares (3 to 9). (default:",
+                                                               "                          unset)"])
+        }
+        // Without the key in the table, it is no option.
+        #expect(throws: ConfigurationOptions.Refusal.unknownOption("--test-only-level")) {
+            try ConfigurationOptions.settings(from: ["--test-only-level", "4"])
         }
     }
 

@@ -60,6 +60,14 @@ struct DocumentationTests {
         var commands = Commands(dump: root)
         // ArgumentParser's own options of the root command.
         commands.options["", default: []].formUnion(["version", "experimental-dump-help", "generate-completion-script"])
+        // run's options that only the key table declares are in its help, not in ArgumentParser's dump.
+        let help = try lookout(["run", "--help"])
+        try #require(help.status == 0)
+        for line in String(decoding: help.stdout, as: UTF8.self).split(separator: "\n") {
+            guard let match = line.firstMatch(of: /^  (?:-[a-zA-Z], )?--([a-z][a-z0-9-]+)(?:\/--(no-[a-z0-9-]+))?/) else { continue }
+            commands.options["run", default: []].insert(String(match.output.1))
+            if let inverse = match.output.2 { commands.options["run", default: []].insert(String(inverse)) }
+        }
         return commands
     }
 

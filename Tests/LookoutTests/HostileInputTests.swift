@@ -130,7 +130,8 @@ struct HostileInputTests {
 
     @Test func standardInputClosedExits66AtOnce() throws {
         let run = try measuredLookout(["run", "--input", "-"], stdin: nil, timeout: 60)
-        expectRefusal(run, status: 66, saying: "standard input is closed")
+        // The library's sentence, and the command line's hint of what to change.
+        expectRefusal(run, status: 66, saying: "standard input is closed, and the input is standard input (-); pipe a stream into lookout or name a file with --input")
     }
 
     @Test func y4mHeaderRatesOutOfRangeAreRefused() throws {

@@ -29,6 +29,15 @@ public struct ConfigurationKey: Sendable {
     /// The allowed values in words of a scalar the `lookout run` option reads with the key's own
     /// range (`argumentRange`); nil for the rest.
     package let argumentAllowed: String?
+    /// The `lookout run` option that gives the key: its name, but `--mask` and `--zone`, given
+    /// once per polygon, for `masks` and `zones`.
+    package let option: String
+    /// What the option's help calls its argument (`--buffers <n>`).
+    package let valueName: String
+    /// The key takes true or false: its option is a flag, `--KEY` and `--no-KEY`.
+    package let isFlag: Bool
+    /// The key holds a list: its option may be given once per item.
+    package let takesList: Bool
 
     /// The key's `ValueKind`, for `argumentRange`.
     private let kind: any Sendable
@@ -40,8 +49,16 @@ public struct ConfigurationKey: Sendable {
 
     package init<Value>(_ name: String, _ section: ConfigurationSection, _ scope: Scope, _ path: WritableKeyPath<ConfigurationSettings, Value?> & Sendable,
                 _ kind: ValueKind<Value>, default defaultValue: Value? = nil, defaultText: String? = nil, secret: Bool = false,
-                _ summary: String) {
+                option: String? = nil, _ summary: String) {
         self.name = name
+        self.option = option ?? name
+        valueName = kind.valueName
+        isFlag = Value.self == Bool.self
+        switch kind.schema["type"] {
+        case .string("array"): takesList = true
+        case .list(let types): takesList = types.contains(.string("array"))
+        default: takesList = false
+        }
         self.section = section
         self.scope = scope
         self.summary = summary
@@ -150,4 +167,16 @@ public enum ConfigurationSection: String, Sendable, CaseIterable {
 
     /// The section's keys, in order.
     public var keys: [ConfigurationKey] { ConfigurationKey.all.filter { $0.section == self && $0.scope != .cameraOnly } }
+
+    /// The title of the section's group of options in `lookout run --help`.
+    package var title: String {
+        switch self {
+        case .capture: return "Camera"
+        case .keyboard: return "Keyboard output"
+        case .output: return "Output"
+        case .mqtt: return "MQTT"
+        case .http: return "Web view and API"
+        default: return rawValue.prefix(1).uppercased() + rawValue.dropFirst()
+        }
+    }
 }

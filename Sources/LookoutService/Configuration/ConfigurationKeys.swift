@@ -24,7 +24,7 @@ extension ConfigurationKey {
               "Camera pixel format, as `lookout devices` lists it."),
         .init("buffers", .capture, .camera, \.buffers, .integer(2...32), default: 4, "Driver buffers to stream with."),
         .init("control", .capture, .camera, \.controls, .controls, "Camera controls set before streaming, by the names `lookout devices --controls` shows."),
-        .init("watchdog", .capture, .camera, \.watchdog, .number(CaptureDeviceInput.watchdogRange, unit: " seconds"), default: 3,
+        .init("watchdog", .capture, .camera, \.watchdog, .number(CaptureDeviceInput.watchdogRange, unit: " seconds").called("seconds"), default: 3,
               "Seconds without a frame before the camera counts as lost."),
         .init("exit-on-loss", .capture, .camera, \.exitOnLoss, .bool, default: false,
               "Exit with status 69 when the camera is lost, instead of reconnecting."),
@@ -80,9 +80,9 @@ extension ConfigurationKey {
         .init("face-width", .detection, .camera, \.faceWidth,
               .integer(ValueRange(text: "0 (never) or 64 to 16384 pixels", read: { Int($0) }, allows: { $0 == 0 || (64...16384).contains($0) })),
               defaultText: DetectionProfile.words(DetectionProfile.video.faceWidth), "Shrink frames wider than this before face detection."),
-        .init("masks", .detection, .camera, \.masks, .masks,
+        .init("masks", .detection, .camera, \.masks, .masks, option: "mask",
               "Parts of the picture never reported (a detection whose centre is in one); motion in them does not wake the detectors."),
-        .init("zones", .detection, .camera, \.zones, .zones,
+        .init("zones", .detection, .camera, \.zones, .zones, option: "zone",
               "Named parts of the picture: each line carries the first zone holding its centre (`zone`); presence is kept per zone."),
     ]
 
@@ -105,9 +105,9 @@ extension ConfigurationKey {
         .init("snapshots", .snapshots, .camera, \.snapshots, .path,
               "Write a JPEG of the frame of each code, face_enter and presence-on event into this folder (DIR/<camera> with several cameras)."),
         .init("snapshot-boxes", .snapshots, .camera, \.snapshotBoxes, .bool, default: snapshotDefaults.drawsBoxes, "Draw the event's objects on snapshots."),
-        .init("snapshot-clean", .snapshots, .camera, \.snapshotClean, .bool, default: snapshotDefaults.writesCleanCopy, "Also write each snapshot without boxes."),
+        .init("snapshot-clean", .snapshots, .camera, \.snapshotClean, .bool, default: snapshotDefaults.writesCleanCopy, "Also write each snapshot without boxes, as <name>.clean.jpg."),
         .init("snapshot-keep", .snapshots, .camera, \.snapshotKeep, .integer(1...10_000_000), default: snapshotDefaults.keep,
-              "Keep the newest n snapshots in the folder."),
+              "Keep the newest n snapshots in the folder; older ones are deleted."),
         .init("snapshot-on", .snapshots, .camera, \.snapshotOn, .snapshotTriggers, default: SnapshotTrigger.allCases,
               "The events that take a snapshot: code, face_enter, presence (on)."),
     ]
@@ -190,7 +190,7 @@ extension ConfigurationKey {
         .init("on-code", .hooks, .global, \.onCode, .command, "Run this program for each code event (argv, no shell; the event JSON on its standard input)."),
         .init("on-presence", .hooks, .global, \.onPresence, .command, "Run this program when presence turns on or off."),
         .init("hook-timeout", .hooks, .global, \.hookTimeout, .duration(0.001...86_400), default: DurationValue(seconds: 10),
-              "A hook running longer is stopped (SIGTERM, then SIGKILL)."),
+              "A hook running longer is stopped: SIGTERM, then SIGKILL."),
         .init("hook-jobs", .hooks, .global, \.hookJobs, .integer(1...64), default: 4, "Hooks of one kind running at once, at most."),
     ]
 

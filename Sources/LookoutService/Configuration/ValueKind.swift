@@ -16,6 +16,8 @@ public struct ValueKind<Value: Sendable & Hashable>: Sendable {
     /// How the `lookout run` option of the same name reads its argument, for a scalar: the same
     /// parser and bounds as the file (`ConfigurationKey.argumentRange`).
     let argument: ValueRange<Value>?
+    /// What the `lookout run` option's help calls its argument (`--buffers <n>`).
+    package private(set) var valueName = "value"
 
     public init(allowed: String, schema: ConfigurationValue, read: @escaping @Sendable (ConfigurationValue) -> Value?,
                 write: @escaping @Sendable (Value) -> ConfigurationValue, explain: @escaping @Sendable (ConfigurationValue) -> String? = { _ in nil }) {
@@ -39,6 +41,13 @@ public struct ValueKind<Value: Sendable & Hashable>: Sendable {
     }
 
     public func represent(_ value: Value) -> ConfigurationValue { write(value) }
+
+    /// The same kind, its argument called `name` in the help.
+    func called(_ name: String) -> ValueKind {
+        var kind = self
+        kind.valueName = name
+        return kind
+    }
 }
 
 extension ConfigurationValue {
@@ -79,18 +88,18 @@ extension ValueKind {
 extension ValueKind where Value == Int {
     package static func integer(_ bounds: ClosedRange<Int>, unit: String = "") -> ValueKind {
         .scalar(.integer(bounds, unit: unit), type: "integer", write: { .integer($0) },
-                extra: ["minimum": .integer(bounds.lowerBound), "maximum": .integer(bounds.upperBound)])
+                extra: ["minimum": .integer(bounds.lowerBound), "maximum": .integer(bounds.upperBound)]).called("n")
     }
 
     static func integer(_ range: ValueRange<Int>) -> ValueKind {
-        .scalar(range, type: "integer", write: { .integer($0) })
+        .scalar(range, type: "integer", write: { .integer($0) }).called("n")
     }
 }
 
 extension ValueKind where Value == Double {
     static func number(_ bounds: ClosedRange<Double>, unit: String = "") -> ValueKind {
         .scalar(.number(bounds, unit: unit), type: "number", write: { .number($0) },
-                extra: ["minimum": .number(bounds.lowerBound), "maximum": .number(bounds.upperBound)])
+                extra: ["minimum": .number(bounds.lowerBound), "maximum": .number(bounds.upperBound)]).called("n")
     }
 }
 
@@ -116,11 +125,11 @@ extension ValueKind where Value == String {
                 return nil
             }
             return text
-        }, write: { .string($0) })
+        }, write: { .string($0) }).called("text")
     }
 
     /// A path to a file or folder (checked to exist, where it must, when the file is checked).
-    static let path = text("a path", maximumBytes: 4096)
+    static let path = text("a path", maximumBytes: 4096).called("path")
 
     /// One of `choices`.
     static func choice(_ choices: [String]) -> ValueKind {
@@ -159,14 +168,14 @@ extension ValueKind where Value == DurationValue {
     static func duration(_ bounds: ClosedRange<Double>) -> ValueKind {
         .scalar(.duration(bounds), type: "[\"string\", \"number\"]", write: { .string($0.description) })
             .withSchema(.schema(["type": .list([.string("string"), .string("number")]),
-                                 "pattern": .string("^-?[0-9.]+(ms|s|m|h)?$")]))
+                                 "pattern": .string("^-?[0-9.]+(ms|s|m|h)?$")])).called("time")
     }
 }
 
 extension ValueKind where Value == AgeValue {
     static func age(_ bounds: ClosedRange<Double>) -> ValueKind {
         .scalar(.age(bounds), type: "string", write: { .string($0.description) })
-            .withSchema(.schema(["type": .list([.string("string"), .string("number")]), "pattern": .string("^[0-9.]+(s|m|h|d)?$")]))
+            .withSchema(.schema(["type": .list([.string("string"), .string("number")]), "pattern": .string("^[0-9.]+(s|m|h|d)?$")])).called("age")
     }
 }
 
@@ -174,19 +183,19 @@ extension ValueKind where Value == ByteCountValue {
     static func bytes(_ bounds: ClosedRange<Int64>) -> ValueKind {
         .scalar(.bytes(bounds), type: "string", write: { .string($0.description) })
             .withSchema(.schema(["type": .list([.string("string"), .string("integer")]),
-                                 "pattern": .string("^[0-9.]+([KMGTkmgt](i?[Bb])?|[Bb])?$")]))
+                                 "pattern": .string("^[0-9.]+([KMGTkmgt](i?[Bb])?|[Bb])?$")])).called("size")
     }
 }
 
 extension ValueKind where Value == PixelCountValue {
     static func pixels(_ bounds: ClosedRange<Int>) -> ValueKind {
         .scalar(.pixels(bounds), type: "string", write: { .string($0.description) })
-            .withSchema(.schema(["type": .list([.string("string"), .string("integer")]), "pattern": .string("^[0-9]+([xX][0-9]+)?$")]))
+            .withSchema(.schema(["type": .list([.string("string"), .string("integer")]), "pattern": .string("^[0-9]+([xX][0-9]+)?$")])).called("n|WxH")
     }
 }
 
 extension ValueKind {
     func withSchema(_ schema: ConfigurationValue) -> ValueKind {
-        ValueKind(allowed: allowed, schema: schema, read: read, write: write, explain: explain, argument: argument)
+        ValueKind(allowed: allowed, schema: schema, read: read, write: write, explain: explain, argument: argument).called(valueName)
     }
 }
