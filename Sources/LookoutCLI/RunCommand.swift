@@ -70,8 +70,10 @@ struct RunCommand: ParsableCommand {
     @OptionGroup(title: ConfigurationSection.http.title) var web: HTTPOptions
 
     /// Every other option: a configuration key no option above declares, read and described
-    /// from the key table (`ConfigurationOptions`, `RunHelp`).
-    @Argument(parsing: .allUnrecognized, help: .hidden) var keyOptions: [String] = []
+    /// from the key table (`ConfigurationOptions`, `RunHelp`). Shells complete every key's option
+    /// from here (the declared ones twice, which they show once).
+    @Argument(parsing: .allUnrecognized, help: .hidden, completion: .list(ConfigurationOptions.optionNames))
+    var keyOptions: [String] = []
 
     /// The configuration file: --config, or $LOOKOUT_CONFIG.
     var configurationPath: String? {

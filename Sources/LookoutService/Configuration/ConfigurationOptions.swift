@@ -27,6 +27,14 @@ package enum ConfigurationOptions {
         ConfigurationKey.all.first { $0.option == option && $0.scope != .cameraOnly }
     }
 
+    /// Every option a key gives, as a shell completes them: `--buffers`, and for a true-or-false
+    /// key `--realtime` and `--no-realtime`.
+    package static var optionNames: [String] {
+        ConfigurationKey.all.filter { $0.scope != .cameraOnly }.flatMap { key in
+            key.isFlag ? ["--" + key.option, "--no-" + key.option] : ["--" + key.option]
+        }
+    }
+
     /// The settings `arguments` give, every value read by its key. A key given twice keeps its
     /// last value, but a list key keeps each, in order.
     package static func settings(from arguments: [String]) throws(Refusal) -> ConfigurationSettings {
