@@ -1,4 +1,5 @@
-// libFuzzer target over zxing-cpp 3 in process: lk_zx_read and lk_zx_locate (Sources/CZXing), called
+// libFuzzer target over zxing-cpp 3 in process: lk_zx_read, lk_zx_locate and (when QR is asked for)
+// lk_zx_read_repaired (Sources/CZXing), called
 // as Lookout calls them, on a gray image and a header of how to read it. scripts/fuzz builds it with
 // clang -fsanitize=fuzzer,address,undefined against the instrumented libZXing.a
 // (scripts/zxing-cpp fuzz); zxing_seeds.py writes seeds in this layout.
@@ -175,5 +176,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 count > 0 ? std::min(codes[0].length, 40) : 0, count > 0 ? (const char *)bytes.data() + codes[0].offset : "");
     }
     check_codes(count, capacity, formats, codes, bytes_capacity);
+    if (formats & LK_ZX_QR) {
+        // QR codes that lost a finder, around the codes just read, as StillCodeReader asks.
+        std::vector<int> known;
+        for (int i = 0; i < std::max(count, 0); i++)
+            for (int c = 0; c < 4; c++) known.push_back(codes[i].x[c]), known.push_back(codes[i].y[c]);
+        int repaired = lk_zx_read_repaired(gray, width, height, stride, flags, known.data(), (int)known.size() / 8, 0,
+                                           codes.data(), capacity, bytes.data(), bytes_capacity);
+        check_codes(repaired, capacity, LK_ZX_QR, codes, bytes_capacity);
+    }
     return 0;
 }

@@ -65,6 +65,17 @@ int lk_zx_read(const unsigned char *gray, int width, int height, int stride, int
                const lk_zx_region *regions, int region_count, int budget_ms,
                lk_zx_code *out, int capacity, unsigned char *bytes, int bytes_capacity);
 
+// QR codes that lost one of their three finder patterns (to glare, a bright spot, a tear), which
+// no reader finds: where two finders of one size lie a QR's side or diagonal apart and nothing is
+// where the third must be, a copy of that part of the image with the third painted in is read
+// with `flags`. Codes whose centre lies in one of the `known_count` quadrilaterals `known` (four
+// corners, x and y each, in order) are not read again, and their finders start no search. Until
+// `budget_ms` (0: no limit) has passed between two tries. Writes codes and payloads as lk_zx_read
+// does (payload offsets into `bytes`); returns the count. Thread-safe.
+int lk_zx_read_repaired(const unsigned char *gray, int width, int height, int stride, int flags,
+                        const int *known, int known_count, int budget_ms,
+                        lk_zx_code *out, int capacity, unsigned char *bytes, int bytes_capacity);
+
 // What lk_zx_locate looks for.
 enum {
     LK_ZX_PLACES_MATRIX = 0, // a 2-D matrix (QR, Aztec, DataMatrix): many transitions across and down

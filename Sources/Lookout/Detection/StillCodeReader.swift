@@ -16,9 +16,11 @@ import Dispatch
 /// each adding the symbols the steps before did not read (merged by position: one report per
 /// symbol); a weak linear read of ZBar's alone must be confirmed. Steps 1 to 3 are independent:
 /// on two processors they run in two lanes (`Look`, `sideBySide`), the same reads in less time;
-/// 4. when none read anything, ZBar on prepared copies (`CodeSecondPass`) within the budget:
+/// 4. QR codes that lost one finder pattern to glare, a bright spot or a tear, read with it
+///    painted back where the two left say it was (`lk_zx_read_repaired`), within the budget;
+/// 5. when none read anything, ZBar on prepared copies (`CodeSecondPass`) within the budget:
 ///    glare, bright spots, blur and damage that both readers miss;
-/// 5. PDF417, Aztec and DataMatrix also in windows (`ZXingFrameReader.readStill`) when the first
+/// 6. PDF417, Aztec and DataMatrix also in windows (`ZXingFrameReader.readStill`) when the first
 ///    searches found none of them.
 /// Used on one queue only.
 final class StillCodeReader {
@@ -59,6 +61,9 @@ final class StillCodeReader {
         if codes.contains(where: \.needsConfirmation) {
             let confirming = max(deadline, start + Int64(CodeAnalysis.confirmationBudget * 1e6))
             codes.removeAll { $0.needsConfirmation && !(preparations?.confirms($0, in: pixels, deadline: confirming) ?? false) }
+        }
+        if types.contains(.qr), budget > 0 {
+            codes.addNewSymbols(repaired(pixels, region: region, known: codes, deadline: deadline))
         }
         if codes.isEmpty, budget > 0, let preparations {
             codes = preparations.scan(pixels, region: region, deadline: deadline)
@@ -158,6 +163,19 @@ final class StillCodeReader {
             // picture itself did not.
             return codes.filter { StillCodeReader.trustedInCopies.contains($0.type) }.map { $0.offset(x: region.x, y: region.y) }
         }
+    }
+
+    /// QR codes that lost a finder pattern to glare, a bright spot or a tear, in the region: where
+    /// two finders say the third must be, it is painted in a copy (`lk_zx_read_repaired`). Codes
+    /// read already are not looked for again (docs/accuracy.md has what it adds).
+    private func repaired(_ pixels: PixelBuffer, region: PlaneRegion, known: [ScannedCode], deadline: Int64) -> [ScannedCode] {
+        let left = max(1, Int((deadline - MonotonicClock.nanoseconds()) / 1_000_000))
+        let origin = pixels.baseAddress.assumingMemoryBound(to: UInt8.self) + region.y * pixels.bytesPerRow + region.x
+        let inRegion = known.map { $0.offset(x: -region.x, y: -region.y) }
+        return lanes[0].withLock { lane in
+            lane.zxing.scanRepaired(plane: origin, width: region.width, height: region.height, bytesPerRow: pixels.bytesPerRow,
+                                    known: inRegion, budget: left)
+        }.map { $0.offset(x: region.x, y: region.y) }
     }
 
     private func firstLooks(_ pixels: PixelBuffer, region: PlaneRegion, planeIsHalfSize: Bool) -> [ScannedCode] {

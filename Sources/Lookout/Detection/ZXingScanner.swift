@@ -89,6 +89,30 @@ final class ZXingScanner {
                 }
             }
         }
+        return codes(count: count, width: width, height: height, scale: scale)
+    }
+
+    /// QR codes in a whole plane that lost one finder pattern (`lk_zx_read_repaired`), but those
+    /// whose centre lies in a code of `known`; corners in the plane's pixels. Until `budget`
+    /// milliseconds have passed between two tries.
+    func scanRepaired(plane: UnsafeRawPointer, width: Int, height: Int, bytesPerRow: Int, known: [ScannedCode],
+                      budget: Int) -> [ScannedCode] {
+        guard formats & Int32(LK_ZX_QR) != 0, width > 0, height > 0 else { return [] }
+        let quads = known.filter { $0.corners.count == 4 }.flatMap { code in
+            code.corners.flatMap { [Int32($0.x.rounded()), Int32($0.y.rounded())] }
+        }
+        let count = found.withUnsafeMutableBufferPointer { found in
+            bytes.withUnsafeMutableBufferPointer { bytes in
+                lk_zx_read_repaired(plane.assumingMemoryBound(to: UInt8.self), Int32(width), Int32(height), Int32(bytesPerRow),
+                                    Effort.harder.rawValue, quads, Int32(quads.count / 8), Int32(min(budget, 600_000)),
+                                    found.baseAddress, Int32(found.count), bytes.baseAddress, Int32(bytes.count))
+            }
+        }
+        return codes(count: count, width: width, height: height, scale: 1)
+    }
+
+    /// The first `count` codes zxing-cpp wrote, as scanned codes.
+    private func codes(count: Int32, width: Int, height: Int, scale: Double) -> [ScannedCode] {
         if count < 0 { failures += 1 }
         guard count > 0 else { return [] }
         var codes = [ScannedCode]()
