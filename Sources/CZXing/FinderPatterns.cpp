@@ -37,6 +37,12 @@ std::vector<uint8_t> binarized(const unsigned char *gray, int width, int height,
 
 namespace {
 
+// The gray level at `p`, rounded to a pixel and held within the image.
+int level_at(const unsigned char *gray, int width, int height, int stride, Vec p) {
+    const int x = std::clamp((int)std::lround(p.x), 0, width - 1), y = std::clamp((int)std::lround(p.y), 0, height - 1);
+    return gray[(size_t)y * stride + x];
+}
+
 // Five runs dark, light, dark, light, dark in 1:1:3:1:1; the module size, or 0.
 double finder_module(const int runs[5]) {
     const int total = runs[0] + runs[1] + runs[2] + runs[3] + runs[4];
@@ -92,6 +98,10 @@ double side_angle(const unsigned char *gray, int width, int height, int stride, 
 std::vector<FinderPattern> find_finder_patterns(const std::vector<uint8_t> &dark, const unsigned char *gray, int width,
                                                 int height, int stride) {
     std::vector<FinderPattern> found;
+    // The finders found so far by where they are, in cells of 32 pixels.
+    constexpr int cell = 32;
+    const int columns = (width + cell - 1) / cell, rows = (height + cell - 1) / cell;
+    std::vector<std::vector<int>> grid((size_t)columns * rows);
     std::vector<int> starts;
     for (int y = 0; y < height; y++) {
         const uint8_t *line = &dark[(size_t)y * width];
@@ -111,17 +121,29 @@ std::vector<FinderPattern> find_finder_patterns(const std::vector<uint8_t> &dark
             if (down < 1.5 || std::max(across, down) > 1.6 * std::min(across, down)) continue;
             const Vec centre{(starts[i + 2] + starts[i + 3] - 1) / 2.0, centre_y};
             const double module = (across + down) / 2;
-            bool merged = false;
-            for (FinderPattern &finder : found) {
-                if ((finder.centre - centre).length() < 2 * module && std::abs(finder.module - module) < 0.5 * module) {
-                    finder.centre = (finder.centre * finder.hits + centre) * (1.0 / (finder.hits + 1));
-                    finder.module = (finder.module * finder.hits + module) / (finder.hits + 1);
-                    finder.hits++;
-                    merged = true;
-                    break;
+            // The same finder crossed again: one within two modules, looked up in the cells around
+            // (a finder is kept in the cell of its first hit; its centre moves less than a cell).
+            const int cx = (int)centre.x / cell, cy = (int)centre.y / cell, reach = 1 + (int)(2 * module) / cell;
+            FinderPattern *same = nullptr;
+            for (int gy = std::max(0, cy - reach); gy <= std::min(rows - 1, cy + reach) && !same; gy++) {
+                for (int gx = std::max(0, cx - reach); gx <= std::min(columns - 1, cx + reach) && !same; gx++) {
+                    for (int index : grid[(size_t)gy * columns + gx]) {
+                        FinderPattern &finder = found[index];
+                        if ((finder.centre - centre).length() < 2 * module && std::abs(finder.module - module) < 0.5 * module) {
+                            same = &finder;
+                            break;
+                        }
+                    }
                 }
             }
-            if (!merged && found.size() < 4000) found.push_back({centre, module, 1});
+            if (same) {
+                same->centre = (same->centre * same->hits + centre) * (1.0 / (same->hits + 1));
+                same->module = (same->module * same->hits + module) / (same->hits + 1);
+                same->hits++;
+            } else if (found.size() < 4000) {
+                grid[(size_t)cy * columns + cx].push_back((int)found.size());
+                found.push_back({centre, module, 1});
+            }
         }
     }
     // A finder is crossed by about three modules' worth of rows; one hit is a texture's accident.
@@ -129,14 +151,11 @@ std::vector<FinderPattern> find_finder_patterns(const std::vector<uint8_t> &dark
     // (2.2 modules from the centre is in the ring at any angle).
     found.erase(std::remove_if(found.begin(), found.end(), [&](const FinderPattern &f) {
         if (f.hits < 2 || f.hits < 1.5 * f.module) return true;
-        auto at = [&](double x, double y) {
-            const int xi = std::clamp((int)std::lround(x), 0, width - 1), yi = std::clamp((int)std::lround(y), 0, height - 1);
-            return (int)gray[(size_t)yi * stride + xi];
-        };
+        auto at = [&](Vec p) { return level_at(gray, width, height, stride, p); };
         const double r = 2.2 * f.module;
-        const int centre = at(f.centre.x, f.centre.y);
+        const int centre = at(f.centre);
         int ring = 255;
-        for (int k = 0; k < 8; k++) ring = std::min(ring, at(f.centre.x + r * std::cos(k * M_PI / 4), f.centre.y + r * std::sin(k * M_PI / 4)));
+        for (int k = 0; k < 8; k++) ring = std::min(ring, at(f.centre + Vec{std::cos(k * M_PI / 4), std::sin(k * M_PI / 4)} * r));
         return ring - centre < 30;
     }), found.end());
     std::sort(found.begin(), found.end(), [](const FinderPattern &a, const FinderPattern &b) { return a.hits > b.hits; });
@@ -145,15 +164,10 @@ std::vector<FinderPattern> find_finder_patterns(const std::vector<uint8_t> &dark
     // 4 modules out (the ring, and the separator every finder has). A dotted or ruled texture
     // that passes 1:1:3:1:1 on rows seldom passes this.
     found.erase(std::remove_if(found.begin(), found.end(), [&](const FinderPattern &f) {
-        auto at = [&](Vec p) {
-            const int x = std::clamp((int)std::lround(p.x), 0, width - 1), y = std::clamp((int)std::lround(p.y), 0, height - 1);
-            return (int)gray[(size_t)y * stride + x];
-        };
-        const Vec sides[4] = {{std::cos(f.angle), std::sin(f.angle)}, {-std::sin(f.angle), std::cos(f.angle)},
-                              {-std::cos(f.angle), -std::sin(f.angle)}, {std::sin(f.angle), -std::cos(f.angle)}};
+        auto at = [&](Vec p) { return level_at(gray, width, height, stride, p); };
         const int centre = at(f.centre);
         int fails = 0;
-        for (Vec side : sides) {
+        for (Vec side : f.sides()) {
             const int ring = at(f.centre + side * (2 * f.module)), outer = at(f.centre + side * (3 * f.module));
             const int separator = at(f.centre + side * (4.1 * f.module));
             const int light = std::min(ring, separator), darkest = std::max(centre, outer);
@@ -163,6 +177,5 @@ std::vector<FinderPattern> find_finder_patterns(const std::vector<uint8_t> &dark
     }), found.end());
     return found;
 }
-
 
 } // namespace lookout

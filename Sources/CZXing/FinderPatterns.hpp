@@ -3,6 +3,7 @@
 #ifndef LOOKOUT_CZXING_FINDER_PATTERNS_HPP
 #define LOOKOUT_CZXING_FINDER_PATTERNS_HPP
 
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -24,12 +25,17 @@ struct FinderPattern {
     int hits;
     double angle = 0; // of its sides, modulo 90 degrees (radians)
 
+    // The unit directions from its centre across its four sides.
+    std::array<Vec, 4> sides() const {
+        const double c = std::cos(angle), s = std::sin(angle);
+        return {Vec{c, s}, Vec{-s, c}, Vec{-c, -s}, Vec{s, -c}};
+    }
+
     // The direction along one of its sides nearest to `wanted`.
     Vec side_towards(Vec wanted) const {
-        const Vec sides[4] = {{std::cos(angle), std::sin(angle)}, {-std::sin(angle), std::cos(angle)},
-                              {-std::cos(angle), -std::sin(angle)}, {std::sin(angle), -std::cos(angle)}};
-        Vec best = sides[0];
-        for (Vec side : sides) if (side.x * wanted.x + side.y * wanted.y > best.x * wanted.x + best.y * wanted.y) best = side;
+        const std::array<Vec, 4> all = sides();
+        Vec best = all[0];
+        for (Vec side : all) if (side.x * wanted.x + side.y * wanted.y > best.x * wanted.x + best.y * wanted.y) best = side;
         return best;
     }
 };

@@ -174,6 +174,7 @@ extern "C" int lk_zx_read_repaired(const unsigned char *gray, int width, int hei
     int written = 0, used_bytes = 0;
     std::vector<int> read_pairs; // a pair's symbol is read once
     int tries = 0;
+    bool failed = false; // zxing-cpp threw on a copy (out of memory)
     for (const Hypothesis &h : ordered) {
         // A textured picture can hold many finder-like places: its tries are bounded too.
         if (written >= capacity || (deadline && now_ms() > deadline) || tries >= max_tries) break;
@@ -207,6 +208,7 @@ extern "C" int lk_zx_read_repaired(const unsigned char *gray, int width, int hei
         const lk_zx_region whole{0, 0, cw, ch, 1};
         lk_zx_code found[8];
         const int count = lk_zx_read(crop.data(), cw, ch, cw, LK_ZX_QR, flags, &whole, 1, 0, found, 8, payload.data(), (int)payload.size());
+        failed = failed || count < 0;
         for (int k = 0; k < count && written < capacity; k++) {
             lk_zx_code code = found[k];
             for (int c = 0; c < 4; c++) code.x[c] += x0, code.y[c] += y0;
@@ -234,5 +236,6 @@ extern "C" int lk_zx_read_repaired(const unsigned char *gray, int width, int hei
             for (int c = 0; c < 4; c++) kept.push_back(code.x[c]), kept.push_back(code.y[c]);
         }
     }
-    return written;
+    // A failure is told when it cost the image everything, as lk_zx_read tells it.
+    return written == 0 && failed ? -1 : written;
 }

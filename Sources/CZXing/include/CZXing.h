@@ -71,7 +71,8 @@ int lk_zx_read(const unsigned char *gray, int width, int height, int stride, int
 // with `flags`. Codes whose centre lies in one of the `known_count` quadrilaterals `known` (four
 // corners, x and y each, in order) are not read again, and their finders start no search. Until
 // `budget_ms` (0: no limit) has passed between two tries. Writes codes and payloads as lk_zx_read
-// does (payload offsets into `bytes`); returns the count. Thread-safe.
+// does (payload offsets into `bytes`); returns the count, -1 when none was read and zxing-cpp failed
+// on a copy (it threw: out of memory). Thread-safe.
 int lk_zx_read_repaired(const unsigned char *gray, int width, int height, int stride, int flags,
                         const int *known, int known_count, int budget_ms,
                         lk_zx_code *out, int capacity, unsigned char *bytes, int bytes_capacity);
