@@ -21,7 +21,9 @@ struct RunCommand: ParsableCommand {
             A service is described by a configuration file (--config FILE, or LOOKOUT_CONFIG): YAML whose \
             keys are these options' names, in sections, with a section per camera (see `lookout config` and \
             docs/configuration.md). Options given here override the file's values for every camera; \
-            --input replaces the file's cameras.
+            --input replaces the file's cameras. Every key a camera or the service takes is also an \
+            option (--KEY VALUE; a true-or-false key as --KEY, or with no- before its name): \
+            lookout.yml(5) describes each.
 
             SIGNALS
               SIGINT, SIGTERM, SIGQUIT  stop cleanly (exit 0) within 3 s: the
@@ -61,12 +63,8 @@ struct RunCommand: ParsableCommand {
     @OptionGroup(title: ConfigurationSection.capture.title) var camera: CameraOptions
     @OptionGroup(title: ConfigurationSection.detection.title) var detection: DetectionOptions
     @OptionGroup(title: ConfigurationSection.output.title) var output: OutputOptions
-    @OptionGroup(title: ConfigurationSection.events.title) var events: EventOptions
     @OptionGroup(title: ConfigurationSection.mqtt.title) var mqtt: MQTTOptions
     @OptionGroup(title: ConfigurationSection.hooks.title) var hooks: HookOptions
-    @OptionGroup(title: ConfigurationSection.snapshots.title) var snapshots: SnapshotOptions
-    @OptionGroup(title: ConfigurationSection.recordings.title) var recordings: RecordingOptions
-    @OptionGroup(title: ConfigurationSection.keyboard.title) var keyboard: KeyboardOptions
     @OptionGroup(title: ConfigurationSection.http.title) var web: HTTPOptions
 
     /// Every other option: a configuration key no option above declares, read and described
@@ -91,7 +89,7 @@ struct RunCommand: ParsableCommand {
         if configurationPath == nil {
             try mqtt.checkStandingAlone()
             try web.checkStandingAlone()
-            try recordings.checkStandingAlone()
+            if let problem = try ConfigurationOptions.keyWithoutItsSection(in: keySettings()) { throw ValidationError(problem) }
         }
     }
 
@@ -138,8 +136,7 @@ struct RunCommand: ParsableCommand {
         settings.realtime = realtime
         settings.hwaccel = hwaccel
         settings.fps = fps
-        for group in [try detection.settings(), output.settings, events.settings, mqtt.settings, hooks.settings, snapshots.settings,
-                      recordings.settings, keyboard.settings, web.settings, try keySettings()] {
+        for group in [try detection.settings(), output.settings, mqtt.settings, hooks.settings, web.settings, try keySettings()] {
             settings = settings.overlaid(by: group)
         }
         return settings
@@ -162,12 +159,14 @@ struct RunCommand: ParsableCommand {
     func run() throws {
         let configuration = try loadConfiguration()
         let overrides = try overrides()
-        if let path = configurationPath {
-            // The file was checked alone; the options over it are checked together with it.
-            var merged = configuration
-            merged.settings = configuration.settings.overlaid(by: overrides)
-            let problems = ConfigurationCheck.problems(in: merged, file: path + " with the options given", checksFiles: false)
-            if !problems.isEmpty { throw refuse(problems) }
+        // The file was checked alone; the options are checked together with it, by the file's
+        // checks (settings that go together), and without a file in their own words.
+        var merged = configuration
+        merged.settings = configuration.settings.overlaid(by: overrides)
+        let problems = ConfigurationCheck.problems(in: merged, file: (configurationPath ?? "") + " with the options given", checksFiles: false)
+        if !problems.isEmpty {
+            guard configurationPath == nil else { throw refuse(problems) }
+            throw ValidationError(problems.map(\.optionWords).joined(separator: "\n"))
         }
         let effective = configuration.settings.overlaid(by: overrides).withDefaults
         showsLibraryDetail = effective.verbose == true

@@ -34,9 +34,11 @@ enum RunHelp {
                 let end = lines[start...].firstIndex(of: "") ?? lines.endIndex
                 lines.insert(contentsOf: added, at: end)
             } else {
-                // A group with no declared option: before the ungrouped options.
-                let options = lines.firstIndex(of: "OPTIONS:") ?? lines.endIndex
-                lines.insert(contentsOf: [heading] + added + [""], at: options)
+                // A group with no declared option: in the sections' order, before the next
+                // section's group that is there (or the ungrouped options).
+                let later = ConfigurationSection.allCases.drop { $0 != key.section }.dropFirst()
+                let next = later.lazy.compactMap { lines.firstIndex(of: $0.title.uppercased() + ":") }.first
+                lines.insert(contentsOf: [heading] + added + [""], at: next ?? lines.firstIndex(of: "OPTIONS:") ?? lines.endIndex)
             }
         }
         return lines.joined(separator: "\n")

@@ -51,6 +51,23 @@ import Testing
         }
     }
 
+    @Test func aSectionsOptionWithoutItsLeadIsRefused() throws {
+        let cases: [([String], String?)] = [
+            (["--pre-roll", "3s"], "--pre-roll needs --record."),
+            (["--record-on", "codes", "--record", "/tmp/clips"], nil),
+            (["--snapshot-keep", "5"], "--snapshot-keep needs --snapshots."),
+            (["--snapshots", "/tmp/s", "--snapshot-on", "code,presence"], nil),
+            (["--keyboard-aim"], "--keyboard-aim needs --keyboard."),
+            // Given as off, the lead is still given: the file may turn it on per camera.
+            (["--no-keyboard", "--keyboard-layout", "de"], nil),
+            (["--buffers", "6", "--presence-on", "3"], nil),
+        ]
+        for (arguments, refusal) in cases {
+            #expect(ConfigurationOptions.keyWithoutItsSection(in: try ConfigurationOptions.settings(from: arguments)) == refusal, "\(arguments)")
+        }
+        #expect(try ConfigurationOptions.settings(from: ["--snapshot-on", "code,presence"]).snapshotOn == [.code, .presence])
+    }
+
     @Test func theHelpIsLaidOutAsArgumentParsersOwn() throws {
         let buffers = try #require(ConfigurationKey.named("buffers"))
         #expect(ConfigurationOptions.helpLines(of: buffers) == ["  --buffers <n>           Driver buffers to stream with (2 to 32). (default: 4)"])

@@ -87,6 +87,20 @@ struct ValueValidationTests {
         #expect(port.line.hasPrefix("lookout: --http takes [ADDR:]PORT with PORT 0 to 65535 "), "\(port.line)")
     }
 
+    @Test func optionsThatGoTogetherAreCheckedByTheFilesRulesWithoutAFile() throws {
+        // The rule between two keys is ConfigurationCheck's, in the option's words.
+        let window = try refusal(["run", "--input", sample, "--presence-window", "0"])
+        #expect(window.status == 64)
+        #expect(window.line == "lookout: --presence-window: must be above 0 when presence-on is above 1. See lookout --help.")
+        // With presence turning on at the first analysis, no window is needed.
+        let once = try lookout(["run", "--input", sample, "--presence-window", "0", "--presence-on", "1", "--types", "qr", "--quiet"])
+        #expect(once.status == 0, "\(once.stderr)")
+        // A section's option alone would do nothing.
+        let preRoll = try refusal(["run", "--input", sample, "--pre-roll", "3s"])
+        #expect(preRoll.status == 64)
+        #expect(preRoll.line == "lookout: --pre-roll needs --record. See lookout --help.")
+    }
+
     // MARK: Input names
 
     @Test(arguments: ["a/b", "..", "café", "", String(repeating: "n", count: 65)])

@@ -179,4 +179,15 @@ public enum ConfigurationSection: String, Sendable, CaseIterable {
         default: return rawValue.prefix(1).uppercased() + rawValue.dropFirst()
         }
     }
+
+    /// The key that turns a camera's section on (`record`): its other keys do nothing without it.
+    /// A file may set them for every camera and the lead in some; options apply to all cameras.
+    package var leadKey: String? {
+        switch self {
+        case .snapshots: return "snapshots"
+        case .recordings: return "record"
+        case .keyboard: return "keyboard"
+        default: return nil
+        }
+    }
 }

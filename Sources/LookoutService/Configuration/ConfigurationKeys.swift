@@ -88,7 +88,7 @@ extension ConfigurationKey {
 
     private static let events: [ConfigurationKey] = [
         .init("events", .events, .camera, \.events, .choice, default: .frames,
-              "frames: a line per object per analysed frame; changes: a line per event."),
+              "frames: a line per object per analysed frame; changes: a line per event (code read, face_enter, face_leave, presence)."),
         .init("dedupe", .events, .camera, \.dedupe, .duration(timeRange), default: DurationValue(time: eventDefaults.dedupeWindow),
               "A code is reported once while in view and not again until it has been gone this long."),
         .init("presence-on", .events, .camera, \.presenceOn, .integer(1...100), default: eventDefaults.presenceOnCount,
@@ -103,51 +103,51 @@ extension ConfigurationKey {
 
     private static let snapshots: [ConfigurationKey] = [
         .init("snapshots", .snapshots, .camera, \.snapshots, .path,
-              "Write a JPEG of the frame of each code, face_enter and presence-on event into this folder (DIR/<camera> with several cameras)."),
-        .init("snapshot-boxes", .snapshots, .camera, \.snapshotBoxes, .bool, default: snapshotDefaults.drawsBoxes, "Draw the event's objects on snapshots."),
+              "Write a JPEG of the frame of each code, face_enter and presence-on event into this folder (made if missing; DIR/<camera> with several cameras); the event line names it in \"snapshot\"."),
+        .init("snapshot-boxes", .snapshots, .camera, \.snapshotBoxes, .bool, default: snapshotDefaults.drawsBoxes, "Draw the event's objects (outline and label) on snapshots."),
         .init("snapshot-clean", .snapshots, .camera, \.snapshotClean, .bool, default: snapshotDefaults.writesCleanCopy, "Also write each snapshot without boxes, as <name>.clean.jpg."),
         .init("snapshot-keep", .snapshots, .camera, \.snapshotKeep, .integer(1...10_000_000), default: snapshotDefaults.keep,
               "Keep the newest n snapshots in the folder; older ones are deleted."),
         .init("snapshot-on", .snapshots, .camera, \.snapshotOn, .snapshotTriggers, default: SnapshotTrigger.allCases,
-              "The events that take a snapshot: code, face_enter, presence (on)."),
+              "The events that take a snapshot, comma-separated: code, face_enter, presence (when it turns on)."),
     ]
 
     private static let recordings: [ConfigurationKey] = [
         .init("record", .recordings, .camera, \.record, .path,
-              "Record Matroska clips around events into this folder (DIR/<camera> with several cameras)."),
+              "Record Matroska clips around events into this folder (made if missing; DIR/<camera> with several cameras); each finished clip gives a \"recording\" line."),
         .init("record-on", .recordings, .camera, \.recordOn, .choice, default: recordingDefaults.trigger,
-              "What makes a clip: presence, codes, or always (continuous segments)."),
+              "What makes a clip: presence (a clip per presence session), codes (a clip per code event), or always (continuous segments)."),
         .init("pre-roll", .recordings, .camera, \.preRoll, .duration(0...60), default: DurationValue(time: recordingDefaults.preRoll),
-              "How much of the stream before the event a clip starts with."),
+              "How much of the stream before the event a clip starts with (kept in memory, within record-memory)."),
         .init("post-roll", .recordings, .camera, \.postRoll, .duration(0...3600), default: DurationValue(time: recordingDefaults.postRoll),
-              "How long a clip goes on after the event ends."),
+              "How long a clip goes on after the event ends (the last face seen, the code read)."),
         .init("segment", .recordings, .camera, \.segment, .duration(1...86_400), default: DurationValue(time: recordingDefaults.segmentDuration),
               "Length of each file with record-on: always."),
-        .init("record-keep", .recordings, .camera, \.recordKeep, .bytes((1 << 20)...(1 << 50)), "Keep at most this much in clips; the oldest are deleted first."),
-        .init("record-max-age", .recordings, .camera, \.recordMaxAge, .age(1...(3650 * 86_400)), "Delete clips older than this."),
+        .init("record-keep", .recordings, .camera, \.recordKeep, .bytes((1 << 20)...(1 << 50)), "Keep at most this much in clips (e.g. 10G, 500M); the oldest are deleted first."),
+        .init("record-max-age", .recordings, .camera, \.recordMaxAge, .age(1...(3650 * 86_400)), "Delete clips older than this (e.g. 7d, 12h, 30m)."),
         .init("record-memory", .recordings, .camera, \.recordMemory, .bytes((1 << 20)...(1 << 34)),
               default: ByteCountValue(bytes: Int64(recordingDefaults.frameRingCapacity)),
-              "Memory for the pre-roll and for frames waiting for the disk, at most."),
+              "Memory for the pre-roll and for frames waiting for the disk, at most: the frame ring's bound."),
     ]
 
     private static let keyboard: [ConfigurationKey] = [
         .init("keyboard", .keyboard, .camera, \.keyboard, .bool, default: false,
-              "Type each code event on a virtual keyboard, \"Lookout scanner <camera>\" (through /dev/uinput), as a barcode scanner in keyboard-wedge mode does."),
+              "Type each code event on a virtual keyboard, \"Lookout scanner <camera>\" (through /dev/uinput; $LOOKOUT_UINPUT names another node), as a barcode scanner in keyboard-wedge mode does: kiosk and point-of-sale software reads it as a scanner. Needs write access to /dev/uinput (exit 77 without)."),
         .init("keyboard-layout", .keyboard, .camera, \.keyboardLayout, .choice, default: keyboardDefaults.typing.layout,
               "The keyboard layout of the desktop or console that receives the keys (uk is XKB's gb)."),
         .init("keyboard-suffix", .keyboard, .camera, \.keyboardSuffix, .choice, default: keyboardDefaults.typing.suffix, "The key typed after each code."),
         .init("keyboard-prefix", .keyboard, .camera, \.keyboardPrefix, .text("1 to 64 bytes of text the layout types", maximumBytes: 64),
               "Typed before each code."),
         .init("keyboard-aim", .keyboard, .camera, \.keyboardAIM, .bool, default: false,
-              "Type the AIM symbology identifier (]Q1, ]E0, ...) before each code, after the prefix."),
+              "Type the AIM symbology identifier (]Q1 QR, ]E0 EAN-13, ]C1 GS1-128, ...) before each code, after the prefix."),
         .init("keyboard-delay", .keyboard, .camera, \.keyboardDelay, .duration(0...1), default: DurationValue(seconds: keyboardDefaults.keyDelay),
               "Time between key events (each press and each release): 5ms types 100 characters a second."),
         .init("keyboard-dedupe", .keyboard, .camera, \.keyboardDedupe, .duration(0...60), default: DurationValue(seconds: keyboardDefaults.sameSymbolTimeout),
               "Same symbol timeout: a code is not typed again until it has been out of view this long (on top of dedupe)."),
         .init("keyboard-gs", .keyboard, .camera, \.keyboardGS, .text("1 to 16 bytes of text the layout types", maximumBytes: 16),
-              "Typed instead of GS (0x1D, the field separator of GS1 data); without it a code holding GS is refused."),
+              "Typed instead of GS (0x1D, the field separator of GS1 data), which no layout types; without it a code holding GS is refused."),
         .init("keyboard-substitute", .keyboard, .camera, \.keyboardSubstitute, .text("1 to 16 bytes of text the layout types", maximumBytes: 16),
-              "Typed instead of any other character the layout cannot type; without it such a code is refused whole, with a warning."),
+              "Typed instead of any other character the layout cannot type; without it such a code is refused whole (never half typed), with a warning, counted."),
     ]
 
     private static let output: [ConfigurationKey] = [

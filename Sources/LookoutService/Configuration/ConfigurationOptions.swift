@@ -85,6 +85,18 @@ package enum ConfigurationOptions {
         return settings
     }
 
+    /// Without a file, options apply to every camera: a section's option given without its lead
+    /// (`--pre-roll` without `--record`) would do nothing, and says so: "--pre-roll needs --record.".
+    package static func keyWithoutItsSection(in settings: ConfigurationSettings) -> String? {
+        for section in ConfigurationSection.allCases {
+            guard let lead = section.leadKey.flatMap(ConfigurationKey.named), !lead.isGiven(settings) else { continue }
+            if let given = section.keys.first(where: { $0.name != lead.name && $0.isGiven(settings) }) {
+                return "--\(given.option) needs --\(lead.option)."
+            }
+        }
+        return nil
+    }
+
     /// The option as the help shows it: `--buffers <n>`, `--exit-on-loss/--no-exit-on-loss`.
     package static func label(of key: ConfigurationKey) -> String {
         key.isFlag ? "--\(key.option)/--no-\(key.option)" : "--\(key.option) <\(key.valueName)>"

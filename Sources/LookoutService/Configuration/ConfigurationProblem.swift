@@ -19,6 +19,14 @@ public struct ConfigurationProblem: Error, Sendable, Hashable, CustomStringConve
         let place = position.map { "\(file):\($0.line):\($0.column)" } ?? file
         return keyPath.isEmpty ? "\(place): \(message)" : "\(place): \(keyPath): \(message)"
     }
+
+    /// The problem of options given without a file, named by its option: "--presence-window: must
+    /// be above 0 when presence-on is above 1", "--input: camera a reads /dev/video0 already".
+    package var optionWords: String {
+        let name = keyPath.split(separator: ".").last.map(String.init) ?? ""
+        guard !name.isEmpty else { return message }
+        return "--\(ConfigurationKey.named(name)?.option ?? name): \(message)"
+    }
 }
 
 /// Every problem of a configuration that cannot be used.

@@ -145,7 +145,7 @@ extension ValueKind where Value == [SnapshotTrigger] {
                              guard let items = value.items, !items.isEmpty else { return nil }
                              let triggers = items.compactMap { $0.scalarText.flatMap { SnapshotTrigger(rawValue: $0.lowercased()) } }
                              return triggers.count == items.count ? triggers : nil
-                         }, write: { .list($0.map { .string($0.rawValue) }) })
+                         }, write: { .list($0.map { .string($0.rawValue) }) }).called("events")
     }()
 }
 

@@ -136,7 +136,7 @@ extension ValueKind where Value == String {
         ValueKind(allowed: "one of " + choices.joined(separator: ", "),
                   schema: .schema(["type": .string("string"), "enum": .list(choices.map { .string($0) })]),
                   read: { value in value.scalarText.map { $0.lowercased() }.flatMap { choices.contains($0) ? $0 : nil } },
-                  write: { .string($0) })
+                  write: { .string($0) }).called(choices.joined(separator: "|"))
     }
 }
 
@@ -147,7 +147,7 @@ extension ValueKind where Value: RawRepresentable & CaseIterable, Value.RawValue
         return ValueKind(allowed: "one of " + names.joined(separator: ", "),
                          schema: .schema(["type": .string("string"), "enum": .list(names.map { .string($0) })]),
                          read: { value in value.scalarText.flatMap { Value(rawValue: $0.lowercased()) } },
-                         write: { .string($0.rawValue) })
+                         write: { .string($0.rawValue) }).called(names.joined(separator: "|"))
     }
 }
 
