@@ -9,10 +9,6 @@ struct CameraOptions: ParsableArguments {
         "Camera frame size (default \(ConfigurationKey.defaultText(of: "size")); each side 1 to \(FrameSize.maximumSide)).", valueName: "WxH"))
     var size: String?
 
-    @Option(name: .customLong("pixel-format"), help: ArgumentHelp(
-        "Camera pixel format, as `lookout devices` lists it (default: \(ConfigurationKey.defaultText(of: "pixel-format"))).", valueName: "fourcc"))
-    var pixelFormat: String?
-
     @Option(name: .customLong("control"), help: ArgumentHelp(
         "Set a camera control before streaming, by the name `lookout devices --controls` shows (repeatable).",
         valueName: "name=value"))
@@ -20,7 +16,6 @@ struct CameraOptions: ParsableArguments {
 
     mutating func validate() throws {
         _ = try parsedSize()
-        _ = try parsedPixelFormat()
         _ = try parsedControls()
     }
 
@@ -30,14 +25,6 @@ struct CameraOptions: ParsableArguments {
             throw ValidationError("--size takes WIDTHxHEIGHT, each side 1 to \(FrameSize.maximumSide), e.g. 1280x720, not '\(size)'.")
         }
         return parsed
-    }
-
-    func parsedPixelFormat() throws -> String? {
-        guard let pixelFormat else { return nil }
-        guard let fourcc = FourCC(pixelFormat.uppercased().padding(toLength: 4)), fourcc.pixelFormat != nil else {
-            throw ValidationError("--pixel-format takes one of MJPG, JPEG, YUYV, UYVY, GREY, NV12, NV21, YU12.")
-        }
-        return fourcc.description
     }
 
     func parsedControls() throws -> [CameraControlSetting]? {
@@ -57,7 +44,6 @@ struct CameraOptions: ParsableArguments {
     func settings() throws -> ConfigurationSettings {
         var settings = ConfigurationSettings()
         settings.size = try parsedSize()
-        settings.pixelFormat = try parsedPixelFormat()
         settings.controls = try parsedControls()
         return settings
     }

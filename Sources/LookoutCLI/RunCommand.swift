@@ -47,19 +47,6 @@ struct RunCommand: ParsableCommand {
         valueName: "[name=]path|url|-"))
     var input: [String] = []
 
-    @Option(name: .long, help: ArgumentHelp(
-        "Hardware decoding for inputs read through ffmpeg (its -hwaccel: auto, vaapi, cuda, ...).", valueName: "api"))
-    var hwaccel: String?
-
-    @Flag(name: .long, inversion: .prefixedNo, help: "Behave like a camera: drop frames the detectors cannot keep up with; a file is paced at its frame rate, a pipe taken as it comes. (default: --no-realtime)")
-    var realtime: Bool?
-
-    static let fpsRange = ConfigurationKey.argumentRange("fps", Double.self)
-    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp(
-        "Camera frame rate to ask for (\(RunCommand.fpsRange.text); default \(ConfigurationKey.defaultText(of: "fps"))); for files, the rate that times MJPEG input (default 30) or overrides a Y4M header.",
-        valueName: "fps"), transform: { try RunCommand.fpsRange.parse($0) })
-    var fps: Double?
-
     @OptionGroup(title: ConfigurationSection.capture.title) var camera: CameraOptions
     @OptionGroup(title: ConfigurationSection.detection.title) var detection: DetectionOptions
     @OptionGroup(title: ConfigurationSection.output.title) var output: OutputOptions
@@ -80,7 +67,6 @@ struct RunCommand: ParsableCommand {
 
     mutating func validate() throws {
         _ = try inputSpecifications()
-        if let hwaccel, hwaccel.isEmpty || hwaccel.hasPrefix("-") { throw ValidationError("--hwaccel takes an ffmpeg -hwaccel name (auto, vaapi, cuda, ...).") }
         if let size = try camera.parsedSize(), !detection.pixelBudget.allows(width: size.width, height: size.height) {
             throw ValidationError("--size \(size.width)x\(size.height) is more than the \(detection.pixelBudget.maximumPixels) pixels --max-pixels allows.")
         }
@@ -133,9 +119,6 @@ struct RunCommand: ParsableCommand {
     /// Every option given, as settings over the file's (and every camera's).
     func overrides() throws -> ConfigurationSettings {
         var settings = try camera.settings()
-        settings.realtime = realtime
-        settings.hwaccel = hwaccel
-        settings.fps = fps
         for group in [try detection.settings(), output.settings, mqtt.settings, hooks.settings, web.settings, try keySettings()] {
             settings = settings.overlaid(by: group)
         }

@@ -29,10 +29,10 @@ extension ConfigurationKey {
         .init("exit-on-loss", .capture, .camera, \.exitOnLoss, .bool, default: false,
               "Exit with status 69 when the camera is lost, instead of reconnecting."),
         .init("fps", .capture, .camera, \.fps, .number(FrameRate.validRange), defaultText: "30 where offered",
-              "Camera frame rate to ask for; for files, the rate that times MJPEG input or overrides a Y4M header."),
+              "Camera frame rate to ask for; for files, the rate that times MJPEG input (30 when not given) or overrides a Y4M header."),
         .init("realtime", .capture, .camera, \.realtime, .bool, default: false,
-              "Behave like a camera: drop frames the detectors cannot keep up with; a file is paced at its frame rate."),
-        .init("hwaccel", .capture, .camera, \.hwaccel, .hardwareAcceleration, "Hardware decoding for inputs read through ffmpeg (its -hwaccel)."),
+              "Behave like a camera: drop frames the detectors cannot keep up with; a file is paced at its frame rate, a pipe taken as it comes."),
+        .init("hwaccel", .capture, .camera, \.hwaccel, .hardwareAcceleration, "Hardware decoding for inputs read through ffmpeg."),
     ]
 
     private static let detection: [ConfigurationKey] = [

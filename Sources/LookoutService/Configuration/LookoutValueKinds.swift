@@ -15,7 +15,7 @@ extension ValueKind where Value == String {
         return ValueKind(allowed: "one of " + names.joined(separator: ", "),
                          schema: .schema(["type": .string("string"), "enum": .list((names + names.map { $0.lowercased() }).map { .string($0) })]),
                          read: { value in value.scalarText.map { $0.uppercased() }.flatMap { names.contains($0) ? $0 : nil } },
-                         write: { .string($0) })
+                         write: { .string($0) }).called("fourcc")
     }()
 
     /// The MQTT brokers of one fabric: one address, several comma-separated in one text, or a list
@@ -103,7 +103,7 @@ extension ValueKind where Value == String {
 
     /// An ffmpeg -hwaccel name.
     static let hardwareAcceleration = text("an ffmpeg -hwaccel name (auto, vaapi, cuda, ...)", maximumBytes: 64,
-                                           pattern: "^[A-Za-z0-9_]+$") { $0.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" } }
+                                           pattern: "^[A-Za-z0-9_]+$") { $0.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" } }.called("api")
 }
 
 extension ValueKind where Value == [String] {
