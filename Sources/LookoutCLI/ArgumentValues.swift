@@ -21,3 +21,15 @@ extension AgeValue: ExpressibleByArgument {}
 extension PixelCountValue: ExpressibleByArgument {
     public var defaultValueDescription: String { pixels == 8192 * 8192 ? "8192x8192" : description }
 }
+
+extension ArgumentHelp {
+    /// A declared option's help, from its configuration key alone: the key's summary, what it
+    /// takes and its default (`ConfigurationOptions.help(of:)`), under the key's value name; so
+    /// the option, the file's reference and the schema say one thing. An option whose type is an
+    /// enumeration has ArgumentParser list its values (`listsValues`), not the key.
+    static func key(_ name: String, repeatable: Bool = false, listsValues: Bool = false) -> ArgumentHelp {
+        guard let key = ConfigurationKey.named(name) else { preconditionFailure("configuration key '\(name)' is not in the table") }
+        return ArgumentHelp(ConfigurationOptions.help(of: key, statingAllowed: !listsValues) + (repeatable ? " Repeatable." : ""),
+                            valueName: key.valueName)
+    }
+}

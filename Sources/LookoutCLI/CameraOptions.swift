@@ -5,13 +5,10 @@ import LookoutService
 /// Options that configure a camera (`--input /dev/videoN`, or the default camera) and read more
 /// than their key's table states; the others (`--buffers`, `--watchdog`, ...) are the table's alone.
 struct CameraOptions: ParsableArguments {
-    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp(
-        "Camera frame size (default \(ConfigurationKey.defaultText(of: "size")); each side 1 to \(FrameSize.maximumSide)).", valueName: "WxH"))
+    @Option(name: .long, parsing: .unconditional, help: .key("size"))
     var size: String?
 
-    @Option(name: .customLong("control"), help: ArgumentHelp(
-        "Set a camera control before streaming, by the name `lookout devices --controls` shows (repeatable).",
-        valueName: "name=value"))
+    @Option(name: .customLong("control"), help: .key("control", repeatable: true))
     var controls: [String] = []
 
     mutating func validate() throws {

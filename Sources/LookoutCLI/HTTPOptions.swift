@@ -5,32 +5,23 @@ import LookoutHTTP
 
 /// The web view and HTTP API (`--http`).
 struct HTTPOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp(
-        "Serve the web view, JSON API, event stream and metrics on this port; the address is 127.0.0.1 unless given ([::1]:8080 for IPv6). With a file, serving goes on after its end until SIGINT or SIGTERM.",
-        valueName: "[addr:]port"))
+    @Option(name: .long, help: .key("http"))
     var http: String?
 
-    @Option(name: .customLong("http-token-file"), help: ArgumentHelp(
-        "Require the token in this file (first line; 1 to \(TokenLimit.maximumBytes) printable ASCII characters) of every request but /healthz: as a bearer token, or as the basic-auth password in a browser. Under systemd, a credential named http-token does the same.",
-        valueName: "file"))
+    @Option(name: .customLong("http-token-file"), help: .key("http-token-file"))
     var tokenFile: String?
 
-    @Flag(name: .customLong("http-insecure"), help: "Allow a non-loopback --http address without a token: anyone who reaches it sees the camera.")
+    @Flag(name: .customLong("http-insecure"), help: .key("http-insecure"))
     var insecure = false
 
-    @Option(name: .customLong("http-allowed-host"), help: ArgumentHelp(
-        "A host name (or address) the web view may be reached by besides localhost and 127.0.0.1 (repeatable): a loopback server without a token refuses requests naming any other Host (DNS rebinding), and pages of this name may use the API (Origin).",
-        valueName: "name"))
+    @Option(name: .customLong("http-allowed-host"), help: .key("http-allowed-host", repeatable: true))
     var allowedHosts: [String] = []
 
-    @Option(name: .customLong("http-allowed-origin"), help: ArgumentHelp(
-        "Another site whose pages may read the API and /api/events with CORS (repeatable), as scheme://host[:port] with no path (https://kiosk.example.com, http://192.168.1.20:8000); the token is still required (on /api/events it may be given as ?access_token=).",
-        valueName: "origin"))
+    @Option(name: .customLong("http-allowed-origin"), help: .key("http-allowed-origin", repeatable: true))
     var allowedOrigins: [String] = []
 
     static let previewRateRange = ConfigurationKey.argumentRange("preview-fps", Double.self)
-    @Option(name: .customLong("preview-fps"), parsing: .unconditional, help: ArgumentHelp(
-        "Pictures a second per viewer of the live stream, at most (\(HTTPOptions.previewRateRange.text)). (default: \(ConfigurationKey.defaultText(of: "preview-fps")))", valueName: "fps"),
+    @Option(name: .customLong("preview-fps"), parsing: .unconditional, help: .key("preview-fps"),
             transform: { try HTTPOptions.previewRateRange.parse($0) })
     var previewRate: Double?
 

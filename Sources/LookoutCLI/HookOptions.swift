@@ -4,14 +4,10 @@ import LookoutService
 
 /// Options that run programs on events; `--hook-timeout` and `--hook-jobs` are the key table's alone.
 struct HookOptions: ParsableArguments {
-    @Option(name: .customLong("on-code"), parsing: .upToNextOption, help: ArgumentHelp(
-        "Run this program for each code event: argv as given (no shell), the event JSON on its standard input, fields in LOOKOUT_* variables. Arguments cannot start with '-'; wrap such a command in a script.",
-        valueName: "cmd [args...]"))
+    @Option(name: .customLong("on-code"), parsing: .upToNextOption, help: .key("on-code"))
     var onCode: [String] = []
 
-    @Option(name: .customLong("on-presence"), parsing: .upToNextOption, help: ArgumentHelp(
-        "Run this program when presence turns on or off (LOOKOUT_STATE=on|off), as --on-code does.",
-        valueName: "cmd [args...]"))
+    @Option(name: .customLong("on-presence"), parsing: .upToNextOption, help: .key("on-presence"))
     var onPresence: [String] = []
 
     /// The options given, as configuration settings.

@@ -7,61 +7,48 @@ import Glibc
 
 /// Options for publishing events to an MQTT broker.
 struct MQTTOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp(
-        "Publish events to this broker: mqtt[s]://[user@]host[:port]/prefix; or to the brokers of one fabric (a cluster), comma-separated: mqtt://a:1883,mqtt://b:1883/prefix connects to one and fails over to the next (see docs/automation.md, docs/fleet.md).",
-        valueName: "url[,url...]"))
+    @Option(name: .long, help: .key("mqtt"))
     var mqtt: String?
 
-    @Option(name: .customLong("mqtt-user"), help: ArgumentHelp("MQTT user name (overrides the URL's).", valueName: "name"))
+    @Option(name: .customLong("mqtt-user"), help: .key("mqtt-user"))
     var user: String?
 
-    @Option(name: .customLong("mqtt-password-file"), help: ArgumentHelp(
-        "Read the MQTT password from the first line of this file (a regular file; at most \(MQTTConfiguration.maximumCredentialBytes) bytes of UTF-8). The environment variable LOOKOUT_MQTT_PASSWORD works too, and so does a systemd credential named mqtt-password.",
-        valueName: "path"))
+    @Option(name: .customLong("mqtt-password-file"), help: .key("mqtt-password-file"))
     var passwordFile: String?
 
-    @Option(name: .customLong("mqtt-ca"), help: ArgumentHelp(
-        "CA certificates (PEM) to trust for mqtts:// (default: the system's).", valueName: "path"))
+    @Option(name: .customLong("mqtt-ca"), help: .key("mqtt-ca"))
     var caFile: String?
 
-    @Option(name: .customLong("mqtt-cert"), help: ArgumentHelp("Client certificate (PEM) for mqtts://.", valueName: "path"))
+    @Option(name: .customLong("mqtt-cert"), help: .key("mqtt-cert"))
     var certificateFile: String?
 
-    @Option(name: .customLong("mqtt-key"), help: ArgumentHelp("Private key (PEM, unencrypted) of --mqtt-cert.", valueName: "path"))
+    @Option(name: .customLong("mqtt-key"), help: .key("mqtt-key"))
     var keyFile: String?
 
-    @Option(name: .customLong("mqtt-client-id"), help: ArgumentHelp(
-        "MQTT client ID, the same at every start so the brokers keep the session (default lookout-<host>, and -<prefix> for a prefix other than lookout; 1 to \(MQTTConfiguration.maximumGivenClientIDBytes) bytes): each camera connects as <id>-<camera>.", valueName: "id"))
+    @Option(name: .customLong("mqtt-client-id"), help: .key("mqtt-client-id"))
     var clientID: String?
 
     static let queueRange = ConfigurationKey.argumentRange("mqtt-queue", Int.self)
-    @Option(name: .customLong("mqtt-queue"), parsing: .unconditional, help: ArgumentHelp(
-        "Code values for the scan trigger kept in memory while the broker is away (events wait in the outbox); past it the oldest are dropped (\(MQTTOptions.queueRange.text)). (default: \(ConfigurationKey.defaultText(of: "mqtt-queue")))", valueName: "n"),
+    @Option(name: .customLong("mqtt-queue"), parsing: .unconditional, help: .key("mqtt-queue"),
             transform: { try MQTTOptions.queueRange.parse($0) })
     var queueCapacity: Int?
 
-    @Option(name: .customLong("state-dir"), help: ArgumentHelp(
-        "Keep each camera's MQTT outbox (events not yet acknowledged) in DIR/outbox/<client ID>, and its event numbers (ids go on across restarts) in DIR/event-ids; used with --mqtt, or when given. (default: \(StateDirectory.defaultText))",
-        valueName: "dir"))
+    @Option(name: .customLong("state-dir"), help: .key("state-dir"))
     var stateDirectory: String?
 
     static let outboxSizeRange = ConfigurationKey.argumentRange("outbox-max-size", ByteCountValue.self)
-    @Option(name: .customLong("outbox-max-size"), parsing: .unconditional, help: ArgumentHelp(
-        "A camera's MQTT outbox never grows past this; the oldest events are dropped (\(MQTTOptions.outboxSizeRange.text)). (default: \(ConfigurationKey.defaultText(of: "outbox-max-size")))",
-        valueName: "size"), transform: { try MQTTOptions.outboxSizeRange.parse($0) })
+    @Option(name: .customLong("outbox-max-size"), parsing: .unconditional, help: .key("outbox-max-size"), transform: { try MQTTOptions.outboxSizeRange.parse($0) })
     var outboxMaxSize: ByteCountArgument?
 
     static let outboxAgeRange = ConfigurationKey.argumentRange("outbox-max-age", AgeValue.self)
-    @Option(name: .customLong("outbox-max-age"), parsing: .unconditional, help: ArgumentHelp(
-        "Events older than this are dropped from the MQTT outbox (\(MQTTOptions.outboxAgeRange.text)). (default: \(ConfigurationKey.defaultText(of: "outbox-max-age")))", valueName: "age"),
+    @Option(name: .customLong("outbox-max-age"), parsing: .unconditional, help: .key("outbox-max-age"),
             transform: { try MQTTOptions.outboxAgeRange.parse($0) })
     var outboxMaxAge: AgeArgument?
 
-    @Flag(name: .customLong("ha-discovery"), help: "Publish Home Assistant discovery configs (a presence sensor and a last-code sensor).")
+    @Flag(name: .customLong("ha-discovery"), help: .key("ha-discovery"))
     var homeAssistantDiscovery = false
 
-    @Option(name: .customLong("ha-prefix"), help: ArgumentHelp(
-        "Home Assistant's discovery prefix (1 to \(MQTTConfiguration.maximumTopicPrefixBytes) bytes, no + or #). (default: \(ConfigurationKey.defaultText(of: "ha-prefix")))", valueName: "topic"))
+    @Option(name: .customLong("ha-prefix"), help: .key("ha-prefix"))
     var homeAssistantPrefix: String?
 
     /// Without a configuration file, the MQTT options need --mqtt, and a client certificate its key.

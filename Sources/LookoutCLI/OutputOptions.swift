@@ -6,20 +6,19 @@ import LookoutService
 extension LineFormat: ExpressibleByArgument {}
 
 struct OutputOptions: ParsableArguments {
-    @Option(name: .long, help: "Output format: json (one object per line) or text (zbarcam's TYPE:value). (default: \(ConfigurationKey.defaultText(of: "format")))")
+    @Option(name: .long, help: .key("format", listsValues: true))
     var format: LineFormat?
 
-    @Flag(name: .long, help: "Write the end-of-run summary as a JSON line (kind \"stats\") on standard output instead of a sentence on standard error.")
+    @Flag(name: .long, help: .key("stats"))
     var stats = false
 
-    @Flag(name: .shortAndLong, help: "No summary on standard error.")
+    @Flag(name: .shortAndLong, help: .key("quiet"))
     var quiet = false
 
-    @Flag(name: .shortAndLong, help: "With an error, also write what the library (OpenCV, libjpeg, libpng) said about it.")
+    @Flag(name: .shortAndLong, help: .key("verbose"))
     var verbose = false
 
-    @Option(name: .long, help: ArgumentHelp("The least severe diagnostics written to standard error: \(OutputOptions.levels). (default: \(ConfigurationKey.defaultText(of: "log-level")))",
-                                            valueName: "level"), transform: { text in
+    @Option(name: .long, help: .key("log-level", listsValues: true), transform: { text in
         guard let level = Logger.Level(rawValue: text.lowercased()) else { throw ValidationError("allowed \(OutputOptions.levels)") }
         return level
     })

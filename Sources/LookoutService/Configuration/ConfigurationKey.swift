@@ -49,10 +49,10 @@ public struct ConfigurationKey: Sendable {
 
     package init<Value>(_ name: String, _ section: ConfigurationSection, _ scope: Scope, _ path: WritableKeyPath<ConfigurationSettings, Value?> & Sendable,
                 _ kind: ValueKind<Value>, default defaultValue: Value? = nil, defaultText: String? = nil, secret: Bool = false,
-                option: String? = nil, _ summary: String) {
+                option: String? = nil, valueName: String? = nil, _ summary: String) {
         self.name = name
         self.option = option ?? name
-        valueName = kind.valueName
+        self.valueName = valueName ?? kind.valueName
         isFlag = Value.self == Bool.self
         switch kind.schema["type"] {
         case .string("array"): takesList = true

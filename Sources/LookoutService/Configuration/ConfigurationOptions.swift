@@ -102,17 +102,17 @@ package enum ConfigurationOptions {
         key.isFlag ? "--\(key.option)/--no-\(key.option)" : "--\(key.option) <\(key.valueName)>"
     }
 
-    /// What the help says of the key's option: its summary, what it takes, its default.
-    package static func help(of key: ConfigurationKey) -> String {
+    /// What the help says of the key's option: its summary, what it takes (unless the option's
+    /// own type lists its values), its default (a flag's as the flag: `--no-face-join`).
+    package static func help(of key: ConfigurationKey, statingAllowed: Bool = true) -> String {
         var text = key.summary.hasSuffix(".") ? String(key.summary.dropLast()) : key.summary
-        if !key.isFlag { text += " (\(key.allowed))" }
+        if !key.isFlag, statingAllowed { text += " (\(key.allowed))" }
         text += "."
         if let defaultText = key.defaultText {
-            switch defaultText {
-            case "true": text += " (default: --\(key.option))"
-            case "false": text += " (default: --no-\(key.option))"
-            default: text += " (default: \(defaultText))"
-            }
+            let words = key.isFlag
+                ? defaultText.replacing(/\btrue\b/, with: "--\(key.option)").replacing(/\bfalse\b/, with: "--no-\(key.option)")
+                : defaultText
+            text += " (default: \(words))"
         }
         return text
     }
