@@ -3,6 +3,7 @@
 // the helper process Debian's 1.4 needed is gone.
 #include "CZXing.h"
 #include "CPlanes.h"
+#include "Rectify.hpp"
 #include "Upright.hpp"
 
 #include <ZXing/ReadBarcode.h>
@@ -221,6 +222,27 @@ extern "C" int lk_zx_read(const unsigned char *gray, int width, int height, int 
                         ix = region.x + (int)std::lround(sx);
                         iy = region.y + (int)std::lround(sy);
                     });
+                }
+            }
+            // Still nothing: the symbol stood square, first as the rectangle round its outline at
+            // its angle, then as the corners perspective left it, with fine and coarse cells.
+            if ((flags & LK_ZX_TRY_RECTIFY) && count == before && region.shrink == 1) {
+                for (int cell : {4, 8}) {
+                    lookout::Quad rectangle, corners;
+                    if (count > before) break;
+                    if (!lookout::symbol_outline(origin, region.width, region.height, stride, cell, rectangle, corners)) continue;
+                    for (const lookout::Quad *quad : {&rectangle, &corners}) {
+                        lookout::Rectified square;
+                        if (count > before || !lookout::rectify(origin, region.width, region.height, stride, *quad, 0.1f,
+                                                                 4 * region.width * region.height, scratch, square)) continue;
+                        ZXing::ImageView view(scratch.data(), square.width, square.height, ZXing::ImageFormat::Lum, square.width);
+                        take(ZXing::ReadBarcodes(view, options), [&](float x, float y, int &ix, int &iy) {
+                            float sx, sy;
+                            square.source(x, y, sx, sy);
+                            ix = region.x + (int)std::lround(sx);
+                            iy = region.y + (int)std::lround(sy);
+                        });
+                    }
                 }
             }
         }

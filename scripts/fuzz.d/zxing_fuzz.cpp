@@ -8,7 +8,7 @@
 // row without its padding, so that any read past the image is out of bounds).
 //   0-1  width, u16 LE: 16 + v % 1009 (16..1024); with bit 15 set, 1 + (v & 0x7fff) % 8192
 //   2    stride padding, bytes per row beyond the width (& 31)
-//   3    flags, LK_ZX_TRY_* and LK_ZX_GLOBAL_THRESHOLD (& 63)
+//   3    flags, LK_ZX_TRY_* and LK_ZX_GLOBAL_THRESHOLD (& 127)
 //   4    formats: 0 all, 1 QR, 2 EAN-13, 3 PDF417 + Aztec + DataMatrix (video), 4 the linear
 //        ones, 5 the bits of bytes 5-6 (masked to LK_ZX_ bits), else all
 //   7    regions: 0 the whole image, 1 shrunk 2, 2 grown (-2), 3 as `lookout scan` reads a still,
@@ -123,7 +123,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     std::vector<uint8_t> image(data + header_size, data + header_size + length);
     const uint8_t *gray = image.data();
 
-    int flags = h[3] & 63, formats = formats_from(h), cell = h[9] % 40;
+    int flags = h[3] & 127, formats = formats_from(h), cell = h[9] % 40;
     int capacity = h[10] ? h[10] : 256;
     int bytes_capacity = h[11] ? h[11] * 16 : 256 * 1024;
 

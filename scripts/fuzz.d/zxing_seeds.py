@@ -128,6 +128,11 @@ def main():
     # Leaning bars where rows of bars are looked for, each place turned upright (LK_ZX_TRY_TURN).
     seed("bars-leaning-located", 256, [[255 if ((x + y // 3) // 4) % 2 else 0 for x in range(256)] for y in range(256)],
          formats=MATRIX, mode=LOCATED, flags=31, cell=8, places=1)
+    # The same stood square too (LK_ZX_TRY_RECTIFY): outlines found in bars, then re-sampled.
+    seed("bars-leaning-squared", 256, [[255 if ((x + y // 3) // 4) % 2 else 0 for x in range(256)] for y in range(256)],
+         formats=MATRIX, mode=LOCATED, flags=31 | 64, cell=8, places=1)
+    seed("noise-blocks-squared", 256, [[blocks[y // 4][x // 4] for x in range(256)] for y in range(256)],
+         formats=MATRIX, mode=LOCATED, flags=31 | 64, cell=6, places=1)
     guards = ([0, 255, 0] + [255] * 7 * 6 + [255, 0, 255, 0, 255] + [0] * 42 + [0, 255, 0])
     doubled = [v for v in guards for _ in range(2)]
     seed("ean-guards", 1020, [[doubled[x % len(doubled)] for x in range(1020)]] * 64, formats=EAN13)

@@ -37,6 +37,10 @@ enum {
                                   // its edges' lean: PDF417 rows at an angle (costs a copy of it)
     LK_ZX_GLOBAL_THRESHOLD = 1 << 5, // one threshold from the whole image's histogram instead of
                                      // local averages (zxing-cpp's GlobalHistogram binarizer)
+    LK_ZX_TRY_RECTIFY = 1 << 6,   // a region (shrink 1) that still gave nothing, again with the
+                                  // symbol in it stood square: its outline (the largest patch of
+                                  // dense edges) as a rectangle at its angle, then as the corners
+                                  // perspective left (PDF417 sheared or seen at a slant)
 };
 
 typedef struct lk_zx_code {

@@ -20,7 +20,7 @@ final class ZXingFrameReader {
     /// PDF417 where rows of bars are, each place turned upright when it leans (nil when PDF417
     /// is not wanted): zxing-cpp reads PDF417 rows only within a few degrees of level.
     private let placeScanner: ZXingScanner?
-    static let placeEffort: ZXingScanner.Effort = [.thorough, .turned]
+    static let placeEffort: ZXingScanner.Effort = [.thorough, .turned, .rectified]
     /// Where codes were read on the last frame (plane pixels): read first on the next.
     private var lastBoxes: [Rect] = []
     private var rotation: [lk_zx_region] = []

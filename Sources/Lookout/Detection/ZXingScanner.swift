@@ -19,6 +19,10 @@ final class ZXingScanner {
         /// an angle, which zxing-cpp reads only within a few degrees of level). For small regions:
         /// it copies each.
         static let turned = Effort(rawValue: Int32(LK_ZX_TRY_TURN))
+        /// A region that still gave nothing, again with its symbol stood square: the outline of
+        /// its dense edges as a rectangle at its angle, then as perspective left its corners
+        /// (PDF417 sheared or seen at a slant, whose bars and rows no longer meet square).
+        static let rectified = Effort(rawValue: Int32(LK_ZX_TRY_RECTIFY))
         /// One threshold for the whole image (zxing-cpp's GlobalHistogram binarizer) instead of
         /// local averages: modules a local average loses in a blurred, evenly lit picture.
         static let globalThreshold = Effort(rawValue: Int32(LK_ZX_GLOBAL_THRESHOLD))
