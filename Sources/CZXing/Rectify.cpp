@@ -1,5 +1,6 @@
 // Finding a symbol's outline in a region and standing it square (see Rectify.hpp).
 #include "Rectify.hpp"
+#include "Upright.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -206,14 +207,7 @@ bool rectify(const unsigned char *origin, int width, int height, int stride, con
         for (int x = 0; x < w; x++) {
             float sx, sy;
             rectified.source((float)x, (float)y, sx, sy);
-            // Bilinear, the border repeated outside (a point far outside lands on the border).
-            if (!std::isfinite(sx) || !std::isfinite(sy)) sx = sy = 0;
-            float fx = std::min(std::max(sx, 0.0f), (float)(width - 1)), fy = std::min(std::max(sy, 0.0f), (float)(height - 1));
-            int x0 = (int)fx, y0 = (int)fy, x1 = std::min(x0 + 1, width - 1), y1 = std::min(y0 + 1, height - 1);
-            float ax = fx - x0, ay = fy - y0;
-            const unsigned char *p = origin + (size_t)y0 * stride, *q = origin + (size_t)y1 * stride;
-            float top = p[x0] + (p[x1] - p[x0]) * ax, bottom = q[x0] + (q[x1] - q[x0]) * ax;
-            to[x] = (unsigned char)(top + (bottom - top) * ay + 0.5f);
+            to[x] = sample_bilinear(origin, width, height, stride, sx, sy);
         }
     }
     return true;

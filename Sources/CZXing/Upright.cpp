@@ -27,6 +27,16 @@ float edge_lean(const unsigned char *origin, int width, int height, int stride) 
     return (float)(std::atan2(s, c) / 4 * 180 / M_PI);
 }
 
+unsigned char sample_bilinear(const unsigned char *origin, int width, int height, int stride, float x, float y) {
+    if (!std::isfinite(x) || !std::isfinite(y)) x = y = 0;
+    float fx = std::min(std::max(x, 0.0f), (float)(width - 1)), fy = std::min(std::max(y, 0.0f), (float)(height - 1));
+    int x0 = (int)fx, y0 = (int)fy, x1 = std::min(x0 + 1, width - 1), y1 = std::min(y0 + 1, height - 1);
+    float ax = fx - x0, ay = fy - y0;
+    const unsigned char *a = origin + (size_t)y0 * stride, *b = origin + (size_t)y1 * stride;
+    float top = a[x0] + (a[x1] - a[x0]) * ax, bottom = b[x0] + (b[x1] - b[x0]) * ax;
+    return (unsigned char)(top + (bottom - top) * ay + 0.5f);
+}
+
 Upright turn_upright(const unsigned char *origin, int width, int height, int stride, float lean,
                      std::vector<unsigned char> &out) {
     Upright turned;
@@ -45,17 +55,8 @@ Upright turn_upright(const unsigned char *origin, int width, int height, int str
         unsigned char *to = out.data() + (size_t)y * turned.width;
         float sx, sy;
         turned.source(0, (float)y, sx, sy);
-        for (int x = 0; x < turned.width; x++, sx += turned.cosine, sy += turned.sine) {
-            // Bilinear, the border repeated outside.
-            float fx = std::min(std::max(sx, 0.0f), (float)(width - 1));
-            float fy = std::min(std::max(sy, 0.0f), (float)(height - 1));
-            int x0 = (int)fx, y0 = (int)fy;
-            int x1 = std::min(x0 + 1, width - 1), y1 = std::min(y0 + 1, height - 1);
-            float ax = fx - x0, ay = fy - y0;
-            const unsigned char *a = origin + (size_t)y0 * stride, *b = origin + (size_t)y1 * stride;
-            float top = a[x0] + (a[x1] - a[x0]) * ax, bottom = b[x0] + (b[x1] - b[x0]) * ax;
-            to[x] = (unsigned char)(top + (bottom - top) * ay + 0.5f);
-        }
+        for (int x = 0; x < turned.width; x++, sx += turned.cosine, sy += turned.sine)
+            to[x] = sample_bilinear(origin, width, height, stride, sx, sy);
     }
     return turned;
 }

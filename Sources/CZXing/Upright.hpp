@@ -26,6 +26,10 @@ struct Upright {
     float cosine = 1, sine = 0, centre_x = 0, centre_y = 0, origin_x = 0, origin_y = 0;
 };
 
+// The gray level at (x, y) of a region, bilinear between its four pixels, the border repeated
+// outside it (a point that is not a number reads the first pixel).
+unsigned char sample_bilinear(const unsigned char *origin, int width, int height, int stride, float x, float y);
+
 Upright turn_upright(const unsigned char *origin, int width, int height, int stride, float lean,
                      std::vector<unsigned char> &out);
 

@@ -205,6 +205,15 @@ extern "C" int lk_zx_read(const unsigned char *gray, int width, int height, int 
                 : region.shrink == -2 ? grown(origin, region.width, region.height, stride, scratch)
                 : ZXing::ImageView(origin, region.width, region.height, ZXing::ImageFormat::Lum, stride);
             int before = count;
+            // Corners of a copy's read, back into the image through the copy's `source`.
+            auto through = [&region](const auto &copy) {
+                return [&region, &copy](float x, float y, int &ix, int &iy) {
+                    float sx, sy;
+                    copy.source(x, y, sx, sy);
+                    ix = region.x + (int)std::lround(sx);
+                    iy = region.y + (int)std::lround(sy);
+                };
+            };
             take(ZXing::ReadBarcodes(image, options), [&](float x, float y, int &ix, int &iy) {
                 ix = region.x + (int)(x * scale);
                 iy = region.y + (int)(y * scale);
@@ -216,12 +225,7 @@ extern "C" int lk_zx_read(const unsigned char *gray, int width, int height, int 
                 if (std::fabs(lean) >= 3) {
                     lookout::Upright turned = lookout::turn_upright(origin, region.width, region.height, stride, lean, scratch);
                     ZXing::ImageView upright(scratch.data(), turned.width, turned.height, ZXing::ImageFormat::Lum, turned.width);
-                    take(ZXing::ReadBarcodes(upright, options), [&](float x, float y, int &ix, int &iy) {
-                        float sx, sy;
-                        turned.source(x, y, sx, sy);
-                        ix = region.x + (int)std::lround(sx);
-                        iy = region.y + (int)std::lround(sy);
-                    });
+                    take(ZXing::ReadBarcodes(upright, options), through(turned));
                 }
             }
             // Still nothing: the symbol stood square, first as the rectangle round its outline at
@@ -236,12 +240,7 @@ extern "C" int lk_zx_read(const unsigned char *gray, int width, int height, int 
                         if (count > before || !lookout::rectify(origin, region.width, region.height, stride, *quad, 0.1f,
                                                                  4 * region.width * region.height, scratch, square)) continue;
                         ZXing::ImageView view(scratch.data(), square.width, square.height, ZXing::ImageFormat::Lum, square.width);
-                        take(ZXing::ReadBarcodes(view, options), [&](float x, float y, int &ix, int &iy) {
-                            float sx, sy;
-                            square.source(x, y, sx, sy);
-                            ix = region.x + (int)std::lround(sx);
-                            iy = region.y + (int)std::lround(sy);
-                        });
+                        take(ZXing::ReadBarcodes(view, options), through(square));
                     }
                 }
             }
