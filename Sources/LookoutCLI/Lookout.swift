@@ -76,6 +76,11 @@ struct Lookout: ParsableCommand {
                 print(RunHelp.text())
                 exit(withError: ExitCode.success)
             }
+            if exitCode(for: error) == .success, let dump = RunHelpDump.spliced(message(for: error)) {
+                // The description tools read (the man page), with the same options.
+                print(dump)
+                exit(withError: ExitCode.success)
+            }
             guard exitCode(for: error) == .validationFailure, !(error is ExitCode) else { exit(withError: error) }
             let message = message(for: error).split(separator: "\n").first.map(String.init) ?? "invalid usage"
             printDiagnostic((message.hasPrefix("Error: ") ? String(message.dropFirst(7)) : message)

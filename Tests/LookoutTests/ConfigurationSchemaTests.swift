@@ -43,6 +43,24 @@ import Testing
         #expect(keysWithoutOptions.isEmpty, "keys without an option: \(keysWithoutOptions.sorted())")
     }
 
+    /// ArgumentParser's description of the commands, which the man page is made from, names
+    /// every key's option under `run` too, with the help the screen gives it.
+    @Test func theDumpOfRunNamesEveryKeysOption() throws {
+        for arguments in [["--experimental-dump-help"], ["run", "--experimental-dump-help"]] {
+            let dump = try #require(try JSONSerialization.jsonObject(with: Data(runLookout(arguments).utf8)) as? [String: Any])
+            let root = try #require(dump["command"] as? [String: Any])
+            let run = root["commandName"] as? String == "run" ? root
+                : try #require((root["subcommands"] as? [[String: Any]])?.first { $0["commandName"] as? String == "run" })
+            let arguments = run["arguments"] as? [[String: Any]] ?? []
+            let names = Set(arguments.flatMap { ($0["names"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String } })
+            let missing = ConfigurationOptions.optionNames.map { String($0.dropFirst(2)) }.filter { !names.contains($0) }
+            #expect(missing.isEmpty, "\(arguments): not in the dump: \(missing)")
+            let buffers = arguments.first { ($0["names"] as? [[String: Any]])?.first?["name"] as? String == "buffers" }
+            #expect(buffers?["abstract"] as? String == "Driver buffers to stream with (2 to 32). (default: 4)")
+            #expect(buffers?["sectionTitle"] as? String == "Camera")
+        }
+    }
+
     /// A key declared in the table alone is read from the file and its cameras, checked with its
     /// range, printed by `config print`, described in the schema and the reference, and is a
     /// `lookout run` option read and described from the table: none of them names a key.
