@@ -26,10 +26,12 @@ extension ArgumentHelp {
     /// A declared option's help, from its configuration key alone: the key's summary, what it
     /// takes and its default (`ConfigurationOptions.help(of:)`), under the key's value name; so
     /// the option, the file's reference and the schema say one thing. An option whose type is an
-    /// enumeration has ArgumentParser list its values (`listsValues`), not the key.
-    static func key(_ name: String, repeatable: Bool = false, listsValues: Bool = false) -> ArgumentHelp {
+    /// enumeration has ArgumentParser list its values (`listsValues`), and one that reads its own
+    /// form (`--control name=value`, where the file holds a map; the summary says it) does not
+    /// state the file's: neither states what the key allows.
+    static func key(_ name: String, repeatable: Bool = false, listsValues: Bool = false, readsOwnForm: Bool = false) -> ArgumentHelp {
         guard let key = ConfigurationKey.named(name) else { preconditionFailure("configuration key '\(name)' is not in the table") }
-        return ArgumentHelp(ConfigurationOptions.help(of: key, statingAllowed: !listsValues) + (repeatable ? " Repeatable." : ""),
+        return ArgumentHelp(ConfigurationOptions.help(of: key, statingAllowed: !listsValues && !readsOwnForm) + (repeatable ? " Repeatable." : ""),
                             valueName: key.valueName)
     }
 }

@@ -8,7 +8,7 @@ struct CameraOptions: ParsableArguments {
     @Option(name: .long, parsing: .unconditional, help: .key("size"))
     var size: String?
 
-    @Option(name: .customLong("control"), help: .key("control", repeatable: true))
+    @Option(name: .customLong("control"), help: .key("control", repeatable: true, readsOwnForm: true))
     var controls: [String] = []
 
     mutating func validate() throws {

@@ -92,10 +92,10 @@ struct DetectionOptions: ParsableArguments {
     @Option(name: .customLong("max-pixels"), parsing: .unconditional, help: .key("max-pixels"), transform: { try DetectionOptions.maxPixelsRange.parse($0) })
     var maxPixels: PixelCountArgument?
 
-    @Option(name: .customLong("mask"), help: .key("masks", repeatable: true))
+    @Option(name: .customLong("mask"), help: .key("masks", repeatable: true, readsOwnForm: true))
     var masks: [String] = []
 
-    @Option(name: .customLong("zone"), help: .key("zones", repeatable: true))
+    @Option(name: .customLong("zone"), help: .key("zones", repeatable: true, readsOwnForm: true))
     var zones: [String] = []
 
     mutating func validate() throws {

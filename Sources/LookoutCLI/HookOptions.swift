@@ -4,10 +4,10 @@ import LookoutService
 
 /// Options that run programs on events; `--hook-timeout` and `--hook-jobs` are the key table's alone.
 struct HookOptions: ParsableArguments {
-    @Option(name: .customLong("on-code"), parsing: .upToNextOption, help: .key("on-code"))
+    @Option(name: .customLong("on-code"), parsing: .upToNextOption, help: .key("on-code", readsOwnForm: true))
     var onCode: [String] = []
 
-    @Option(name: .customLong("on-presence"), parsing: .upToNextOption, help: .key("on-presence"))
+    @Option(name: .customLong("on-presence"), parsing: .upToNextOption, help: .key("on-presence", readsOwnForm: true))
     var onPresence: [String] = []
 
     /// The options given, as configuration settings.

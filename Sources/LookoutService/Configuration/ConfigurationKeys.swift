@@ -23,7 +23,7 @@ extension ConfigurationKey {
         .init("pixel-format", .capture, .camera, \.pixelFormat, .fourcc, defaultText: "MJPG, then YUYV, GREY, NV12, YU12",
               "Camera pixel format, as `lookout devices` lists it."),
         .init("buffers", .capture, .camera, \.buffers, .integer(2...32), default: 4, "Driver buffers to stream with."),
-        .init("control", .capture, .camera, \.controls, .controls, valueName: "name=value", "Camera controls set before streaming, as name=value by the names `lookout devices --controls` shows."),
+        .init("control", .capture, .camera, \.controls, .controls, valueName: "name=value", "Camera controls set before streaming, by the names `lookout devices --controls` shows (on the command line, name=value)."),
         .init("watchdog", .capture, .camera, \.watchdog, .number(CaptureDeviceInput.watchdogRange, unit: " seconds").called("seconds"), default: 3,
               "Seconds without a frame before the camera counts as lost."),
         .init("exit-on-loss", .capture, .camera, \.exitOnLoss, .bool, default: false,
@@ -92,7 +92,7 @@ extension ConfigurationKey {
         .init("masks", .detection, .camera, \.masks, .masks, option: "mask",
               valueName: "x,y x,y x,y...", "Parts of the picture never reported, each at least 3 points x,y (fractions of the frame): a detection whose centre is in one is dropped, and motion in them does not wake the detectors."),
         .init("zones", .detection, .camera, \.zones, .zones, option: "zone",
-              valueName: "name=x,y x,y x,y...", "Named parts of the picture, each NAME=x,y x,y x,y...: each line carries the first zone holding its centre (`zone`); presence is kept per zone (the first zone given wins)."),
+              valueName: "name=x,y x,y x,y...", "Named parts of the picture (on the command line, NAME=x,y x,y x,y...): each line carries the first zone holding its centre (`zone`); presence is kept per zone (the first zone given wins)."),
     ]
 
     private static let events: [ConfigurationKey] = [
