@@ -102,25 +102,21 @@ bool symbol_outline(const unsigned char *origin, int width, int height, int stri
     int columns = width / cell, rows = height / cell;
     if (columns < 4 || rows < 4) return false;
     std::vector<uint8_t> busy = busy_cells(origin, width, height, stride, cell, columns, rows);
-    // The largest 4-connected patch; of each of its rows only the ends matter for the hull.
+    // The largest 4-connected patch (labelled, then measured); of each of its rows only the
+    // ends matter for the hull.
     std::vector<int> label(busy.size(), 0), stack;
-    std::vector<std::pair<int, int>> best_ends; // per grid row: first and last column, -1 when none
+    int next = 0, best = 0;
     size_t best_size = 0;
-    int next = 0;
     for (size_t start = 0; start < busy.size(); start++) {
         if (!busy[start] || label[start]) continue;
         label[start] = ++next;
         stack.assign(1, (int)start);
-        std::vector<std::pair<int, int>> ends((size_t)rows, {-1, -1});
         size_t size = 0;
         while (!stack.empty()) {
             int index = stack.back();
             stack.pop_back();
             int x = index % columns, y = index / columns;
             size++;
-            auto &end = ends[(size_t)y];
-            end.first = end.first < 0 ? x : std::min(end.first, x);
-            end.second = std::max(end.second, x);
             const int neighbours[4][2] = {{x - 1, y}, {x + 1, y}, {x, y - 1}, {x, y + 1}};
             for (const auto &n : neighbours) {
                 if (n[0] < 0 || n[1] < 0 || n[0] >= columns || n[1] >= rows) continue;
@@ -131,15 +127,18 @@ bool symbol_outline(const unsigned char *origin, int width, int height, int stri
                 }
             }
         }
-        if (size > best_size) {
-            best_size = size;
-            best_ends = std::move(ends);
-        }
+        if (size > best_size) best_size = size, best = next;
     }
     if (best_size < 12) return false;
     std::vector<Point> points;
     for (int y = 0; y < rows; y++) {
-        auto [first, last] = best_ends[(size_t)y];
+        const int *row = label.data() + (size_t)y * columns;
+        int first = -1, last = -1;
+        for (int x = 0; x < columns; x++) {
+            if (row[x] != best) continue;
+            if (first < 0) first = x;
+            last = x;
+        }
         if (first < 0) continue;
         for (int x : {first, last + 1})
             for (int dy : {0, 1}) points.push_back({(float)(x * cell), (float)((y + dy) * cell)});

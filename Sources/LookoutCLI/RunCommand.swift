@@ -71,11 +71,11 @@ struct RunCommand: ParsableCommand {
             throw ValidationError("--size \(size.width)x\(size.height) is more than the \(detection.pixelBudget.maximumPixels) pixels --max-pixels allows.")
         }
         if let config, config.isEmpty { throw ValidationError("--config needs a file.") }
-        _ = try keySettings()
+        let keys = try keySettings()
         if configurationPath == nil {
             try mqtt.checkStandingAlone()
             try web.checkStandingAlone()
-            if let problem = try ConfigurationOptions.keyWithoutItsSection(in: keySettings()) { throw ValidationError(problem) }
+            if let problem = ConfigurationOptions.keyWithoutItsSection(in: keys) { throw ValidationError(problem) }
         }
     }
 
@@ -149,7 +149,8 @@ struct RunCommand: ParsableCommand {
         let problems = ConfigurationCheck.problems(in: merged, file: (configurationPath ?? "") + " with the options given", checksFiles: false)
         if !problems.isEmpty {
             guard configurationPath == nil else { throw refuse(problems) }
-            throw ValidationError(problems.map(\.optionWords).joined(separator: "\n"))
+            // A usage error is one line (Lookout.main): the first problem; the next shows once it is mended.
+            throw ValidationError(problems[0].optionWords)
         }
         let effective = configuration.settings.overlaid(by: overrides).withDefaults
         showsLibraryDetail = effective.verbose == true
