@@ -21,7 +21,17 @@ struct ScannedCode {
     /// while real codes read with as few as 4). Such reads are reported only when confirmed.
     static let confidentScanLines = 10
 
-    var needsConfirmation: Bool { type != .qr && decoder == .zbar && scanLines < Self.confidentScanLines }
+    /// Set on a read that one prepared copy alone gave, of a type whose check a sharpened edge can fool.
+    private(set) var isUnsure = false
+
+    var needsConfirmation: Bool { isUnsure || (type != .qr && decoder == .zbar && scanLines < Self.confidentScanLines) }
+
+    /// This read, reported only when another reading of its place confirms it.
+    func toBeConfirmed() -> ScannedCode {
+        var unsure = self
+        unsure.isUnsure = true
+        return unsure
+    }
 }
 
 /// ZBar's image scanner, created once and reused for frame after frame (creating one per frame

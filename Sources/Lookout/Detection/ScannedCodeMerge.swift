@@ -26,6 +26,12 @@ extension ScannedCode {
     func isSameSymbol(as other: ScannedCode) -> Bool {
         guard type == other.type else { return false }
         let mine = Rect.enclosing(corners), theirs = Rect.enclosing(other.corners)
-        return mine.contains(Point(x: theirs.midX, y: theirs.midY)) || theirs.contains(Point(x: mine.midX, y: mine.midY))
+        if mine.contains(Point(x: theirs.midX, y: theirs.midY)) || theirs.contains(Point(x: mine.midX, y: mine.midY)) { return true }
+        // A linear symbol is often reported as the one line a scan crossed, and another reading of it
+        // as a band beside that line: the same bytes within half a symbol's length are one symbol.
+        // The same code on the next label of a shelf is a whole symbol away.
+        guard payload == other.payload else { return false }
+        let reach = max(mine.width, mine.height, theirs.width, theirs.height) / 2
+        return ((mine.midX - theirs.midX) * (mine.midX - theirs.midX) + (mine.midY - theirs.midY) * (mine.midY - theirs.midY)).squareRoot() < reach
     }
 }

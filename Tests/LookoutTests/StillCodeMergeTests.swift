@@ -1,0 +1,65 @@
+import Testing
+@testable import Lookout
+
+/// How `lookout scan` makes one report per symbol of its looks' reads (`StillCodeReader.merged`,
+/// `ScannedCode.isSameSymbol`).
+@Suite("still code merge")
+struct StillCodeMergeTests {
+    static func code(_ text: String, _ type: MetadataObjectType = .ean13, x: Double, y: Double, width: Double, height: Double) -> ScannedCode {
+        ScannedCode(type: type, payload: Array(text.utf8),
+                    corners: [Point(x: x, y: y), Point(x: x + width, y: y), Point(x: x + width, y: y + height), Point(x: x, y: y + height)],
+                    decoder: .zxing)
+    }
+
+    /// A symbol reported as the line one scan crossed and again as a band beside it is one symbol;
+    /// the same code a whole symbol away (the next label of a shelf) is another, and so is other text
+    /// beside the line.
+    @Test func aLinearSymbolReadAsALineAndAsABandIsOne() {
+        let line = Self.code("7360135290961", x: 220, y: 315, width: 199, height: 1)
+        let band = Self.code("7360135290961", x: 212, y: 243, width: 205, height: 54)
+        #expect(line.isSameSymbol(as: band))
+        #expect(band.isSameSymbol(as: line))
+        let nextLabel = Self.code("7360135290961", x: 440, y: 243, width: 205, height: 54)
+        #expect(!band.isSameSymbol(as: nextLabel))
+        #expect(!line.isSameSymbol(as: Self.code("4006381333931", x: 212, y: 243, width: 205, height: 54)))
+        #expect(!line.isSameSymbol(as: Self.code("7360135290961", .code128, x: 212, y: 243, width: 205, height: 54)))
+        var codes = [line]
+        #expect(codes.addNewSymbols([band, nextLabel]) == 1)
+    }
+
+    /// A copy's read of a type whose check a sharpened edge can fool (EAN-13) stands when two of the
+    /// copies' lists give it, waits for confirmation when one does, and is dropped when another list
+    /// gives its place other bytes; a QR code of one copy stands; the picture's reads come first.
+    @Test func aCopysLinearReadStandsOnlyWhenVouchedFor() {
+        let ean = Self.code("4006381333931", x: 100, y: 100, width: 190, height: 60)
+        let misread = Self.code("4006381333948", x: 104, y: 102, width: 186, height: 58)
+        let qr = Self.code("https://lookout.example/1", .qr, x: 400, y: 100, width: 80, height: 80)
+        func looks(sharpened: [[ScannedCode]] = [], flattened: [[ScannedCode]] = [], picture: [ScannedCode] = []) -> [[[ScannedCode]]] {
+            var found = [[[ScannedCode]]](repeating: [], count: StillCodeReader.Look.allCases.count)
+            found[StillCodeReader.Look.picture.rawValue] = [picture]
+            found[StillCodeReader.Look.sharpened.rawValue] = sharpened
+            found[StillCodeReader.Look.flattened.rawValue] = flattened
+            return found
+        }
+        let twice = StillCodeReader.merged(looks(sharpened: [[ean], []], flattened: [[ean, qr]]))
+        #expect(twice.map(\.payload) == [qr.payload, ean.payload])
+        #expect(twice.allSatisfy { !$0.needsConfirmation })
+
+        let once = StillCodeReader.merged(looks(flattened: [[ean]]))
+        #expect(once.map(\.payload) == [ean.payload])
+        #expect(once.first?.needsConfirmation == true)
+
+        #expect(StillCodeReader.merged(looks(sharpened: [[ean], [misread]], flattened: [[ean]])).isEmpty)
+
+        let pictureFirst = StillCodeReader.merged(looks(sharpened: [[misread]], picture: [ean]))
+        #expect(pictureFirst.map(\.payload) == [ean.payload])
+        #expect(pictureFirst.first?.needsConfirmation == false)
+    }
+
+    /// An EAN-13 on a photographed label (Tests/Fixtures/ean13-read-twice.png, from the corpus) that
+    /// zxing-cpp's looks report as a line and as a band beside it: scan writes one line.
+    @Test func scanReportsALinearSymbolOnce() throws {
+        let objects = try jsonObjects(try lookout(["scan", "--types", "ean13", Fixtures.path("ean13-read-twice.png")]))
+        #expect(objects.map { $0["value"] as? String } == ["1353018417940"])
+    }
+}
