@@ -81,6 +81,10 @@ struct Lookout: ParsableCommand {
                 print(dump)
                 exit(withError: ExitCode.success)
             }
+            if exitCode(for: error) == .success, let script = RunCompletionScript.spliced(message(for: error)) {
+                print(script)
+                exit(withError: ExitCode.success)
+            }
             guard exitCode(for: error) == .validationFailure, !(error is ExitCode) else { exit(withError: error) }
             let message = message(for: error).split(separator: "\n").first.map(String.init) ?? "invalid usage"
             printDiagnostic((message.hasPrefix("Error: ") ? String(message.dropFirst(7)) : message)

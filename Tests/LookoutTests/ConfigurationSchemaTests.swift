@@ -61,6 +61,27 @@ import Testing
         }
     }
 
+    /// The zsh and fish completion scripts offer `run` every key's option, as bash does: a choice
+    /// with its values, a flag with its `no-` form, a list's option as repeatable; each once.
+    @Test func theCompletionScriptsOfferEveryKeysOption() throws {
+        let zsh = try runLookout(["--generate-completion-script", "zsh"])
+        let run = try #require(zsh.components(separatedBy: "_lookout_run() {").dropFirst().first?.components(separatedBy: "\n}").first)
+        let fish = try runLookout(["--generate-completion-script", "fish"])
+        let fishRun = fish.split(separator: "\n").filter { $0.contains("\"lookout run\"") }
+        for option in ConfigurationOptions.optionNames {
+            let name = String(option.dropFirst(2))
+            let specifications = run.split(separator: "\n").filter { $0.contains("--" + name + "[") || $0.contains("--" + name + ",") }
+            #expect(specifications.count == 1, "zsh: \(option) is offered \(specifications.count) times")
+            #expect(fishRun.filter { $0.contains("-l '\(name)'") }.count == 1, "fish: \(option)")
+        }
+        #expect(run.contains("'--events[") && run.contains(":frames|changes:(frames changes)'"))
+        #expect(run.contains("'--no-realtime[") && run.contains("'*--snapshot-on["))
+        #expect(run.contains("(2 to 32). (default\\: 4)]:"), "the help's colon is quoted for _arguments")
+        #expect(fishRun.contains { $0.contains("-l 'events'") && $0.hasSuffix("-rfka 'frames changes'") })
+        let parsed = try #require(fish.split(separator: "\n").first { $0.contains("__lookout_parse_subcommand") && $0.contains("'buffers='") })
+        #expect(parsed.contains("'no-realtime'") && parsed.contains("'snapshot-on=+'"))
+    }
+
     /// A key declared in the table alone is read from the file and its cameras, checked with its
     /// range, printed by `config print`, described in the schema and the reference, and is a
     /// `lookout run` option read and described from the table: none of them names a key.
