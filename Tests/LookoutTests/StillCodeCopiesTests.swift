@@ -77,6 +77,35 @@ struct StillCodeCopiesTests {
         }
     }
 
+    /// The same small blurred code in a picture too large to be enlarged whole (4.4 megapixels of
+    /// plain paper round it): the first looks miss it; the place where the picture looks like a
+    /// matrix symbol is read enlarged and sharpened within the budget, its corners on the code.
+    @Test func aSmallBlurredCodeInALargePictureIsReadInItsPlaceEnlarged() throws {
+        let code = try StillImage.load(path: Fixtures.path("qr-enlarge.png"))
+        let (width, height, at) = (2200, 2000, (x: 1500, y: 1200))
+        #expect(width * height > StillCodeReader.enlargedPixels)
+        let pool = BufferPool(count: 1)
+        let index = try #require(pool.acquire(capacity: width * height, wait: false))
+        let pixels = pool.pointer(index).assumingMemoryBound(to: UInt8.self)
+        pixels.update(repeating: code[0, 0], count: width * height)
+        for y in 0..<code.height {
+            for x in 0..<code.width { pixels[(at.y + y) * width + at.x + x] = code[x, y] }
+        }
+        let picture = PixelBuffer(width: width, height: height, bytesPerRow: width, pool: pool, poolIndex: index)
+        let whole = (x: 0, y: 0, width: width, height: height)
+        for processors in [1, 2] {
+            let reader = StillCodeReader(types: [.qr], zbar: BarcodeScanner(types: [.qr]), processors: processors)
+            #expect(reader.read(picture, region: whole, budget: 0, planeIsHalfSize: false).isEmpty,
+                    "the first looks read the code: the test no longer tests its place")
+            // A budget no loaded machine runs out of.
+            let codes = reader.read(picture, region: whole, budget: 600_000, planeIsHalfSize: false)
+            #expect(codes.map { String(decoding: $0.payload, as: UTF8.self) } == ["https://example.com/the/305873?id="])
+            let box = Rect.enclosing(codes.first?.corners ?? [])
+            #expect(box.midX > Double(at.x) && box.midX < Double(at.x + code.width), "\(box)")
+            #expect(box.midY > Double(at.y) && box.midY < Double(at.y + code.height), "\(box)")
+        }
+    }
+
     /// A plain white picture stays plain when flattened: no division by zero, no levels made up.
     @Test func flatteningKeepsAPlainPictureFlat() {
         let width = 64, height = 48

@@ -18,7 +18,9 @@ import Dispatch
 /// symbol); a weak linear read of ZBar's alone must be confirmed. Steps 1 to 3 are independent:
 /// on two processors they run in two lanes (`Look`, `sideBySide`), the same reads in less time;
 /// 4. QR codes that lost one finder pattern to glare, a bright spot or a tear, read with it
-///    painted back where the two left say it was (`lk_zx_read_repaired`), within the budget;
+///    painted back where the two left say it was (`lk_zx_read_repaired`), within the budget; then
+///    QR codes of small blurred modules where the picture looks like a matrix symbol, enlarged in
+///    their place (`enlargedPlaces`): in pictures of any size;
 /// 5. when none read anything, ZBar on prepared copies (`CodeSecondPass`) within the budget:
 ///    glare, bright spots, blur and damage that both readers miss;
 /// 6. PDF417, Aztec and DataMatrix also in windows (`ZXingFrameReader.readStill`) when the first
@@ -65,6 +67,7 @@ final class StillCodeReader {
         }
         if types.contains(.qr), budget > 0 {
             codes.addNewSymbols(repaired(pixels, region: region, known: codes, deadline: deadline))
+            codes.addNewSymbols(enlargedPlaces(pixels, region: region, known: codes, deadline: deadline))
         }
         if codes.isEmpty, budget > 0, let preparations {
             codes = preparations.scan(pixels, region: region, deadline: deadline)
@@ -135,7 +138,7 @@ final class StillCodeReader {
         }
 
         /// zxing-cpp over a copy of the region, a list per effort; codes in the plane's pixels.
-        private mutating func readCopy(_ kind: Look, of pixels: PixelBuffer, region: PlaneRegion) -> [[ScannedCode]] {
+        mutating func readCopy(_ kind: Look, of pixels: PixelBuffer, region: PlaneRegion) -> [[ScannedCode]] {
             guard region.width >= 16, region.height >= 16 else { return [] }
             let scale = kind == .enlarged ? 2 : 1
             let (copyWidth, copyHeight) = (region.width * scale, region.height * scale)
@@ -172,6 +175,36 @@ final class StillCodeReader {
             lane.zxing.scanRepaired(plane: origin, width: region.width, height: region.height, bytesPerRow: pixels.bytesPerRow,
                                     known: inRegion, budget: left)
         }.map { $0.offset(x: region.x, y: region.y) }
+    }
+
+    /// QR codes of modules that blurred into each other at the picture's scale, read where the
+    /// picture looks like a matrix symbol (`lk_zx_locate`) that no code read covers, enlarged
+    /// twice and sharpened as `Look.enlarged` reads a whole picture of up to `enlargedPixels`
+    /// (docs/accuracy.md has what it adds).
+    private func enlargedPlaces(_ pixels: PixelBuffer, region: PlaneRegion, known: [ScannedCode], deadline: Int64) -> [ScannedCode] {
+        let shorter = min(region.width, region.height)
+        let origin = pixels.baseAddress + region.y * pixels.bytesPerRow + region.x
+        var places = [lk_zx_region]()
+        for cell in [max(6, shorter / 180), max(12, shorter / 90)] {
+            var found = [lk_zx_region](repeating: lk_zx_region(), count: 24)
+            let count = lk_zx_locate(origin.assumingMemoryBound(to: UInt8.self), Int32(region.width), Int32(region.height),
+                                     Int32(pixels.bytesPerRow), Int32(cell), Int32(LK_ZX_PLACES_MATRIX), &found, 24)
+            places += found.prefix(Int(max(0, count)))
+        }
+        var codes = [ScannedCode]()
+        var tried = 0
+        lanes[0].withLock { lane in
+            for place in places where tried < 12 && MonotonicClock.nanoseconds() < deadline {
+                let inPlane = (x: region.x + Int(place.x), y: region.y + Int(place.y), width: Int(place.width), height: Int(place.height))
+                let centre = Point(x: Double(inPlane.x) + Double(inPlane.width) / 2, y: Double(inPlane.y) + Double(inPlane.height) / 2)
+                if (known + codes).contains(where: { Rect.enclosing($0.corners).contains(centre) }) { continue }
+                tried += 1
+                for reads in lane.readCopy(.enlarged, of: pixels, region: inPlane) {
+                    codes.addNewSymbols(reads.filter { $0.type == .qr })
+                }
+            }
+        }
+        return codes
     }
 
     private func firstLooks(_ pixels: PixelBuffer, region: PlaneRegion, planeIsHalfSize: Bool) -> [ScannedCode] {
