@@ -110,6 +110,11 @@ final class StillCodeReader {
     /// a larger one's codes have modules large enough, and its copy would cost four times as much.
     static let enlargedPixels = 4_000_000
 
+    /// The most pixels a place may have to be read enlarged (`enlargedPlaces`): a symbol of
+    /// modules small enough to need it is smaller (those read so on the benchmark photographs are
+    /// at most 0.42 Mpx), and each copy costs four times its place.
+    static let enlargedPlacePixels: Int32 = 1_000_000
+
     /// The looks' lanes on two processors, about as long as each other on the benchmark photographs:
     /// the three copies, and the picture read by both readers.
     static let sideBySide: [[Look]] = [[.sharpened, .flattened, .enlarged], [.picture, .zbar]]
@@ -197,7 +202,8 @@ final class StillCodeReader {
             for place in places where tried < 12 && MonotonicClock.nanoseconds() < deadline {
                 let inPlane = (x: region.x + Int(place.x), y: region.y + Int(place.y), width: Int(place.width), height: Int(place.height))
                 let centre = Point(x: Double(inPlane.x) + Double(inPlane.width) / 2, y: Double(inPlane.y) + Double(inPlane.height) / 2)
-                if (known + codes).contains(where: { Rect.enclosing($0.corners).contains(centre) }) { continue }
+                if place.width * place.height > Self.enlargedPlacePixels
+                    || (known + codes).contains(where: { Rect.enclosing($0.corners).contains(centre) }) { continue }
                 tried += 1
                 for reads in lane.readCopy(.enlarged, of: pixels, region: inPlane) {
                     codes.addNewSymbols(reads.filter { $0.type == .qr })
