@@ -59,16 +59,17 @@ enum RunCompletionScript {
             + "[" + zshEscaped(ConfigurationOptions.help(of: option.key)) + "]"
         if !option.key.isFlag {
             let values = option.choices
-            spec += ":" + zshEscaped(option.key.valueName) + ":" + (values.isEmpty ? "" : "(" + values.joined(separator: " ") + ")")
+            let choices = values.map { zshEscaped($0, also: " ()") }.joined(separator: " ")
+            spec += ":" + zshEscaped(option.key.valueName) + ":" + (values.isEmpty ? "" : "(" + choices + ")")
         }
         return "'" + spec.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 
     /// Text inside an `_arguments` specification: its separators quoted.
-    private static func zshEscaped(_ text: String) -> String {
+    private static func zshEscaped(_ text: String, also: String = "") -> String {
         var escaped = ""
         for character in text {
-            if "\\:[]".contains(character) { escaped.append("\\") }
+            if "\\:[]".contains(character) || also.contains(character) { escaped.append("\\") }
             escaped.append(character)
         }
         return escaped
@@ -95,9 +96,11 @@ enum RunCompletionScript {
     }
 
     /// `complete -c 'lookout' -n '... "lookout run" NAME' -l 'NAME' -d 'help'`, taking a value
-    /// (`-rfka`, the choices if any) unless a flag.
+    /// (`-rfka`, the choices if any) unless a flag. A repeatable option's condition names none:
+    /// it is offered again after it was given, as ArgumentParser's own are (`--control`).
     static func fishCompletion(_ option: Option) -> String {
-        let condition = "__lookout_should_offer_completions_for_flags_or_options \"lookout run\" " + option.name
+        let condition = "__lookout_should_offer_completions_for_flags_or_options \"lookout run\""
+            + (option.key.takesList ? "" : " " + option.name)
         var line = "complete -c 'lookout' -n " + fishQuoted(condition) + " -l " + fishQuoted(option.name)
             + " -d " + fishQuoted(ConfigurationOptions.help(of: option.key))
         if !option.key.isFlag { line += " -rfka " + fishQuoted(option.choices.joined(separator: " ")) }

@@ -80,6 +80,9 @@ import Testing
         #expect(fishRun.contains { $0.contains("-l 'events'") && $0.hasSuffix("-rfka 'frames changes'") })
         let parsed = try #require(fish.split(separator: "\n").first { $0.contains("__lookout_parse_subcommand") && $0.contains("'buffers='") })
         #expect(parsed.contains("'no-realtime'") && parsed.contains("'snapshot-on=+'"))
+        // A repeatable option is offered again once given; another is not.
+        #expect(fishRun.contains { $0.contains("\"lookout run\"' -l 'snapshot-on'") })
+        #expect(fishRun.contains { $0.contains("\"lookout run\" buffers' -l 'buffers'") })
     }
 
     /// A key declared in the table alone is read from the file and its cameras, checked with its

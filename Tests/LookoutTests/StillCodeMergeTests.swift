@@ -12,8 +12,8 @@ struct StillCodeMergeTests {
     }
 
     /// A symbol reported as the line one scan crossed and again as a band beside it is one symbol;
-    /// the same code a whole symbol away (the next label of a shelf) is another, and so is other text
-    /// beside the line.
+    /// the same code a whole symbol away (the next label of a shelf) or a band's height above is
+    /// another, and so is other text beside the line.
     @Test func aLinearSymbolReadAsALineAndAsABandIsOne() {
         let line = Self.code("7360135290961", x: 220, y: 315, width: 199, height: 1)
         let band = Self.code("7360135290961", x: 212, y: 243, width: 205, height: 54)
@@ -23,12 +23,22 @@ struct StillCodeMergeTests {
         #expect(!band.isSameSymbol(as: nextLabel))
         #expect(!line.isSameSymbol(as: Self.code("4006381333931", x: 212, y: 243, width: 205, height: 54)))
         #expect(!line.isSameSymbol(as: Self.code("7360135290961", .code128, x: 212, y: 243, width: 205, height: 54)))
+        // The same code on the label above: a band's height away across, beside it along.
+        let labelAbove = Self.code("7360135290961", x: 212, y: 170, width: 205, height: 54)
+        #expect(!band.isSameSymbol(as: labelAbove))
+        // Turned upright (a vertical symbol): the same rule along its length.
+        let upright = Self.code("1353018417940", x: 955, y: 725, width: 146, height: 295)
+        #expect(upright.isSameSymbol(as: Self.code("1353018417940", x: 1102, y: 752, width: 22, height: 224)))
+        #expect(!upright.isSameSymbol(as: Self.code("1353018417940", x: 1110, y: 725, width: 146, height: 295)))
+        // Matrix symbols never overlap one another: two QR codes of one text a few pixels apart are two.
+        let qr = Self.code("https://lookout.example/1", .qr, x: 400, y: 100, width: 80, height: 80)
+        #expect(!qr.isSameSymbol(as: Self.code("https://lookout.example/1", .qr, x: 400, y: 184, width: 80, height: 80)))
         var codes = [line]
-        #expect(codes.addNewSymbols([band, nextLabel]) == 1)
+        #expect(codes.addNewSymbols([band, nextLabel, labelAbove]) == 2)
     }
 
-    /// A copy's read of a type whose check a sharpened edge can fool (EAN-13) stands when two of the
-    /// copies' lists give it, waits for confirmation when one does, and is dropped when another list
+    /// A copy's read of a type whose check a sharpened edge can fool (EAN-13) stands when two
+    /// copies give it, waits for confirmation when one does, and is dropped when another copy
     /// gives its place other bytes; a QR code of one copy stands; the picture's reads come first.
     @Test func aCopysLinearReadStandsOnlyWhenVouchedFor() {
         let ean = Self.code("4006381333931", x: 100, y: 100, width: 190, height: 60)
@@ -50,6 +60,15 @@ struct StillCodeMergeTests {
         #expect(once.first?.needsConfirmation == true)
 
         #expect(StillCodeReader.merged(looks(sharpened: [[ean], [misread]], flattened: [[ean]])).isEmpty)
+
+        // The sharpened copy's two thresholds are one copy: its read alone waits for confirmation.
+        let oneCopy = StillCodeReader.merged(looks(sharpened: [[ean], [ean]]))
+        #expect(oneCopy.map(\.payload) == [ean.payload])
+        #expect(oneCopy.first?.needsConfirmation == true)
+
+        // Other linear codes of the copies are not reported, even read twice.
+        let code128 = Self.code("LOOKOUT-0042", .code128, x: 100, y: 300, width: 190, height: 60)
+        #expect(StillCodeReader.merged(looks(sharpened: [[code128], []], flattened: [[code128]])).isEmpty)
 
         let pictureFirst = StillCodeReader.merged(looks(sharpened: [[misread]], picture: [ean]))
         #expect(pictureFirst.map(\.payload) == [ean.payload])

@@ -1,7 +1,6 @@
 extension Array where Element == ScannedCode {
-    /// Adds each of `codes` that is not a symbol already here: one of the same type whose box holds
-    /// its centre, or whose centre its box holds, is the same symbol read again (by another reader,
-    /// or on a prepared copy), and the first reading stands. The same code elsewhere in the picture
+    /// Adds each of `codes` that is not a symbol already here (`isSameSymbol`: read again by another
+    /// reader, or on a prepared copy), and the first reading stands. The same code elsewhere in the picture
     /// is another symbol and is added. Returns how many were added.
     @discardableResult
     mutating func addNewSymbols(_ codes: [ScannedCode]) -> Int {
@@ -22,16 +21,25 @@ extension ScannedCode {
         return moved
     }
 
-    /// Whether `other` is this symbol: the same type, and either one's centre inside the other's box.
+    /// Whether `other` is this symbol: the same type, and either one's centre inside the other's
+    /// box; or, for a linear code, the same bytes side by side within the band its bars make.
     func isSameSymbol(as other: ScannedCode) -> Bool {
         guard type == other.type else { return false }
         let mine = Rect.enclosing(corners), theirs = Rect.enclosing(other.corners)
         if mine.contains(Point(x: theirs.midX, y: theirs.midY)) || theirs.contains(Point(x: mine.midX, y: mine.midY)) { return true }
-        // A linear symbol is often reported as the one line a scan crossed, and another reading of it
-        // as a band beside that line: the same bytes within half a symbol's length are one symbol.
-        // The same code on the next label of a shelf is a whole symbol away.
-        guard payload == other.payload else { return false }
-        let reach = max(mine.width, mine.height, theirs.width, theirs.height) / 2
-        return ((mine.midX - theirs.midX) * (mine.midX - theirs.midX) + (mine.midY - theirs.midY) * (mine.midY - theirs.midY)).squareRoot() < reach
+        // A linear symbol is often reported as the one line a scan crossed, and another reading of
+        // it as a band beside that line: the same bytes, less than half a symbol apart along its
+        // length and less than its bars' height across. The same code on the label above or beside
+        // is at least that far away.
+        guard !Self.matrixTypes.contains(type), payload == other.payload else { return false }
+        let lengthwise = max(mine.width, theirs.width) >= max(mine.height, theirs.height)
+        let along = lengthwise ? abs(mine.midX - theirs.midX) : abs(mine.midY - theirs.midY)
+        let across = lengthwise ? abs(mine.midY - theirs.midY) : abs(mine.midX - theirs.midX)
+        let lengths = lengthwise ? (mine.width, theirs.width) : (mine.height, theirs.height)
+        let heights = lengthwise ? (mine.height, theirs.height) : (mine.width, theirs.width)
+        return along < min(lengths.0, lengths.1) / 2 && across < max(heights.0, heights.1)
     }
+
+    /// The symbols whose box is the symbol's own: two of them side by side never overlap.
+    static let matrixTypes: Set<MetadataObjectType> = [.qr, .aztec, .dataMatrix, .pdf417]
 }

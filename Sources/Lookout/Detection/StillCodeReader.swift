@@ -67,7 +67,9 @@ final class StillCodeReader {
         }
         if types.contains(.qr), budget > 0 {
             codes.addNewSymbols(repaired(pixels, region: region, known: codes, deadline: deadline))
-            codes.addNewSymbols(enlargedPlaces(pixels, region: region, known: codes, deadline: deadline))
+            if MonotonicClock.nanoseconds() < deadline {
+                codes.addNewSymbols(enlargedPlaces(pixels, region: region, known: codes, deadline: deadline))
+            }
         }
         if codes.isEmpty, budget > 0, let preparations {
             codes = preparations.scan(pixels, region: region, deadline: deadline)
@@ -229,20 +231,23 @@ final class StillCodeReader {
     }
 
     /// The looks' reads (`Look`'s order; a list per effort) as one report per symbol. A copy's read
-    /// of a type whose check a sharpened edge can fool stands only when vouched for (`isVouchedFor`).
+    /// of an EAN or UPC symbol, whose check digit a sharpened edge can fool, stands only when
+    /// vouched for (`vouching`); the copies' reads of other linear codes are dropped (some have no
+    /// check digit at all, and PDF417 is read by zxing-cpp alone, so nothing could confirm one).
     static func merged(_ found: [[[ScannedCode]]]) -> [ScannedCode] {
         var codes = [ScannedCode]()
         var unsure = [ScannedCode]()
+        var copies = [[ScannedCode]]()
         for (index, lists) in found.enumerated() {
             let isCopy = Look(rawValue: index)?.copyEfforts.isEmpty == false
             for reads in lists {
                 codes.addNewSymbols(isCopy ? reads.filter { trustedInCopies.contains($0.type) } : reads)
-                if isCopy { unsure += reads.filter { !trustedInCopies.contains($0.type) } }
+                if isCopy { unsure += reads.filter { vouchedInCopies.contains($0.type) } }
             }
+            if isCopy { copies.append(lists.flatMap { $0 }) }
         }
-        let copyLists = found.enumerated().filter { Look(rawValue: $0.offset)?.copyEfforts.isEmpty == false }.flatMap(\.element)
         for read in unsure where !codes.contains(where: { $0.isSameSymbol(as: read) }) {
-            switch vouching(for: read, by: copyLists) {
+            switch vouching(for: read, by: copies) {
             case .contradicted: continue
             case .once: codes.append(read.toBeConfirmed())
             case .twice: codes.append(read)
@@ -251,22 +256,27 @@ final class StillCodeReader {
         return codes
     }
 
-    /// How the copies' lists hold an unsure read's symbol.
+    /// How the copies hold an unsure read's symbol.
     enum Vouching { case contradicted, once, twice }
 
-    /// `.contradicted` when a list holds `code`'s symbol with other bytes, `.twice` when at least two
-    /// hold it with its bytes. On the development corpus single copies gave EAN-13 symbols wrong
-    /// texts that passed the check digit (under glare, flattened; enlarged, a digit pair swapped),
-    /// never two copies the same wrong text: a read of one copy alone is confirmed before it stands.
-    static func vouching(for code: ScannedCode, by lists: [[ScannedCode]]) -> Vouching {
+    /// `.contradicted` when a copy (its reads with every effort) holds `code`'s symbol with other
+    /// bytes, `.twice` when at least two copies hold it with its bytes. On the development corpus
+    /// single copies gave EAN-13 symbols wrong texts that passed the check digit (under glare,
+    /// flattened; enlarged, a digit pair swapped), never two copies the same wrong text: a read of
+    /// one copy alone is confirmed before it stands.
+    static func vouching(for code: ScannedCode, by copies: [[ScannedCode]]) -> Vouching {
         var agreeing = 0
-        for reads in lists {
+        for reads in copies {
             let same = reads.filter { $0.isSameSymbol(as: code) }
             if same.contains(where: { $0.payload != code.payload }) { return .contradicted }
             if !same.isEmpty { agreeing += 1 }
         }
         return agreeing >= 2 ? .twice : .once
     }
+
+    /// What a copy may report when vouched for: the EAN and UPC family, whose check digit is
+    /// confirmed as ZBar's weak reads are.
+    static let vouchedInCopies: Set<MetadataObjectType> = [.ean13, .ean8, .upcA, .upcE, .isbn10, .isbn13]
 
     /// What a copy may report on its own: the matrix codes whose Reed-Solomon check a sharpened
     /// edge cannot fool.
