@@ -76,13 +76,11 @@ struct Lookout: ParsableCommand {
                 print(RunHelp.text())
                 exit(withError: ExitCode.success)
             }
-            if exitCode(for: error) == .success, let dump = RunHelpDump.spliced(message(for: error)) {
-                // The description tools read (the man page), with the same options.
-                print(dump)
-                exit(withError: ExitCode.success)
-            }
-            if exitCode(for: error) == .success, let script = RunCompletionScript.spliced(message(for: error)) {
-                print(script)
+            // The description tools read (the man page) and the zsh and fish completion scripts,
+            // with the same options as the help.
+            if exitCode(for: error) == .success,
+               let spliced = RunHelpDump.spliced(message(for: error)) ?? RunCompletionScript.spliced(message(for: error)) {
+                print(spliced)
                 exit(withError: ExitCode.success)
             }
             guard exitCode(for: error) == .validationFailure, !(error is ExitCode) else { exit(withError: error) }

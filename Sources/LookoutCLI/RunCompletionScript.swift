@@ -27,10 +27,7 @@ enum RunCompletionScript {
 
     /// Each key's option, and each flag's `no-` form, that `declared` does not name.
     static func options(besides declared: Set<String>) -> [Option] {
-        ConfigurationKey.all.filter { $0.scope != .cameraOnly }.flatMap { key in
-            (key.isFlag ? [key.option, "no-" + key.option] : [key.option])
-                .filter { !declared.contains($0) }.map { Option(name: $0, key: key) }
-        }
+        ConfigurationOptions.options.filter { !declared.contains($0.name) }.map { Option(name: $0.name, key: $0.key) }
     }
 
     // MARK: zsh

@@ -30,18 +30,15 @@ enum RunHelpDump {
         let declared = Set(arguments.flatMap { argument in
             (argument["names"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
         })
-        for key in ConfigurationKey.all where key.scope != .cameraOnly {
-            // A declared flag without its inversion (`--stats`) still has it from the table.
-            let names = key.isFlag ? [key.option, "no-" + key.option] : [key.option]
-            for name in names where !declared.contains(name) {
-                let long: [String: Any] = ["kind": "long", "name": name]
-                arguments.append([
-                    "kind": key.isFlag ? "flag" : "option", "names": [long], "preferredName": long,
-                    "valueName": key.isFlag ? name : key.valueName, "abstract": ConfigurationOptions.help(of: key),
-                    "isOptional": true, "isRepeating": key.takesList, "parsingStrategy": "default",
-                    "sectionTitle": key.section.title, "shouldDisplay": true,
-                ])
-            }
+        // A declared flag without its inversion (`--stats`) still has it from the table.
+        for (name, key) in ConfigurationOptions.options where !declared.contains(name) {
+            let long: [String: Any] = ["kind": "long", "name": name]
+            arguments.append([
+                "kind": key.isFlag ? "flag" : "option", "names": [long], "preferredName": long,
+                "valueName": key.isFlag ? name : key.valueName, "abstract": ConfigurationOptions.help(of: key),
+                "isOptional": true, "isRepeating": key.takesList, "parsingStrategy": "default",
+                "sectionTitle": key.section.title, "shouldDisplay": true,
+            ])
         }
         run["arguments"] = arguments
     }

@@ -189,26 +189,22 @@ final class StillCodeReader {
     /// twice and sharpened as `Look.enlarged` reads a whole picture of up to `enlargedPixels`
     /// (docs/accuracy.md has what it adds).
     private func enlargedPlaces(_ pixels: PixelBuffer, region: PlaneRegion, known: [ScannedCode], deadline: Int64) -> [ScannedCode] {
-        let shorter = min(region.width, region.height)
         let origin = pixels.baseAddress + region.y * pixels.bytesPerRow + region.x
-        var places = [lk_zx_region]()
-        for cell in [max(6, shorter / 180), max(12, shorter / 90)] {
-            var found = [lk_zx_region](repeating: lk_zx_region(), count: 24)
-            let count = lk_zx_locate(origin.assumingMemoryBound(to: UInt8.self), Int32(region.width), Int32(region.height),
-                                     Int32(pixels.bytesPerRow), Int32(cell), Int32(LK_ZX_PLACES_MATRIX), &found, 24)
-            places += found.prefix(Int(max(0, count)))
-        }
+        let places = ZXingFrameReader.places(LK_ZX_PLACES_MATRIX, in: origin, width: region.width, height: region.height,
+                                             bytesPerRow: pixels.bytesPerRow)
+        var covered = known.map { Rect.enclosing($0.corners) }
         var codes = [ScannedCode]()
         var tried = 0
         lanes[0].withLock { lane in
             for place in places where tried < 12 && MonotonicClock.nanoseconds() < deadline {
                 let inPlane = (x: region.x + Int(place.x), y: region.y + Int(place.y), width: Int(place.width), height: Int(place.height))
                 let centre = Point(x: Double(inPlane.x) + Double(inPlane.width) / 2, y: Double(inPlane.y) + Double(inPlane.height) / 2)
-                if place.width * place.height > Self.enlargedPlacePixels
-                    || (known + codes).contains(where: { Rect.enclosing($0.corners).contains(centre) }) { continue }
+                if place.width * place.height > Self.enlargedPlacePixels || covered.contains(where: { $0.contains(centre) }) { continue }
                 tried += 1
                 for reads in lane.readCopy(.enlarged, of: pixels, region: inPlane) {
+                    let before = codes.count
                     codes.addNewSymbols(reads.filter { $0.type == .qr })
+                    covered += codes[before...].map { Rect.enclosing($0.corners) }
                 }
             }
         }

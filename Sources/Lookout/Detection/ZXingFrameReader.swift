@@ -79,16 +79,15 @@ final class ZXingFrameReader {
         func left() -> Int { max(1, Int((deadline - MonotonicClock.nanoseconds()) / 1_000_000)) }
         let width = pixels.width, height = pixels.height
         let shorter = min(width, height)
-        let cells = [max(6, shorter / 180), max(12, shorter / 90)]
         var codes = [ScannedCode]()
         if let placeScanner {
             // PDF417 where rows of bars are, each place turned upright when it leans: the whole
             // picture was read as it is.
-            let rows = cells.flatMap { locate(pixels, cell: $0, kind: LK_ZX_PLACES_ROWS, capacity: 24) }
+            let rows = Self.places(LK_ZX_PLACES_ROWS, in: pixels.baseAddress, width: width, height: height, bytesPerRow: pixels.bytesPerRow)
             codes = placeScanner.scan(plane: pixels.baseAddress, width: width, height: height, bytesPerRow: pixels.bytesPerRow,
                                       regions: rows, budget: left(), effort: Self.placeEffort)
         }
-        let places = cells.flatMap { locate(pixels, cell: $0, kind: LK_ZX_PLACES_MATRIX, capacity: 24) }
+        let places = Self.places(LK_ZX_PLACES_MATRIX, in: pixels.baseAddress, width: width, height: height, bytesPerRow: pixels.bytesPerRow)
         var regions = [lk_zx_region(x: 0, y: 0, width: Int32(width), height: Int32(height), shrink: 1)]
         regions += places.flatMap { place in
             // Small places again at twice the size: zxing-cpp reads few symbols of 3-4 px
@@ -104,14 +103,18 @@ final class ZXingFrameReader {
         return codes
     }
 
-    /// Places in the image that look like a symbol of `kind` (`lk_zx_locate`), densest first.
-    private func locate(_ pixels: PixelBuffer, cell: Int, kind: Int, capacity: Int) -> [lk_zx_region] {
-        var found = [lk_zx_region](repeating: lk_zx_region(), count: capacity)
-        let count = found.withUnsafeMutableBufferPointer {
-            lk_zx_locate(pixels.baseAddress.assumingMemoryBound(to: UInt8.self), Int32(pixels.width), Int32(pixels.height),
-                         Int32(pixels.bytesPerRow), Int32(cell), Int32(kind), $0.baseAddress, Int32(capacity))
+    /// Places in an image that look like a symbol of `kind` (`lk_zx_locate`): with cells of 1/180,
+    /// then 1/90 of its shorter side, densest first in each, up to 24 of each.
+    static func places(_ kind: Int, in plane: UnsafeRawPointer, width: Int, height: Int, bytesPerRow: Int) -> [lk_zx_region] {
+        let shorter = min(width, height)
+        return [max(6, shorter / 180), max(12, shorter / 90)].flatMap { cell -> [lk_zx_region] in
+            var found = [lk_zx_region](repeating: lk_zx_region(), count: 24)
+            let count = found.withUnsafeMutableBufferPointer {
+                lk_zx_locate(plane.assumingMemoryBound(to: UInt8.self), Int32(width), Int32(height), Int32(bytesPerRow),
+                             Int32(cell), Int32(kind), $0.baseAddress, Int32($0.count))
+            }
+            return Array(found.prefix(Int(max(0, count))))
         }
-        return Array(found.prefix(Int(max(0, count))))
     }
 
     /// The frame at half size, then square windows of 2/3, 1/2 and 1/3 of its height: a symbol

@@ -102,7 +102,9 @@ final class ZXingScanner {
     func scanRepaired(plane: UnsafeRawPointer, width: Int, height: Int, bytesPerRow: Int, known: [ScannedCode],
                       budget: Int) -> [ScannedCode] {
         guard formats & Int32(LK_ZX_QR) != 0, width > 0, height > 0 else { return [] }
-        let quads = Self.quadrilaterals(of: known)
+        let quads = known.filter { $0.corners.count == 4 }.flatMap { code in
+            code.corners.flatMap { [Int32($0.x.rounded()), Int32($0.y.rounded())] }
+        }
         let count = found.withUnsafeMutableBufferPointer { found in
             bytes.withUnsafeMutableBufferPointer { bytes in
                 lk_zx_read_repaired(plane.assumingMemoryBound(to: UInt8.self), Int32(width), Int32(height), Int32(bytesPerRow),
@@ -111,11 +113,6 @@ final class ZXingScanner {
             }
         }
         return codes(count: count, width: width, height: height, scale: 1)
-    }
-
-    /// Known codes as the C side takes them: four corners, x and y each, rounded.
-    private static func quadrilaterals(of codes: [ScannedCode]) -> [Int32] {
-        codes.filter { $0.corners.count == 4 }.flatMap { code in code.corners.flatMap { [Int32($0.x.rounded()), Int32($0.y.rounded())] } }
     }
 
     /// The first `count` codes zxing-cpp wrote, as scanned codes.

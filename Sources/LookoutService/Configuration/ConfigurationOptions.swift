@@ -27,13 +27,17 @@ package enum ConfigurationOptions {
         ConfigurationKey.all.first { $0.option == option && $0.scope != .cameraOnly }
     }
 
-    /// Every option a key gives, as a shell completes them: `--buffers`, and for a true-or-false
-    /// key `--realtime` and `--no-realtime`.
-    package static var optionNames: [String] {
+    /// Every option a key gives, without its dashes, and the key: `buffers`, and for a
+    /// true-or-false key `realtime` and `no-realtime`. The help, the man page's description and
+    /// the completion scripts all list these.
+    package static var options: [(name: String, key: ConfigurationKey)] {
         ConfigurationKey.all.filter { $0.scope != .cameraOnly }.flatMap { key in
-            key.isFlag ? ["--" + key.option, "--no-" + key.option] : ["--" + key.option]
+            (key.isFlag ? [key.option, "no-" + key.option] : [key.option]).map { (name: $0, key: key) }
         }
     }
+
+    /// Every option a key gives, as a shell completes them: `--buffers`, `--realtime`, `--no-realtime`.
+    package static var optionNames: [String] { options.map { "--" + $0.name } }
 
     /// The settings `arguments` give, every value read by its key. A key given twice keeps its
     /// last value, but a list key keeps each, in order.
