@@ -34,6 +34,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.24.0"),
         // The configuration file (YAML): its nodes carry line and column, for refusals that say where.
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        // Running and stopping services in a ServiceGroup (already part of Hummingbird): the web
+        // server's, and the whole service's for a host that runs its own (LifecycleService).
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
         // Diagnostics with levels (already part of Hummingbird).
         .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
         // The Swift API reference (scripts/api-docs); a plugin, built only when asked for.
@@ -98,6 +101,7 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Sources/LookoutHTTP"
         ),
@@ -105,7 +109,8 @@ let package = Package(
         // pipelines, sinks in their order, the MQTT node, the web server, per-camera folders.
         .target(
             name: "LookoutService",
-            dependencies: ["Lookout", "LookoutHTTP", .product(name: "Yams", package: "Yams"), .product(name: "Logging", package: "swift-log")],
+            dependencies: ["Lookout", "LookoutHTTP", .product(name: "Yams", package: "Yams"), .product(name: "Logging", package: "swift-log"),
+                           .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
             path: "Sources/LookoutService"
         ),
         .executableTarget(

@@ -65,29 +65,49 @@ struct Lookout: ParsableCommand {
         MemoryTuning.apply()
         do {
             var command = try parseAsRoot(CommandLineArguments.decoded())
-            if !(command is RunCommand) { StopSignals.useDefaultActions() }
-            try command.run()
+            guard let running = command as? AsyncParsableCommand else {
+                StopSignals.useDefaultActions()
+                try command.run()
+                return
+            }
+            // `run` awaits the service on Swift's pool, and the process ends with it. The
+            // command is handed to the task and used nowhere else (its parsed options are not
+            // Sendable).
+            nonisolated(unsafe) let handed = running
+            Task.detached {
+                var running = handed
+                do { try await running.run() } catch { fail(error) }
+                Glibc.exit(0)
+            }
+            // The main thread only waits, its signals still blocked: not dispatchMain(), which
+            // on Linux parks it with none blocked, so a SIGHUP or SIGTERM would kill the process
+            // instead of reaching StopSignals (nothing here uses the main queue).
+            while true { pause() }
         } catch {
-            // A usage error is one line on standard error, as every other diagnostic; help,
-            // --version and exit codes (whose message is written already) go through
-            // ArgumentParser as usual.
-            if exitCode(for: error) == .success, RunHelp.isRequested(by: message(for: error)) {
-                // run's screen, with the options the key table alone declares.
-                print(RunHelp.text())
-                exit(withError: ExitCode.success)
-            }
-            // The description tools read (the man page) and the zsh and fish completion scripts,
-            // with the same options as the help.
-            if exitCode(for: error) == .success,
-               let spliced = RunHelpDump.spliced(message(for: error)) ?? RunCompletionScript.spliced(message(for: error)) {
-                print(spliced)
-                exit(withError: ExitCode.success)
-            }
-            guard exitCode(for: error) == .validationFailure, !(error is ExitCode) else { exit(withError: error) }
-            let message = message(for: error).split(separator: "\n").first.map(String.init) ?? "invalid usage"
-            printDiagnostic((message.hasPrefix("Error: ") ? String(message.dropFirst(7)) : message)
-                            + (message.hasSuffix(".") ? "" : ".") + " See lookout --help.")
-            exit(withError: ExitCode.validationFailure)
+            fail(error)
         }
+    }
+
+    private static func fail(_ error: any Error) -> Never {
+        // A usage error is one line on standard error, as every other diagnostic; help,
+        // --version and exit codes (whose message is written already) go through
+        // ArgumentParser as usual.
+        if exitCode(for: error) == .success, RunHelp.isRequested(by: message(for: error)) {
+            // run's screen, with the options the key table alone declares.
+            print(RunHelp.text())
+            exit(withError: ExitCode.success)
+        }
+        // The description tools read (the man page) and the zsh and fish completion scripts,
+        // with the same options as the help.
+        if exitCode(for: error) == .success,
+           let spliced = RunHelpDump.spliced(message(for: error)) ?? RunCompletionScript.spliced(message(for: error)) {
+            print(spliced)
+            exit(withError: ExitCode.success)
+        }
+        guard exitCode(for: error) == .validationFailure, !(error is ExitCode) else { exit(withError: error) }
+        let message = message(for: error).split(separator: "\n").first.map(String.init) ?? "invalid usage"
+        printDiagnostic((message.hasPrefix("Error: ") ? String(message.dropFirst(7)) : message)
+                        + (message.hasSuffix(".") ? "" : ".") + " See lookout --help.")
+        exit(withError: ExitCode.validationFailure)
     }
 }

@@ -9,7 +9,7 @@ import Synchronization
 import Glibc
 #endif
 
-struct RunCommand: ParsableCommand {
+struct RunCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
         abstract: "Analyse a video stream and write detections as they are found (the default command).",
@@ -139,7 +139,7 @@ struct RunCommand: ParsableCommand {
         return configuration
     }
 
-    func run() throws {
+    func run() async throws {
         let configuration = try loadConfiguration()
         let overrides = try overrides()
         // The file was checked alone; the options are checked together with it, by the file's
@@ -171,7 +171,7 @@ struct RunCommand: ParsableCommand {
         let service: Service
         do throws(ServiceError) {
             service = try Service(configuration: configuration, overrides: overrides, environment: environment)
-            try service.start()
+            try await service.start()
         } catch {
             throw Self.failure(error)
         }
@@ -184,48 +184,60 @@ struct RunCommand: ParsableCommand {
             logger.notice("web view at http://\(WebServerAddress(host: server.configuration.address.host, port: server.port ?? 0))/")
         }
 
-        let stopAsked = DispatchSemaphore(value: 0)
+        let (stopAsked, askStop) = AsyncStream.makeStream(of: Void.self)
         let path = configurationPath
         StopSignals.handle(onStop: {
             notifier?.stopping()
             service.stop()
-            stopAsked.signal()
+            askStop.yield()
         }, onStatistics: {
             // SIGUSR1, like dd: where every input stands, on standard error; the run goes on.
             for pipeline in service.pipelines { logger.notice("\(pipeline.statistics.text)") }
         }, onReload: reloadHandler(service, path: path, inputs: configuration.cameras, notifier: notifier, logger: logger))
-        let outcomes = service.run()
-        var finished = false
-        defer { if !finished { service.finish() } }
-        defer { StopSignals.outputFinished() } // runs first: the outputs' waits have their own bound
-        // No outcome: a stop while no camera ran (a reload left none), not inputs that ended.
-        let allEnded = !outcomes.isEmpty && outcomes.allSatisfy { if case .inputEnded = $0 { return true } else { return false } }
-        let summaries = effective.stats == true
-        if service.webServer != nil, allEnded, !outputClosed.load(ordering: .relaxed) {
-            // A person may still be looking: serve the last picture and the totals until stopped.
-            for pipeline in service.pipelines { writeSummary(pipeline.statistics, to: standardOutput, asLine: summaries, quiet: quiet) }
-            if !quiet { logger.notice("input ended; the web view stays up until SIGINT, SIGTERM or SIGQUIT") }
-            stopAsked.wait()
-            return
-        }
-        notifier?.stopping()
-
-        if outputClosed.load(ordering: .relaxed) {
-            if let failure = standardOutput.failure {
-                printDiagnostic("cannot write to standard output: \(failure)")
-                throw ExitCode(ExitStatus.failure)
+        let outcomes = await service.run()
+        // The rest of the run; true when it finished the service itself.
+        func conclude() async throws -> Bool {
+            // No outcome: a stop while no camera ran (a reload left none), not inputs that ended.
+            let allEnded = !outcomes.isEmpty && outcomes.allSatisfy { if case .inputEnded = $0 { return true } else { return false } }
+            let summaries = effective.stats == true
+            if service.webServer != nil, allEnded, !outputClosed.load(ordering: .relaxed) {
+                // A person may still be looking: serve the last picture and the totals until stopped.
+                for pipeline in service.pipelines { writeSummary(pipeline.statistics, to: standardOutput, asLine: summaries, quiet: quiet) }
+                if !quiet { logger.notice("input ended; the web view stays up until SIGINT, SIGTERM or SIGQUIT") }
+                for await _ in stopAsked { break }
+                return false
             }
-            return
+            notifier?.stopping()
+
+            if outputClosed.load(ordering: .relaxed) {
+                if let failure = standardOutput.failure {
+                    printDiagnostic("cannot write to standard output: \(failure)")
+                    throw ExitCode(ExitStatus.failure)
+                }
+                return false
+            }
+            // Inputs that ended are not hurried: the outputs finish first (the keyboard types what
+            // waits, MQTT delivers, hooks end), so the summary counts what they did. After a stop
+            // signal the summary comes first, and the stop's one deadline bounds the outputs' waits.
+            var finished = false
+            if allEnded, !StopDeadline.shared.hasBegun {
+                await service.finish()
+                finished = true
+            }
+            for pipeline in service.pipelines { writeSummary(pipeline.statistics, to: standardOutput, asLine: summaries, quiet: quiet) }
+            for outcome in outcomes { if case .failed(let error) = outcome { throw LookoutCLI.fail(error) } }
+            return finished
         }
-        // Inputs that ended are not hurried: the outputs finish first (the keyboard types what
-        // waits, MQTT delivers, hooks end), so the summary counts what they did. After a stop
-        // signal the summary comes first, and the stop's one deadline bounds the outputs' waits.
-        if allEnded, !StopDeadline.shared.hasBegun {
-            service.finish()
-            finished = true
+        let finished: Bool
+        do {
+            finished = try await conclude()
+        } catch {
+            StopSignals.outputFinished() // first: the outputs' waits have their own bound
+            await service.finish()
+            throw error
         }
-        for pipeline in service.pipelines { writeSummary(pipeline.statistics, to: standardOutput, asLine: summaries, quiet: quiet) }
-        for outcome in outcomes { if case .failed(let error) = outcome { throw LookoutCLI.fail(error) } }
+        StopSignals.outputFinished()
+        if !finished { await service.finish() }
     }
 
     private func reloadHandler(_ service: Service, path: String?, inputs: [CameraConfiguration], notifier: ServiceNotifier?,
@@ -233,10 +245,15 @@ struct RunCommand: ParsableCommand {
         guard let path else { return nil }
         let reload = FileReload(path: path, cameras: input.isEmpty ? nil : inputs, notifier: notifier, logger: logger)
         let commandLine = (try? overrides()) ?? ConfigurationSettings()
-        return {
-            // A new log-level applies at once.
-            reload.run(service) { DiagnosticOutput.level = $0.settings.overlaid(by: commandLine).withDefaults.resolved(\.logLevel) }
+        // One reload after the other, in the order asked: two quick SIGHUPs apply the newest file last.
+        let (asked, ask) = AsyncStream.makeStream(of: Void.self)
+        Task {
+            for await _ in asked {
+                // A new log-level applies at once.
+                await reload.run(service) { DiagnosticOutput.level = $0.settings.overlaid(by: commandLine).withDefaults.resolved(\.logLevel) }
+            }
         }
+        return { ask.yield() }
     }
 
     /// A service error in one sentence, and its exit code.

@@ -43,7 +43,6 @@ enum StopSignals {
     }
 
     private static let state = Mutex(State())
-    private static let reloads = DispatchQueue(label: "lookout.reload")
     private static let outputWritten = Atomic<Bool>(false)
 
     /// Blocks the signals and starts taking them; in main(), before any thread starts.
@@ -114,9 +113,9 @@ enum StopSignals {
         switch number {
         case SIGHUP:
             if let reload = state.withLock({ $0.onReload }) {
-                // Off the signal thread (a reload opens cameras, and a stop must still be taken
-                // meanwhile), one after the other: two quick SIGHUPs apply the newest file last.
-                reloads.async { reload() }
+                // Only asks: the reload runs off the signal thread (it opens cameras, and a stop
+                // must still be taken meanwhile), one after the other (RunCommand).
+                reload()
             } else {
                 printDiagnostic("SIGHUP: there is no configuration file to reload (run with --config FILE); ignored", level: .warning)
             }

@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import Hummingbird
 import HummingbirdCore
@@ -127,13 +126,16 @@ public final class WebServer: StatisticsReporting, Sendable {
     /// The port listened on (the one asked for, or the system's pick for port 0).
     public var port: Int? { running.withLock { $0.port } }
 
+    /// How a start ended: listening, the server's task over (a failure is in `running`), or no word in time.
+    private enum StartOutcome: Sendable { case listening, ended, timedOut }
+
     /// Starts listening; returns once the port is open, or throws why it could not be.
-    public func start() throws(WebServerError) {
+    public func start() async throws(WebServerError) {
         // A port in use is found here, before Hummingbird starts: its failing start tears a
         // service group down in a way that can deadlock in swift-async-algorithms' merge (seen
-        // once in 2026-11, the run hung in `bound.wait()`).
+        // once in 2026-11, the start never heard back).
         try Self.checkBindable(configuration.address)
-        let bound = DispatchSemaphore(value: 0)
+        let started = FirstOutcome<StartOutcome>()
         let router = makeRouter()
         var logger = Logger(label: "lookout.http")
         logger.logLevel = .critical
@@ -151,7 +153,7 @@ public final class WebServer: StatisticsReporting, Sendable {
             configuration: .init(address: .hostname(address.host, port: address.port), serverName: "Lookout"),
             onServerRunning: { [running] channel in
                 running.withLock { $0.port = channel.localAddress?.port }
-                bound.signal()
+                started.offer(.listening)
             },
             logger: logger)
         // Run in a service group of its own, so that stopping is a graceful shutdown: cancelling
@@ -166,18 +168,20 @@ public final class WebServer: StatisticsReporting, Sendable {
                 let reason = (error as? IOError).map { Errno(rawValue: $0.errnoCode).description } ?? "\(error)"
                 running.withLock { if $0.port == nil { $0.failure = reason } }
             }
-            bound.signal()
+            started.offer(.ended)
         }
         running.withLock {
             $0.task = task
             $0.group = group
         }
         // Bounded all the same: a server that neither listens nor fails within this is reported.
-        if bound.wait(timeout: .fromNow(seconds: 20)) == .timedOut {
+        switch await started.wait(atMost: .seconds(20), orElse: .timedOut) {
+        case .listening:
+            break
+        case .timedOut:
             throw .cannotListen(address: address, reason: "the server did not start within 20 s")
-        }
-        if let failure = running.withLock({ $0.failure }) {
-            throw .cannotListen(address: address, reason: failure)
+        case .ended:
+            throw .cannotListen(address: address, reason: running.withLock { $0.failure } ?? "the server stopped as it started")
         }
         isServing.store(true, ordering: .releasing)
         for camera in cameras { camera.preview.start() }
@@ -210,19 +214,19 @@ public final class WebServer: StatisticsReporting, Sendable {
     }
 
     /// Ends the streams, closes every connection and stops listening (waiting two seconds at most).
-    public func stop() {
+    public func stop() async {
         isServing.store(false, ordering: .releasing)
         for camera in cameras { camera.preview.stop() }
         events.finishAll()
         guard let (task, group) = running.withLock({ state in state.task.flatMap { task in state.group.map { (task, $0) } } })
         else { return }
-        let done = DispatchSemaphore(value: 0)
+        let ended = FirstOutcome<Bool>()
         Task {
             await group.triggerGracefulShutdown()
             _ = await task.value
-            done.signal()
+            ended.offer(true)
         }
-        _ = done.wait(timeout: .fromNow(seconds: 2))
+        _ = await ended.wait(atMost: .seconds(2), orElse: false)
     }
 
     /// `http`: clients on `/api/stream.mjpeg` (`camera`'s own) and on `/api/events` now, requests,

@@ -35,8 +35,8 @@ public final class Service: Sendable {
     private let group = PipelineGroup()
     private let state: Locked<State>
     private let reloadStatistics = ReloadStatistics()
-    /// One reload at a time.
-    private let reloading = Locked(())
+    /// One reload at a time, and the finish after them.
+    private let controls = OneAtATime()
 
     /// Builds every part of `configuration` (nothing runs yet). A configuration without cameras
     /// runs the first camera (/dev/video0 or the like) as "video0".
@@ -75,22 +75,28 @@ public final class Service: Sendable {
     public var reloadCounts: ReloadCounts { reloadStatistics.current }
 
     /// Starts the web server (the cameras start with `run()`).
-    public func start() throws(ServiceError) {
+    public func start() async throws(ServiceError) {
         let server = state.withLock { state -> WebServer? in
             state.started = true
             return state.shared.server
         }
         if let server {
-            do throws(WebServerError) { try server.start() } catch { throw .web(error) }
+            do throws(WebServerError) { try await server.start() } catch { throw .web(error) }
         }
     }
 
     /// Runs every camera until each has ended or `stop()` is called (cameras added by a reload
-    /// too); the outcomes of the cameras running at the end, in order.
+    /// too), blocking the calling thread; the outcomes of the cameras running at the end, in order.
     public func run() -> [DetectionPipeline.Outcome] {
         let outcomes = group.run()
         state.withLock { $0.closed = true }
         return outcomes
+    }
+
+    /// `run()` from async code: the cameras' group runs on a thread of its own, and no thread of
+    /// Swift's pool waits for it.
+    public func run() async -> [DetectionPipeline.Outcome] {
+        await Blocking.run(label: "lookout.service") { [self] in run() }
     }
 
     /// Stops every camera without waiting; `run()` then returns. Reloads are refused from now on.
@@ -107,20 +113,22 @@ public final class Service: Sendable {
     /// Lets MQTT, hooks and the web server finish, all at the same time: after a stop signal,
     /// each waits until the stop's one deadline (`StopDeadline`) at most. The MQTT node goes
     /// offline last, after its cameras.
-    public func finish() {
+    public func finish() async {
         // After a reload in progress, and none after: the parts finished are the last ones.
-        let shared = reloading.withLock { _ in
+        let shared = await controls.run { [state] () -> Shared in
             state.withLock { state -> Shared in
                 state.closed = true
                 return state.shared
             }
         }
-        let serverStopped = DispatchGroup()
-        if let server = shared.server { DispatchQueue(label: "lookout.web.stop").async(group: serverStopped) { server.stop() } }
-        group.finishSinks()
-        HookEventSink.finish(shared.hooks, diagnostics: environment.diagnostics)
-        shared.node?.stop()
-        serverStopped.wait()
+        let serverStopped = Task { await shared.server?.stop() }
+        // The sinks' and the node's waits block (each bounded): on a thread of their own.
+        await Blocking.run(label: "lookout.finish") { [group, environment] in
+            group.finishSinks()
+            HookEventSink.finish(shared.hooks, diagnostics: environment.diagnostics)
+            shared.node?.stop()
+        }
+        await serverStopped.value
         for line in environment.repeatedWarnings.flush() { environment.diagnostics(line) }
     }
 
@@ -132,8 +140,8 @@ public final class Service: Sendable {
     /// default every camera inherits) rebuilds the shared parts and restarts the cameras it
     /// changes. A camera that cannot be opened fails the reload (counted) with the others applied.
     @discardableResult
-    public func reload(_ configuration: LookoutConfiguration) throws(ServiceError) -> ReloadReport {
-        try reloading.withLock { _ throws(ServiceError) -> ReloadReport in
+    public func reload(_ configuration: LookoutConfiguration) async throws(ServiceError) -> ReloadReport {
+        try await controls.run { [self] () async throws(ServiceError) -> ReloadReport in
             guard !state.withLock({ $0.closed }) else {
                 reloadStatistics.record(succeeded: false)
                 throw .stopped
@@ -142,7 +150,7 @@ public final class Service: Sendable {
                 // A file naming no camera runs the first camera, as at start; with none connected
                 // the reload is refused before anything stops.
                 if configuration.cameras.isEmpty, CaptureDevice.default(for: .video) == nil { throw .noCameraToReloadTo }
-                let report = try apply(ServiceParts.withDefaultCamera(configuration))
+                let report = try await self.apply(ServiceParts.withDefaultCamera(configuration))
                 reloadStatistics.record(succeeded: true)
                 return report
             } catch {
@@ -157,7 +165,7 @@ public final class Service: Sendable {
         reloadStatistics.record(succeeded: false)
     }
 
-    private func apply(_ configuration: LookoutConfiguration) throws(ServiceError) -> ReloadReport {
+    private func apply(_ configuration: LookoutConfiguration) async throws(ServiceError) -> ReloadReport {
         let (old, oldShared, started) = state.withLock { ($0.cameras, $0.shared, $0.started) }
         var report = ReloadReport()
         // A default every camera inherits changes only the cameras that inherit it (their effective
@@ -195,7 +203,7 @@ public final class Service: Sendable {
             }
         }
         if sharedChanged {
-            oldShared.server?.stop()
+            await oldShared.server?.stop()
             HookEventSink.finish(oldShared.hooks, diagnostics: environment.diagnostics)
             oldShared.node?.stop()
         }
@@ -238,7 +246,7 @@ public final class Service: Sendable {
         }
         if idling.ended { group.release() }
         if sharedChanged, started, let server = shared.server {
-            do throws(WebServerError) { try server.start() } catch { failure = failure ?? .web(error) }
+            do throws(WebServerError) { try await server.start() } catch { failure = failure ?? .web(error) }
         }
         if let failure { throw failure }
         return report

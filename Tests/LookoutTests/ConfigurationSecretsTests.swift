@@ -145,10 +145,10 @@ import Testing
 
     /// A password in the broker's URL is warned about as the operator wrote it: a command line's
     /// is in ps(1) for everyone, a file's is as safe as the file; each warning names its own way out.
-    @Test func aPasswordInTheBrokersURLIsWarnedAboutWhereItWasWritten() throws {
+    @Test func aPasswordInTheBrokersURLIsWarnedAboutWhereItWasWritten() async throws {
         let state = try ScratchFolder()
         let url = "mqtt://user:\(Self.password)@127.0.0.1:1/lookout"
-        func warnings(file mqttInFile: Bool) throws -> [String] {
+        func warnings(file mqttInFile: Bool) async throws -> [String] {
             let lines = Locked([String]())
             let environment = Service.Environment(diagnostics: { line in lines.withLock { $0.append(line) } })
             var overrides = ConfigurationSettings()
@@ -162,13 +162,13 @@ import Testing
                     input: \(Fixtures.path("sample.mjpeg"))
                 """, file: "lookout.yml")
             let service = try Service(configuration: configuration, overrides: overrides, environment: environment)
-            service.finish()
+            await service.finish()
             return lines.withLock { $0 }.filter { $0.contains("password") }
         }
-        let commandLine = try warnings(file: false)
+        let commandLine = try await warnings(file: false)
         #expect(commandLine.count == 1 && commandLine[0].contains("--mqtt is visible to every user")
                 && commandLine[0].contains("--mqtt-password-file"), "\(commandLine)")
-        let file = try warnings(file: true)
+        let file = try await warnings(file: true)
         #expect(file.count == 1 && file[0].contains("mqtt's URL") && file[0].contains("mqtt-password-file")
                 && !file[0].contains("--"), "\(file)")
         #expect(!(commandLine + file).joined().contains("s3cr3t"))

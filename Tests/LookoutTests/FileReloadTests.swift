@@ -7,7 +7,7 @@ import Testing
 /// Reloading from the configuration file is the service's: a host of the library does what SIGHUP
 /// does for the command line, with no command line.
 @Suite struct FileReloadTests {
-    @Test func aHostReloadsTheServiceFromItsFileAndAFileWithProblemsChangesNothing() throws {
+    @Test func aHostReloadsTheServiceFromItsFileAndAFileWithProblemsChangesNothing() async throws {
         let folder = try ScratchFolder()
         defer { withExtendedLifetime(folder) {} }
         let file = folder.path + "/lookout.yml"
@@ -20,7 +20,7 @@ import Testing
 
         try (first + "  b:\n    input: \(sample)\n").write(toFile: file, atomically: true, encoding: .utf8)
         var seen: LookoutConfiguration?
-        guard case .applied(let report) = reload.run(service, willApply: { seen = $0 }) else {
+        guard case .applied(let report) = await reload.run(service, willApply: { seen = $0 }) else {
             Issue.record("the added camera was not applied")
             return
         }
@@ -29,14 +29,14 @@ import Testing
         #expect(service.pipelines.map(\.configuration.camera) == ["a", "b"])
 
         try (first + "    typs: [qr]\n").write(toFile: file, atomically: true, encoding: .utf8)
-        guard case .refused = reload.run(service) else {
+        guard case .refused = await reload.run(service) else {
             Issue.record("a file with a problem was not refused")
             return
         }
         #expect(service.pipelines.map(\.configuration.camera) == ["a", "b"])
         #expect(service.reloadCounts == Service.ReloadCounts(succeeded: 1, failed: 1))
         service.stop()
-        _ = service.run()
-        service.finish()
+        _ = await service.run()
+        await service.finish()
     }
 }

@@ -6,7 +6,7 @@ import LookoutHTTP
 /// The web server's status and page with a camera's masks and zones, built with the library alone.
 @Suite("Masks and zones in the web view", .serialized)
 struct RegionWebViewTests {
-    @Test func theStatusGivesTheRegionsAndThePageDrawsThemOverThePicture() throws {
+    @Test func theStatusGivesTheRegionsAndThePageDrawsThemOverThePicture() async throws {
         // The sample, paced, fifteen times over (about 30 s): live while the browser starts.
         let clip = temporaryClip(Array([[UInt8]](repeating: try Fixtures.bytes("sample.mjpeg"), count: 15).joined()))
         defer { unlink(clip) }
@@ -20,8 +20,7 @@ struct RegionWebViewTests {
         let pipeline = DetectionPipeline(session: session, metadataOutput: output,
                                          configuration: DetectionPipeline.Configuration(source: clip, camera: "hall"))
         let server = try WebServer(pipeline: pipeline, configuration: WebServer.Configuration(address: WebServerAddress(port: 0)))
-        try server.start()
-        defer { server.stop() }
+        try await server.start()
         let base = "http://127.0.0.1:\(try #require(server.port))"
         let finished = DispatchSemaphore(value: 0)
         DispatchQueue.global().async {
@@ -59,5 +58,6 @@ struct RegionWebViewTests {
         let parsed = try #require(try JSONSerialization.jsonObject(with: Data(check.report.utf8)) as? [String: Any])
         let checks = try #require(parsed["checks"] as? [[String: Any]])
         #expect(checks.map { $0["name"] as? String ?? "mask" } == ["mask", "door", "desk"])
+        await server.stop()
     }
 }

@@ -5,7 +5,7 @@ import Testing
 
 /// A reload on a real broker: Home Assistant's discovery follows the cameras.
 @Suite struct ServiceReloadMQTTTests {
-    @Test func aRemovedCameraLeavesHomeAssistantAndAnAddedOneArrives() throws {
+    @Test func aRemovedCameraLeavesHomeAssistantAndAnAddedOneArrives() async throws {
         let broker = try MQTTBroker()
         try broker.start()
         defer { broker.stop() }
@@ -28,11 +28,11 @@ import Testing
         try live.waitUntilSubscribed(port: broker.port, topic: "homeassistant/probe")
 
         let service = try Service(configuration: try configuration(["kept", "gone"]), environment: Service.Environment(output: ServiceCollector()))
-        try service.start()
+        try await service.start()
         #expect(live.wait(timeout: 60) { messages in
             ["kept", "gone"].allSatisfy { camera in messages.contains { $0.topic == discovery(camera) && !$0.payload.isEmpty } }
         })
-        let report = try service.reload(try configuration(["kept", "new"]))
+        let report = try await service.reload(try configuration(["kept", "new"]))
         #expect(report.stopped == ["gone"] && report.started == ["new"] && report.unchanged == ["kept"])
         // The removed camera's entity is withdrawn (an empty retained config); the new one's arrives.
         #expect(live.wait(timeout: 60) { messages in
@@ -40,8 +40,8 @@ import Testing
                 && messages.contains { $0.topic == discovery("new") && !$0.payload.isEmpty }
         }, "\(live.messages.map { "\($0.topic) \($0.payload.prefix(20))" })")
         service.stop()
-        _ = service.run()
-        service.finish()
+        _ = await service.run()
+        await service.finish()
         live.stop()
         let retained = try Subscriber.retained(port: broker.port, topics: ["homeassistant/#"], probe: "homeassistant/probe")
         #expect(retained[discovery("gone")] == nil)

@@ -45,7 +45,7 @@ import Testing
         }
     }
 
-    @Test func aReloadAddsChangesAndRemovesCamerasWhileAnUnchangedOneGoesOnWithoutAGap() throws {
+    @Test func aReloadAddsChangesAndRemovesCamerasWhileAnUnchangedOneGoesOnWithoutAGap() async throws {
         let feeder = try FrameFeeder()
         defer { try? feeder.close() }
         let sample = Fixtures.path("sample.mjpeg"), codes = Fixtures.path("events-codes.mjpeg")
@@ -69,7 +69,7 @@ import Testing
         // The camera opens the FIFO as the service is built, and waits for a writer and a first frame.
         feeder.open(writing: 90)
         let service = try Service(configuration: before, environment: Service.Environment(output: collector))
-        try service.start()
+        try await service.start()
         let steady = try #require(service.pipelines.first)
         let oldChanging = try #require(service.pipelines.dropFirst().first)
         let finished = DispatchSemaphore(value: 0)
@@ -81,7 +81,7 @@ import Testing
         #expect(collector.kinds(of: "changing") == ["qr"])
 
         let after = try configuration(changingTypes: "[ean13]", third: "joining")
-        let report = try service.reload(after)
+        let report = try await service.reload(after)
         #expect(report.unchanged == ["steady"])
         #expect(report.restarted == ["changing"])
         #expect(report.stopped == ["leaving"])
@@ -90,7 +90,7 @@ import Testing
         try feeder.write(90)
         try feeder.close()
         #expect(finished.wait(timeout: .now() + 120) == .success)
-        service.finish()
+        await service.finish()
 
         // The unchanged camera is the same pipeline, and its frames and times run on without a gap.
         #expect(service.pipelines.first === steady)
@@ -108,7 +108,7 @@ import Testing
         #expect(service.reloadCounts == Service.ReloadCounts(succeeded: 1, failed: 0))
     }
 
-    @Test func aChangedDefaultRestartsOnlyTheCamerasThatInheritIt() throws {
+    @Test func aChangedDefaultRestartsOnlyTheCamerasThatInheritIt() async throws {
         let sample = Fixtures.path("sample.mjpeg")
         func configuration(_ types: String) throws -> LookoutConfiguration {
             try ConfigurationFile.parse("""
@@ -123,37 +123,37 @@ import Testing
                 """, file: "defaults.yml")
         }
         let service = try Service(configuration: try configuration("[qr, ean13]"), environment: Service.Environment(output: ServiceCollector()))
-        let report = try service.reload(try configuration("[ean13]"))
+        let report = try await service.reload(try configuration("[ean13]"))
         #expect(report.restarted == ["inherits"])
         #expect(report.unchanged == ["overrides"])
         #expect(report.rebuiltShared == false)
         // A service-wide key (the output format) rebuilds the shared parts and every camera.
         var text = try configuration("[ean13]")
         text.settings.format = .text
-        let everything = try service.reload(text)
+        let everything = try await service.reload(text)
         #expect(everything.rebuiltShared)
         #expect(everything.restarted == ["inherits", "overrides"])
         service.stop()
-        _ = service.run()
+        _ = await service.run()
         // A stopped service takes no reload: nothing would run what it started.
-        #expect(throws: ServiceError.self) { try service.reload(try configuration("[qr]")) }
+        await #expect(throws: ServiceError.self) { try await service.reload(try configuration("[qr]")) }
         #expect(service.reloadCounts == Service.ReloadCounts(succeeded: 2, failed: 1))
-        service.finish()
+        await service.finish()
     }
 
-    @Test func aReloadThatCannotOpenACameraIsCountedAsFailed() throws {
+    @Test func aReloadThatCannotOpenACameraIsCountedAsFailed() async throws {
         let sample = Fixtures.path("sample.mjpeg")
         let service = try Service(configuration: LookoutConfiguration(cameras: [CameraConfiguration(name: "a", input: sample)]),
                                   environment: Service.Environment(output: ServiceCollector()))
         var broken = service.configuration
         broken.cameras.append(CameraConfiguration(name: "b", input: "/nonexistent/b.mjpeg"))
-        #expect(throws: ServiceError.self) { try service.reload(broken) }
+        await #expect(throws: ServiceError.self) { try await service.reload(broken) }
         #expect(service.reloadCounts == Service.ReloadCounts(succeeded: 0, failed: 1))
         // What could be applied was: a runs on, b is not there.
         #expect(service.pipelines.map(\.configuration.camera) == ["a"])
         service.stop()
-        _ = service.run()
-        service.finish()
+        _ = await service.run()
+        await service.finish()
     }
 }
 

@@ -6,7 +6,7 @@ import Testing
 /// A service built and run by the library alone, from one configuration value: no process is
 /// spawned, nothing of the command line is used.
 @Suite struct ServiceTests {
-    @Test func threeCamerasEachRunExactlyTheirOwnSettings() throws {
+    @Test func threeCamerasEachRunExactlyTheirOwnSettings() async throws {
         let sample = Fixtures.path("sample.mjpeg"), faces = Fixtures.path("events-faces.mjpeg"), codes = Fixtures.path("events-codes.mjpeg")
         // sample.mjpeg: a QR code at x 0.4-0.65 (top half), an EAN-13 at x 0.6-1 (lower half), a face
         // left; events-codes.mjpeg: a QR code at x 0.36-0.62, y 0.29-0.64.
@@ -39,9 +39,9 @@ import Testing
             """, file: "three.yml")
         let collector = ServiceCollector()
         let service = try Service(configuration: configuration, environment: Service.Environment(output: collector))
-        try service.start()
-        let outcomes = service.run()
-        service.finish()
+        try await service.start()
+        let outcomes = await service.run()
+        await service.finish()
         #expect(outcomes.count == 3)
         #expect(outcomes.allSatisfy { if case .inputEnded = $0 { true } else { false } })
         // shelf: its QR codes, each in its zone; its EAN-13 masked, counted, never reported.
@@ -63,7 +63,7 @@ import Testing
         #expect(service.pipelines.map(\.configuration.camera) == ["shelf", "faces", "elsewhere"])
     }
 
-    @Test func masksAndZonesFromTheFileApplyToTheirCameraOnly() throws {
+    @Test func masksAndZonesFromTheFileApplyToTheirCameraOnly() async throws {
         let sample = Fixtures.path("sample.mjpeg")
         // sample.mjpeg: a QR code at x 0.4-0.65 (top half), an EAN-13 at x 0.6-1 (lower half), a face left.
         let configuration = try ConfigurationFile.parse("""
@@ -82,9 +82,9 @@ import Testing
             """, file: "regions.yml")
         let collector = ServiceCollector()
         let service = try Service(configuration: configuration, environment: Service.Environment(output: collector))
-        try service.start()
-        _ = service.run()
-        service.finish()
+        try await service.start()
+        _ = await service.run()
+        await service.finish()
         let shelf = collector.lines(of: "shelf"), plain = collector.lines(of: "plain")
         #expect(shelf.count == 60)
         #expect(shelf.allSatisfy { $0["kind"] as? String == "qr" && $0["zone"] as? String == "door" })

@@ -262,3 +262,14 @@ func eventually(timeout: Double = 60, every interval: Double = 0.01, _ condition
     }
     return try condition()
 }
+
+/// `eventually` for what needs Swift's pool to happen (a task the test started): it suspends
+/// between looks instead of holding one of the pool's few threads.
+func eventuallyAwaiting(timeout: Double = 60, every interval: Double = 0.01, _ condition: () throws -> Bool) async rethrows -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+        if try condition() { return true }
+        try? await Task.sleep(for: .seconds(interval))
+    }
+    return try condition()
+}

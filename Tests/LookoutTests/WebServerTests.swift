@@ -326,7 +326,7 @@ struct WebServerTests {
 /// the real kernel drivers' loss is covered by the VM tests).
 @Suite("Health while the camera comes and goes")
 struct HealthTests {
-    @Test func healthzAnswers503WhileTheCameraIsLostAnd200WhenItIsBack() throws {
+    @Test func healthzAnswers503WhileTheCameraIsLostAnd200WhenItIsBack() async throws {
         // Frames every 30 ms for up to five minutes; the test unplugs the camera once it is seen
         // streaming and plugs it back once it is seen lost, then stops the run.
         var script: [ScriptedV4L2Driver.Step] = []
@@ -341,9 +341,9 @@ struct HealthTests {
         let pipeline = DetectionPipeline(session: session, metadataOutput: metadata,
                                          configuration: DetectionPipeline.Configuration(source: device.uniqueID))
         let server = try WebServer(pipeline: pipeline, configuration: WebServer.Configuration(address: WebServerAddress(port: 0)))
-        // A synchronous test, like most: it holds a thread of Swift's pool all along, and the
+        // The waits below block: the test holds a thread of Swift's pool all along, and the
         // server must answer anyway (its tasks run on an executor of its own).
-        try server.start()
+        try await server.start()
         let base = "http://127.0.0.1:\(try #require(server.port))"
         let finished = DispatchSemaphore(value: 0)
         DispatchQueue.global().async {
@@ -369,6 +369,6 @@ struct HealthTests {
         pipeline.stop()
         #expect(finished.wait(timeout: .now() + 10) == .success)
         #expect(try httpGet(base + "/healthz").status == 503, "a stopped run is not healthy")
-        server.stop()
+        await server.stop()
     }
 }

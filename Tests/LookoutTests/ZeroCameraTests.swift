@@ -21,9 +21,9 @@ import Testing
     static let noCameraConnected = CaptureDevice.default(for: .video) == nil
 
     /// The error `body` threw, if it was a `ServiceError`.
-    static func serviceError(_ body: () throws -> Void) -> ServiceError? {
+    static func serviceError(_ body: () async throws -> Void) async -> ServiceError? {
         do {
-            try body()
+            try await body()
             return nil
         } catch {
             return error as? ServiceError
@@ -41,13 +41,13 @@ import Testing
     }
 
     @Test(.enabled(if: noCameraConnected, "a /dev/video* device is connected: a file naming no camera runs it"))
-    func aFileNamingNoCameraIsRefusedWithNothingStopped() throws {
+    func aFileNamingNoCameraIsRefusedWithNothingStopped() async throws {
         let feeder = try FrameFeeder()
         defer { try? feeder.close() }
         let collector = ServiceCollector(), said = Said()
         feeder.open(writing: 5)
         let service = try Service(configuration: try Self.camera(feeder.path), environment: said.environment(output: collector))
-        try service.start()
+        try await service.start()
         let running = try #require(service.pipelines.first)
         let finished = DispatchSemaphore(value: 0)
         DispatchQueue.global().async {
@@ -64,7 +64,7 @@ import Testing
         for (index, (name, text)) in files.enumerated() {
             let configuration = try ConfigurationFile.parse(text, file: "\(name).yml")
             #expect(configuration.cameras.isEmpty, "\(name)")
-            let error = Self.serviceError { _ = try service.reload(configuration) }
+            let error = await Self.serviceError { _ = try await service.reload(configuration) }
             guard case .noCameraToReloadTo = error else {
                 Issue.record("\(name): \(String(describing: error))")
                 continue
@@ -83,16 +83,16 @@ import Testing
         // The camera was never stopped: its input's end ends the run.
         try feeder.close()
         #expect(finished.wait(timeout: .now() + 60) == .success)
-        service.finish()
+        await service.finish()
     }
 
-    @Test func aReloadThatLeavesNoCameraRunningIdlesAndEveryRouteAnswers() throws {
+    @Test func aReloadThatLeavesNoCameraRunningIdlesAndEveryRouteAnswers() async throws {
         let first = try FrameFeeder(), second = try FrameFeeder()
         defer { try? first.close(); try? second.close() }
         let collector = ServiceCollector(), said = Said()
         first.open(writing: 5)
         let service = try Service(configuration: try Self.camera(first.path, http: true), environment: said.environment(output: collector))
-        try service.start()
+        try await service.start()
         let port = try #require(service.webServer?.port)
         let base = "http://127.0.0.1:\(port)"
         let finished = DispatchSemaphore(value: 0)
@@ -106,7 +106,7 @@ import Testing
         // The only camera's input becomes a missing file: it stops, and cannot be opened.
         var broken = service.configuration
         broken.cameras[0].input = "/nonexistent/lookout-zero-camera.mjpeg"
-        let error = Self.serviceError { _ = try service.reload(broken) }
+        let error = await Self.serviceError { _ = try await service.reload(broken) }
         guard case .capture = error else {
             Issue.record("a capture error, not \(String(describing: error))")
             return
@@ -140,7 +140,7 @@ import Testing
 
         // A reload that brings a camera back ends the idling: health is ok again.
         second.open(writing: 5)
-        let report = try service.reload(try Self.camera(second.path, http: true))
+        let report = try await service.reload(try Self.camera(second.path, http: true))
         #expect(report.started == ["door"] && report.restarted.isEmpty && report.stopped.isEmpty, "\(report)")
         #expect(service.reloadCounts == Service.ReloadCounts(succeeded: 1, failed: 1))
         #expect(eventually { collector.lines(of: "door").count == 10 })
@@ -152,10 +152,10 @@ import Testing
 
         service.stop()
         #expect(finished.wait(timeout: .now() + 60) == .success, "stop() ends the run")
-        service.finish()
+        await service.finish()
     }
 
-    @Test func aStopWhileIdlingEndsTheRun() throws {
+    @Test func aStopWhileIdlingEndsTheRun() async throws {
         let feeder = try FrameFeeder()
         defer { try? feeder.close() }
         let collector = ServiceCollector(), said = Said()
@@ -169,22 +169,22 @@ import Testing
         #expect(eventually { collector.lines(of: "door").count == 5 })
         var broken = service.configuration
         broken.cameras[0].input = "/nonexistent/lookout-zero-camera.mjpeg"
-        #expect(Self.serviceError { _ = try service.reload(broken) } != nil)
+        #expect(await Self.serviceError { _ = try await service.reload(broken) } != nil)
         #expect(service.pipelines.isEmpty)
         #expect(said.all.contains("reload: no camera is running; the service idles until a reload brings one (or a stop)"), "\(said.all)")
         // A second failing reload while idling idles on, and is not said again as a new idling.
-        #expect(Self.serviceError { _ = try service.reload(broken) } != nil)
+        #expect(await Self.serviceError { _ = try await service.reload(broken) } != nil)
         #expect(service.reloadCounts == Service.ReloadCounts(succeeded: 0, failed: 2))
         #expect(finished.wait(timeout: .now()) == .timedOut, "run() returned with no camera")
         service.stop()
         #expect(finished.wait(timeout: .now() + 60) == .success, "stop() ends the idling run")
         // Stopped: reloads are refused from now on.
-        let after = Self.serviceError { _ = try service.reload(try Self.camera(feeder.path)) }
+        let after = await Self.serviceError { _ = try await service.reload(try Self.camera(feeder.path)) }
         guard case .stopped = after else {
             Issue.record("refused as stopped, not \(String(describing: after))")
             return
         }
-        service.finish()
+        await service.finish()
     }
 
     /// The settings of the binary's file: a paced clip, read for QR codes.

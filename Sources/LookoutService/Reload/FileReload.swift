@@ -34,7 +34,7 @@ public struct FileReload: Sendable {
     /// Reloads `service` from the file. `willApply` sees the file's configuration before the
     /// service moves to it (the host's own settings, such as its log level, change first).
     @discardableResult
-    public func run(_ service: Service, willApply: (LookoutConfiguration) -> Void = { _ in }) -> Outcome {
+    public func run(_ service: Service, willApply: (LookoutConfiguration) -> Void = { _ in }) async -> Outcome {
         notifier?.reloading()
         defer { notifier?.reloaded() }
         var configuration: LookoutConfiguration
@@ -50,7 +50,7 @@ public struct FileReload: Sendable {
         if let cameras { configuration.cameras = cameras }
         willApply(configuration)
         do throws(ServiceError) {
-            let report = try service.reload(configuration)
+            let report = try await service.reload(configuration)
             let changes: [(String, [String])] = [("started", report.started), ("restarted", report.restarted),
                                                  ("stopped", report.stopped), ("unchanged", report.unchanged)]
             let said = changes.filter { !$0.1.isEmpty }.map { "\($0.0) \($0.1.joined(separator: ", "))" }.joined(separator: "; ")
