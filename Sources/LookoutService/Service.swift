@@ -189,7 +189,33 @@ public final class Service: Sendable {
         let leaving = old.filter { running in !keep.contains { $0.pipeline === running.pipeline } }
         group.hold()
         defer { group.release() }
-        // Leaving first: a changed camera's device must be free before it is opened again.
+        // Each step that blocks (a camera's run ending, its device opening, hooks and MQTT
+        // finishing) runs on a queue of its own, never on a thread of Swift's pool.
+        report = await Blocking.run(label: "lookout.reload") { [self, report] in
+            retire(leaving, wanted: wanted, from: oldShared, report: report)
+        }
+        if sharedChanged {
+            await oldShared.server?.stop()
+            await Blocking.run(label: "lookout.reload") { [environment] in
+                HookEventSink.finish(oldShared.hooks, diagnostics: environment.diagnostics)
+                oldShared.node?.stop()
+            }
+        }
+        var failure: ServiceError?
+        (report, shared, failure) = await Blocking.run(label: "lookout.reload") { [self, report, shared] in
+            start(configuration, keeping: keep, shared: shared, report: report)
+        }
+        if sharedChanged, started, let server = shared.server {
+            do throws(WebServerError) { try await server.start() } catch { failure = failure ?? .web(error) }
+        }
+        if let failure { throw failure }
+        return report
+    }
+
+    /// Stops the cameras leaving (a changed one's device must be free before it opens again).
+    private func retire(_ leaving: [RunningCamera], wanted: [CameraConfiguration], from oldShared: Shared,
+                        report: ReloadReport) -> ReloadReport {
+        var report = report
         for running in leaving {
             oldShared.server?.remove(camera: running.configuration.name)
             let returns = wanted.contains { $0.name == running.configuration.name && $0.settings.mqttName == running.configuration.settings.mqttName }
@@ -202,11 +228,14 @@ public final class Service: Sendable {
                 report.stopped.append(running.configuration.name)
             }
         }
-        if sharedChanged {
-            await oldShared.server?.stop()
-            HookEventSink.finish(oldShared.hooks, diagnostics: environment.diagnostics)
-            oldShared.node?.stop()
-        }
+        return report
+    }
+
+    /// Connects the shared parts, starts the cameras not kept and moves the state to
+    /// `configuration`; the first failure is returned with what was applied.
+    private func start(_ configuration: LookoutConfiguration, keeping keep: [RunningCamera], shared: Shared,
+                       report: ReloadReport) -> (ReloadReport, Shared, ServiceError?) {
+        var report = report, shared = shared
         var failure: ServiceError?
         do throws(ServiceError) { try ServiceParts.connect(&shared, environment: environment) } catch { failure = error }
         var cameras: [RunningCamera] = []
@@ -229,7 +258,7 @@ public final class Service: Sendable {
         }
         // No camera left running: idle (held) rather than end the run; one back ends the idling.
         // A stop() meanwhile may release this hold before it is taken: this reload's own hold
-        // (above) keeps the count from reaching zero until both are done. Not after a fatal
+        // (apply's) keeps the count from reaching zero until both are done. Not after a fatal
         // failure stopped the group: the process is to exit with it.
         let groupStopped = group.isStopped
         let idling = state.withLock { state -> (began: Bool, ended: Bool) in
@@ -245,10 +274,6 @@ public final class Service: Sendable {
             environment.diagnostics("reload: no camera is running; the service idles until a reload brings one (or a stop)")
         }
         if idling.ended { group.release() }
-        if sharedChanged, started, let server = shared.server {
-            do throws(WebServerError) { try await server.start() } catch { failure = failure ?? .web(error) }
-        }
-        if let failure { throw failure }
-        return report
+        return (report, shared, failure)
     }
 }

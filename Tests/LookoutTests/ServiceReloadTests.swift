@@ -23,7 +23,10 @@ import Testing
         func open(writing count: Int) {
             _ = brokenPipesIgnored // the camera may close the FIFO first (a reload, a stop)
             DispatchQueue.global().async { [self] in
-                guard let fileHandle = FileHandle(forWritingAtPath: path) else { return }
+                // Close-on-exec: a child another test spawns meanwhile must not hold the FIFO open.
+                let fd = Glibc.open(path, O_WRONLY | O_CLOEXEC)
+                guard fd >= 0 else { return }
+                let fileHandle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
                 for _ in 0..<count { try? fileHandle.write(contentsOf: jpeg) }
                 written.withLock { $0 += count }
                 handle.withLock { $0 = fileHandle }

@@ -116,7 +116,12 @@ final class BackgroundProcess {
         }
         posix_spawn_file_actions_adddup2(&actions, out.fileHandleForWriting.fileDescriptor, 1)
         posix_spawn_file_actions_adddup2(&actions, err.fileHandleForWriting.fileDescriptor, 2)
-        // Only the three standard descriptors go to the child.
+        // Only the three standard descriptors go to the child: the test process's others (files
+        // and FIFOs other tests hold, opened without close-on-exec by Foundation) are closed in it.
+        let standard = Set([input.fileHandleForReading, out.fileHandleForWriting, err.fileHandleForWriting].map(\.fileDescriptor))
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? [] {
+            if let fd = Int32(name), fd > 2, !standard.contains(fd) { posix_spawn_file_actions_addclose(&actions, fd) }
+        }
         for fd in [input.fileHandleForWriting, input.fileHandleForReading, out.fileHandleForReading, out.fileHandleForWriting,
                    err.fileHandleForReading, err.fileHandleForWriting].map(\.fileDescriptor) {
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
