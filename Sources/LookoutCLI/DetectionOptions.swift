@@ -22,7 +22,8 @@ struct DetectionOptions: ParsableArguments {
     @Option(name: .customLong("code-budget-rate"), parsing: .unconditional, help: .key("code-budget-rate"), transform: { try DetectionOptions.codeBudgetRateRange.parse($0) })
     var codeBudgetRate: Double?
 
-    @Option(name: .long, help: .key("charset"))
+    static let charsetRange = ConfigurationKey.argumentRange("charset", String.self)
+    @Option(name: .long, help: .key("charset"), transform: { try DetectionOptions.charsetRange.parse($0) })
     var charset: String?
 
     @Option(name: .customLong("code-resolution"), help: .key("code-resolution", listsValues: true))
@@ -101,7 +102,6 @@ struct DetectionOptions: ParsableArguments {
     mutating func validate() throws {
         _ = try parsedTypes()
         _ = try parsedRectOfInterest()
-        _ = try parsedCharset()
         _ = try parsedMasks()
         _ = try parsedZones()
     }
@@ -128,19 +128,6 @@ struct DetectionOptions: ParsableArguments {
             throw ValidationError("--rect-of-interest takes x,y,width,height as fractions within 0...1, e.g. 0.25,0.25,0.5,0.5.")
         }
         return rect
-    }
-
-    /// The charset's name as the configuration holds it ("auto" or an encoding's).
-    func parsedCharset() throws -> String? {
-        guard let charset else { return nil }
-        let name = charset.lowercased()
-        if name == "auto" { return name }
-        let aliases: [String: TextEncoding] = ["utf8": .utf8, "latin1": .isoLatin1, "latin-1": .isoLatin1, "sjis": .shiftJIS,
-                                               "shift-jis": .shiftJIS, "cp932": .shiftJIS]
-        guard let encoding = TextEncoding(rawValue: name) ?? aliases[name] else {
-            throw ValidationError("Unknown --charset '\(charset)'; known: auto, " + TextEncoding.allCases.map(\.rawValue).joined(separator: ", ") + ".")
-        }
-        return encoding.rawValue
     }
 
     func parsedMasks() throws -> [RegionPolygon]? {
@@ -177,7 +164,7 @@ struct DetectionOptions: ParsableArguments {
         settings.density = density
         settings.codeBudget = codeBudget
         settings.codeBudgetRate = codeBudgetRate
-        settings.charset = try parsedCharset()
+        settings.charset = charset
         settings.codeResolution = codeResolution
         settings.faceRate = faceRate
         settings.faceFullSearch = faceFullSearch

@@ -9,10 +9,11 @@ import Logging
 /// by side; `reload(_:)` moves to a new configuration, restarting only the cameras whose
 /// settings changed.
 ///
-/// The order of a camera's sinks (each gets a frame's results after the one before it, and
-/// finishes after it): standard output; the clip recorder (its `recording` lines then reach the
-/// others); the snapshot writer (it names the snapshot an event line carries, and hands the JPEG
-/// to MQTT); MQTT; hooks; the web server's event stream.
+/// The order of a camera's sinks, declared once in `ServiceParts` (each gets a frame's results
+/// after the one before it, and finishes after it): standard output; the clip recorder (also an
+/// event source: its `recording` events go through the same stages); the snapshot writer (also
+/// the stage that names the snapshot an event carries); MQTT; hooks; the keyboard; the web
+/// server's event stream. No sink feeds another.
 public final class Service: Sendable {
     private typealias Shared = ServiceParts.Shared
     private typealias RunningCamera = ServiceParts.RunningCamera

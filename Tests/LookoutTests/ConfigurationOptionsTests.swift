@@ -17,6 +17,16 @@ import Testing
         #expect(try ConfigurationOptions.settings(from: []).givenKeys.isEmpty)
     }
 
+    @Test func anEncodingsOtherNamesAreReadAsItsOwnByTheFileAndTheOptionAlike() throws {
+        for (given, read) in [("latin1", "iso-8859-1"), ("SJIS", "shift_jis"), ("cp932", "shift_jis"), ("utf8", "utf-8"),
+                              ("Shift_JIS", "shift_jis"), ("auto", "auto")] {
+            let file = try ConfigurationFile.parse("detection:\n  charset: \(given)\n", file: "charset.yml")
+            #expect(file.settings.charset == read, "\(given) in a file")
+            #expect(try ConfigurationOptions.settings(from: ["--charset", given]).charset == read, "--charset \(given)")
+        }
+        #expect(throws: ConfigurationProblems.self) { try ConfigurationFile.parse("detection:\n  charset: klingon\n", file: "charset.yml") }
+    }
+
     @Test func aTrueOrFalseKeyIsAFlagBothWays() throws {
         #expect(try ConfigurationOptions.settings(from: ["--exit-on-loss"]).exitOnLoss == true)
         #expect(try ConfigurationOptions.settings(from: ["--no-exit-on-loss"]).exitOnLoss == false)

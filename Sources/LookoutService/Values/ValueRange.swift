@@ -35,6 +35,15 @@ public struct ValueRefusal: Error, CustomStringConvertible {
     public var description: String { "allowed " + range }
 }
 
+extension ValueRange where Value == String {
+    /// One of `names` (any case), or one of the names `aliases` stand for, read as that name.
+    package static func choice(_ names: [String], aliases: KeyValuePairs<String, String> = [:]) -> Self {
+        let known = Dictionary(uniqueKeysWithValues: names.map { ($0, $0) } + aliases.map { ($0.key, $0.value) })
+        let also = aliases.isEmpty ? "" : " (or " + aliases.map(\.key).joined(separator: ", ") + ")"
+        return Self(text: "one of " + names.joined(separator: ", ") + also, read: { known[$0.lowercased()] }, allows: { names.contains($0) })
+    }
+}
+
 extension ValueRange where Value == Int {
     /// Whole numbers within `bounds`.
     package static func integer(_ bounds: ClosedRange<Int>, unit: String = "") -> Self {
