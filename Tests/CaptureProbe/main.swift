@@ -99,6 +99,7 @@ do {
         let after = times.filter { $0.arrival > releasedAt + 1 }
         result["held_at_release"] = heldAtRelease
         result["delivered_while_holding"] = during.count
+        result["delivered_after_release"] = after.count
         if let first = after.first, let last = after.last, after.count >= 2 {
             result["fps_after_release"] = Double(after.count - 1) / (Double(last.pts - first.pts) / 1e9)
         }
