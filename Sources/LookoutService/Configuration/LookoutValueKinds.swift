@@ -100,13 +100,9 @@ extension ValueKind where Value == String {
 
     /// The forced charset of code payloads, or auto; the usual other names of each encoding are
     /// read as its own (the file and the option alike).
-    static let charset: ValueKind = {
-        let names = ["auto"] + TextEncoding.allCases.map(\.rawValue)
-        let aliases: KeyValuePairs<String, String> = ["utf8": "utf-8", "latin1": "iso-8859-1", "latin-1": "iso-8859-1",
-                                                      "sjis": "shift_jis", "shift-jis": "shift_jis", "cp932": "shift_jis"]
-        return .scalar(.choice(names, aliases: aliases), type: "string", write: { .string($0) },
-                       extra: ["enum": .list((names + aliases.map(\.key)).map { .string($0) })]).called(names.joined(separator: "|"))
-    }()
+    static let charset = choice(["auto"] + TextEncoding.allCases.map(\.rawValue),
+                                aliases: ["utf8": "utf-8", "latin1": "iso-8859-1", "latin-1": "iso-8859-1",
+                                          "sjis": "shift_jis", "shift-jis": "shift_jis", "cp932": "shift_jis"])
 
     /// An ffmpeg -hwaccel name.
     static let hardwareAcceleration = text("an ffmpeg -hwaccel name (auto, vaapi, cuda, ...)", maximumBytes: 64,

@@ -131,12 +131,10 @@ extension ValueKind where Value == String {
     /// A path to a file or folder (checked to exist, where it must, when the file is checked).
     static let path = text("a path", maximumBytes: 4096).called("path")
 
-    /// One of `choices`.
-    static func choice(_ choices: [String]) -> ValueKind {
-        ValueKind(allowed: "one of " + choices.joined(separator: ", "),
-                  schema: .schema(["type": .string("string"), "enum": .list(choices.map { .string($0) })]),
-                  read: { value in value.scalarText.map { $0.lowercased() }.flatMap { choices.contains($0) ? $0 : nil } },
-                  write: { .string($0) }).called(choices.joined(separator: "|"))
+    /// One of `names`, or another name of one (`aliases`), read as its own; the option reads it alike.
+    static func choice(_ names: [String], aliases: KeyValuePairs<String, String> = [:]) -> ValueKind {
+        .scalar(.choice(names, aliases: aliases), type: "string", write: { .string($0) },
+                extra: ["enum": .list((names + aliases.map(\.key)).map { .string($0) })]).called(names.joined(separator: "|"))
     }
 }
 
