@@ -51,4 +51,31 @@ struct LifecycleServiceTests {
             return
         }
     }
+
+    @Test func aWebServerThatCannotListenFailsTheRunAndTheServiceIsFinished() async throws {
+        let (listener, port) = try WebServerTests.portInUse()
+        defer { close(listener) }
+        let configuration = try ConfigurationFile.parse("""
+            http:
+              http: 127.0.0.1:\(port)
+            cameras:
+              door:
+                input: \(Fixtures.path("sample.mjpeg"))
+            """, file: "lifecycle.yml")
+        let service = try Service(configuration: configuration, environment: Service.Environment(output: ServiceCollector()))
+        let group = ServiceGroup(configuration: .init(services: [LifecycleService(service, stopDeadline: nil)],
+                                                      gracefulShutdownSignals: [], logger: Logger(label: "lifecycle-test")))
+        do {
+            try await group.run()
+            Issue.record("the run went on with its web server's port in use")
+        } catch {
+            #expect("\(error)".contains("Address already in use"), "\(error)")
+        }
+        // Finished, not left half-started: a reload is refused as after any end.
+        let error = await ZeroCameraTests.serviceError { _ = try await service.reload(configuration) }
+        guard case .stopped = error else {
+            Issue.record("a reload after the failed start: \(String(describing: error))")
+            return
+        }
+    }
 }

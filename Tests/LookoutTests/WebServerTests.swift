@@ -288,9 +288,9 @@ struct WebServerTests {
         #expect(lookout.waitForExit(timeout: 30) == 0)
     }
 
-    @Test func aPortInUseIsOneSentenceAndExitStatus1() throws {
+    /// A loopback port something listens on (the system's pick): the caller closes `descriptor`.
+    static func portInUse() throws -> (descriptor: Int32, port: Int) {
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(listener) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
@@ -298,8 +298,16 @@ struct WebServerTests {
         let bound = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) == 0 && getsockname(listener, $0, &length) == 0 }
         }
-        try #require(bound && listen(listener, 1) == 0)
-        let port = Int(UInt16(bigEndian: address.sin_port))
+        guard bound, listen(listener, 1) == 0 else {
+            close(listener)
+            throw POSIXError(.EADDRNOTAVAIL)
+        }
+        return (listener, Int(UInt16(bigEndian: address.sin_port)))
+    }
+
+    @Test func aPortInUseIsOneSentenceAndExitStatus1() throws {
+        let (listener, port) = try Self.portInUse()
+        defer { close(listener) }
         let result = try lookout(["run", "--input", Fixtures.path("sample.mjpeg"), "--http", "127.0.0.1:\(port)"])
         #expect(result.status == 1)
         #expect(result.stderr == "lookout: cannot listen on 127.0.0.1:\(port): Address already in use\n", "\(result.stderr)")

@@ -17,9 +17,16 @@ public struct LifecycleService: ServiceLifecycle.Service {
         self.stopDeadline = stopDeadline
     }
 
-    /// Runs the service to its end; throws how a camera failed, or why the web server could not start.
+    /// Runs the service to its end; throws how a camera failed, or why the web server could not
+    /// start (the service then finished all the same: its MQTT node offline, nothing left open).
     public func run() async throws {
-        try await service.start()
+        do {
+            try await service.start()
+        } catch {
+            service.stop()
+            await service.finish()
+            throw error
+        }
         let outcomes = await withGracefulShutdownHandler {
             await service.run()
         } onGracefulShutdown: { [service, stopDeadline] in
