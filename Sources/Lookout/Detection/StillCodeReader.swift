@@ -17,7 +17,9 @@ import Dispatch
 /// each adding the symbols the steps before did not read (merged by position: one report per
 /// symbol); a weak linear read of ZBar's alone must be confirmed. Steps 1 to 3 are independent:
 /// on two processors they run in two lanes (`Look`, `sideBySide`), the same reads in less time;
-/// 4. QR codes that lost one finder pattern to glare, a bright spot or a tear, read with it
+/// 4. EAN and UPC symbols where rows of bars are (`linearPlaces`), within the budget: read in
+///    their place as it is, and in copies of it, also turned upright; small or leaning symbols.
+///    Then QR codes that lost one finder pattern to glare, a bright spot or a tear, read with it
 ///    painted back where the two left say it was (`lk_zx_read_repaired`), within the budget; then
 ///    QR codes of small blurred modules where the picture looks like a matrix symbol, enlarged in
 ///    their place (`enlargedPlaces`): in pictures of any size;
@@ -32,7 +34,7 @@ final class StillCodeReader {
     private let windows: ZXingFrameReader?
     /// The first looks' lanes, each with its own zxing-cpp buffers behind its own lock: run side
     /// by side on two processors, one after the other on one.
-    private let lanes: [Locked<Lane>]
+    let lanes: [Locked<Lane>]
     /// Stills the prepared copies read something in.
     private(set) var secondPassReads = 0
     /// Images zxing-cpp read, and reads that failed.
@@ -61,9 +63,12 @@ final class StillCodeReader {
         let deadline = start + Int64(budget * 1e6)
         var codes = firstLooks(pixels, region: region, planeIsHalfSize: planeIsHalfSize)
         zxingLooks += 1
-        if codes.contains(where: \.needsConfirmation) {
-            let confirming = max(deadline, start + Int64(CodeAnalysis.confirmationBudget * 1e6))
-            codes.removeAll { $0.needsConfirmation && !(preparations?.confirms($0, in: pixels, deadline: confirming) ?? false) }
+        let confirming = max(deadline, start + Int64(CodeAnalysis.confirmationBudget * 1e6))
+        confirm(&codes, in: pixels, deadline: confirming)
+        if budget > 0, !types.isDisjoint(with: Self.vouchedInCopies) {
+            var placed = linearPlaces(pixels, region: region, known: codes, deadline: deadline)
+            confirm(&placed, in: pixels, deadline: confirming)
+            codes.addNewSymbols(placed)
         }
         if types.contains(.qr), budget > 0 {
             codes.addNewSymbols(repaired(pixels, region: region, known: codes, deadline: deadline))
@@ -80,6 +85,13 @@ final class StillCodeReader {
             codes.addNewSymbols(windows.readStill(pixels, budget: left))
         }
         return codes
+    }
+
+    /// Drops the reads that need confirming (`ScannedCode.needsConfirmation`) and that no
+    /// prepared copy confirms by `deadline`.
+    private func confirm(_ codes: inout [ScannedCode], in pixels: PixelBuffer, deadline: Int64) {
+        guard codes.contains(where: \.needsConfirmation) else { return }
+        codes.removeAll { $0.needsConfirmation && !(preparations?.confirms($0, in: pixels, deadline: deadline) ?? false) }
     }
 
     /// The first looks at a still, each independent of the others. Their reads are merged in
@@ -123,7 +135,7 @@ final class StillCodeReader {
 
     /// A lane's looks, with its own zxing-cpp reader and copy, and the analysis's ZBar scanner in
     /// the lane that looks with it.
-    private struct Lane {
+    struct Lane {
         let looks: [Look]
         let zxing: ZXingScanner
         let zbar: BarcodeScanner?
@@ -145,7 +157,11 @@ final class StillCodeReader {
         }
 
         /// zxing-cpp over a copy of the region, a list per effort; codes in the plane's pixels.
-        mutating func readCopy(_ kind: Look, of pixels: PixelBuffer, region: PlaneRegion) -> [[ScannedCode]] {
+        /// - Parameters:
+        ///   - sigma: the sharpening, in the copy's pixels (nil: the look's own, 1 sharpened, 2 enlarged).
+        ///   - also: what each effort adds (`.turned` for a place).
+        mutating func readCopy(_ kind: Look, of pixels: PixelBuffer, region: PlaneRegion, sigma: Double? = nil,
+                               also: ZXingScanner.Effort = []) -> [[ScannedCode]] {
             guard region.width >= 16, region.height >= 16 else { return [] }
             let scale = kind == .enlarged ? 2 : 1
             let (copyWidth, copyHeight) = (region.width * scale, region.height * scale)
@@ -155,15 +171,15 @@ final class StillCodeReader {
             let (width, height, stride) = (Int32(region.width), Int32(region.height), Int32(pixels.bytesPerRow))
             let made: Int32 = copy.withUnsafeMutableBufferPointer {
                 switch kind {
-                case .sharpened: lk_sharpen(origin, width, height, stride, 1, $0.baseAddress!)
+                case .sharpened: lk_sharpen(origin, width, height, stride, sigma ?? 1, $0.baseAddress!)
                 case .flattened: lk_flatten_sharpen(origin, width, height, stride, $0.baseAddress!)
-                case .enlarged: lk_enlarge_sharpen(origin, width, height, stride, 2, $0.baseAddress!)
+                case .enlarged: lk_enlarge_sharpen(origin, width, height, stride, sigma ?? 2, $0.baseAddress!)
                 case .picture, .zbar: -1
                 }
             }
             guard made == 0 else { return [] }
             return kind.copyEfforts.map { effort in
-                copy.withUnsafeBytes { [zxing] in
+                copy.withUnsafeBytes { [zxing, effort = effort.union(also)] in
                     zxing.scan(plane: $0.baseAddress!, width: copyWidth, height: copyHeight, bytesPerRow: copyWidth,
                                scale: 1 / Double(scale), effort: effort)
                 }.map { $0.offset(x: region.x, y: region.y) }
@@ -182,33 +198,6 @@ final class StillCodeReader {
             lane.zxing.scanRepaired(plane: origin, width: region.width, height: region.height, bytesPerRow: pixels.bytesPerRow,
                                     known: inRegion, budget: left)
         }.map { $0.offset(x: region.x, y: region.y) }
-    }
-
-    /// QR codes of modules that blurred into each other at the picture's scale, read where the
-    /// picture looks like a matrix symbol (`lk_zx_locate`) that no code read covers, enlarged
-    /// twice and sharpened as `Look.enlarged` reads a whole picture of up to `enlargedPixels`
-    /// (docs/accuracy.md has what it adds).
-    private func enlargedPlaces(_ pixels: PixelBuffer, region: PlaneRegion, known: [ScannedCode], deadline: Int64) -> [ScannedCode] {
-        let origin = pixels.baseAddress + region.y * pixels.bytesPerRow + region.x
-        let places = ZXingFrameReader.places(LK_ZX_PLACES_MATRIX, in: origin, width: region.width, height: region.height,
-                                             bytesPerRow: pixels.bytesPerRow)
-        var covered = known.map { Rect.enclosing($0.corners) }
-        var codes = [ScannedCode]()
-        var tried = 0
-        lanes[0].withLock { lane in
-            for place in places where tried < 12 && MonotonicClock.nanoseconds() < deadline {
-                let inPlane = (x: region.x + Int(place.x), y: region.y + Int(place.y), width: Int(place.width), height: Int(place.height))
-                let centre = Point(x: Double(inPlane.x) + Double(inPlane.width) / 2, y: Double(inPlane.y) + Double(inPlane.height) / 2)
-                if place.width * place.height > Self.enlargedPlacePixels || covered.contains(where: { $0.contains(centre) }) { continue }
-                tried += 1
-                for reads in lane.readCopy(.enlarged, of: pixels, region: inPlane) {
-                    let before = codes.count
-                    codes.addNewSymbols(reads.filter { $0.type == .qr })
-                    covered += codes[before...].map { Rect.enclosing($0.corners) }
-                }
-            }
-        }
-        return codes
     }
 
     private func firstLooks(_ pixels: PixelBuffer, region: PlaneRegion, planeIsHalfSize: Bool) -> [ScannedCode] {

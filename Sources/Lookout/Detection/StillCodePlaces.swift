@@ -1,0 +1,93 @@
+import CZXing
+
+/// A still's codes read in their place, where the picture looks like a symbol that no read
+/// covers: the first looks read the whole picture, where small modules blur into each other and
+/// a row's scan crosses a leaning symbol's bars only in part (docs/accuracy.md has what each adds).
+extension StillCodeReader {
+    /// The places of EAN and UPC symbols read, densest first: every symbol `linearPlaces` reads
+    /// on the development corpus and the code photographs lies in the first 4; 12 read none more
+    /// for 11 % more CPU a picture (352 against 316 ms).
+    static let linearPlaceLimit = 4
+
+    /// What a place of rows of bars is read in besides itself, each also turned upright by its
+    /// edges' lean when it gives nothing: sharpened at sigma 1, and enlarged twice and sharpened
+    /// at sigma 2 and at sigma 3 of its pixels (modules of 1.5 px leaning by 38 degrees are read
+    /// only enlarged). A symbol of the copies stands when two of them read it alike
+    /// (`vouching`); read by one alone, it is confirmed as a weak read is.
+    static let linearPlaceCopies: [(look: Look, sigma: Double)] = [(.sharpened, 1), (.enlarged, 2), (.enlarged, 3)]
+
+    /// EAN and UPC symbols where the region has rows of bars (`LK_ZX_PLACES_ROWS`), each place
+    /// grown by its quiet zone. A place read as it is stands as the picture's read does: the same
+    /// pixels, with a row's threshold no longer set by the rest of the picture.
+    func linearPlaces(_ pixels: PixelBuffer, region: PlaneRegion, known: [ScannedCode], deadline: Int64) -> [ScannedCode] {
+        readPlaces(LK_ZX_PLACES_ROWS, of: pixels, region: region, known: known, limit: Self.linearPlaceLimit, deadline: deadline,
+                   shape: { Self.grown($0, within: region) }) { lane, place, before in
+            var codes = [ScannedCode]()
+            func isNew(_ read: ScannedCode) -> Bool {
+                Self.vouchedInCopies.contains(read.type) && !(before + codes).contains { $0.isSameSymbol(as: read) }
+            }
+            let asItIs = lk_zx_region(x: Int32(place.x), y: Int32(place.y), width: Int32(place.width), height: Int32(place.height), shrink: 1)
+            codes += lane.zxing.scan(plane: pixels.baseAddress, width: pixels.width, height: pixels.height,
+                                     bytesPerRow: pixels.bytesPerRow, regions: [asItIs], budget: 0).filter(isNew)
+            let copies = Self.linearPlaceCopies.map { copy in
+                lane.readCopy(copy.look, of: pixels, region: place, sigma: copy.sigma, also: .turned)
+                    .flatMap { $0 }.filter { Self.vouchedInCopies.contains($0.type) }
+            }
+            for read in copies.joined() where isNew(read) {
+                switch Self.vouching(for: read, by: copies) {
+                case .contradicted: continue
+                case .once: codes.append(read.toBeConfirmed())
+                case .twice: codes.append(read)
+                }
+            }
+            return codes
+        }
+    }
+
+    /// QR codes of modules that blurred into each other at the picture's scale, where the picture
+    /// looks like a matrix symbol (`LK_ZX_PLACES_MATRIX`), enlarged twice and sharpened as
+    /// `Look.enlarged` reads a whole picture of up to `enlargedPixels`.
+    func enlargedPlaces(_ pixels: PixelBuffer, region: PlaneRegion, known: [ScannedCode], deadline: Int64) -> [ScannedCode] {
+        readPlaces(LK_ZX_PLACES_MATRIX, of: pixels, region: region, known: known, limit: 12, deadline: deadline,
+                   shape: { (x: region.x + Int($0.x), y: region.y + Int($0.y), width: Int($0.width), height: Int($0.height)) }) { lane, place, before in
+            var codes = before
+            for reads in lane.readCopy(.enlarged, of: pixels, region: place) { codes.addNewSymbols(reads.filter { $0.type == .qr }) }
+            return Array(codes[before.count...])
+        }
+    }
+
+    /// The codes `read` finds in the region's places of `kind` (`lk_zx_locate`, densest first), each
+    /// made a region of the plane by `shape`; a place is skipped when larger than
+    /// `enlargedPlacePixels` or when its centre lies in a code of `known` or read in an earlier
+    /// place. `read` gets the first lane, the place and the codes the places gave so far. At most
+    /// `limit` places are read, until `deadline`.
+    private func readPlaces(_ kind: Int, of pixels: PixelBuffer, region: PlaneRegion, known: [ScannedCode], limit: Int,
+                            deadline: Int64, shape: (lk_zx_region) -> PlaneRegion,
+                            read: (inout Lane, PlaneRegion, [ScannedCode]) -> [ScannedCode]) -> [ScannedCode] {
+        let origin = pixels.baseAddress + region.y * pixels.bytesPerRow + region.x
+        let places = ZXingFrameReader.places(kind, in: origin, width: region.width, height: region.height, bytesPerRow: pixels.bytesPerRow)
+        var covered = known.map { Rect.enclosing($0.corners) }
+        var codes = [ScannedCode]()
+        var tried = 0
+        lanes[0].withLock { lane in
+            for place in places.map(shape) where tried < limit && MonotonicClock.nanoseconds() < deadline {
+                let centre = Point(x: Double(place.x) + Double(place.width) / 2, y: Double(place.y) + Double(place.height) / 2)
+                if place.width * place.height > Int(Self.enlargedPlacePixels) || covered.contains(where: { $0.contains(centre) }) { continue }
+                tried += 1
+                let found = read(&lane, place, codes)
+                codes += found
+                covered += found.map { Rect.enclosing($0.corners) }
+            }
+        }
+        return codes
+    }
+
+    /// A place (in the region's pixels) grown by a tenth of its size each way, within the region,
+    /// in the plane's pixels: an EAN symbol's quiet zone is 7 % of its width each side.
+    static func grown(_ place: lk_zx_region, within region: PlaneRegion) -> PlaneRegion {
+        let dx = Int(place.width) / 10, dy = Int(place.height) / 10
+        let left = max(0, Int(place.x) - dx), top = max(0, Int(place.y) - dy)
+        let right = min(region.width, Int(place.x + place.width) + dx), bottom = min(region.height, Int(place.y + place.height) + dy)
+        return (x: region.x + left, y: region.y + top, width: right - left, height: bottom - top)
+    }
+}
