@@ -1,3 +1,4 @@
+import COpenCV
 import CZXing
 import Testing
 @testable import Lookout
@@ -31,6 +32,61 @@ struct LinearPlacesTests {
         let objects = try jsonObjects(try lookout(["scan", "--types", "ean13", Fixtures.path("ean13-leaning-small.png")]))
         #expect(objects.map { $0["value"] as? String } == [Self.leaningText])
         #expect(objects.first?["aim_id"] as? String == "]E0")
+    }
+
+    /// An EAN-13 out of focus (Tests/Fixtures/ean13-defocused.png: 3.2 px modules blurred by a
+    /// Gaussian of sigma 2): in the densest place of rows of bars, zxing-cpp reads nothing as it
+    /// is, and the sharpened and enlarged copies do not vouch for it (one reads it at most); a
+    /// copy deconvolved by a blur of the ladder does, so scan reports it.
+    @Test func aDefocusedSymbolIsReadDeconvolvedInItsPlace() throws {
+        let image = try StillImage.load(path: Fixtures.path("ean13-defocused.png"))
+        let text = "5852188715482"
+        let whole = (x: 0, y: 0, width: image.width, height: image.height)
+        let reader = StillCodeReader(types: [.ean13], zbar: BarcodeScanner(types: [.ean13]), processors: 1)
+        #expect(reader.read(image, region: whole, budget: 0, planeIsHalfSize: false).isEmpty,
+                "the first looks read the symbol: the test no longer tests its place")
+
+        let first = try #require(ZXingFrameReader.places(LK_ZX_PLACES_ROWS, in: image.baseAddress, width: image.width,
+                                                         height: image.height, bytesPerRow: image.bytesPerRow).first)
+        let place = StillCodeReader.grown(first, within: whole)
+        let (asItIs, copies, rungs) = reader.lanes[0].withLock { lane in
+            let region = lk_zx_region(x: Int32(place.x), y: Int32(place.y), width: Int32(place.width), height: Int32(place.height), shrink: 1)
+            return (lane.zxing.scan(plane: image.baseAddress, width: image.width, height: image.height, bytesPerRow: image.bytesPerRow,
+                                    regions: [region], budget: 0),
+                    StillCodeReader.linearPlaceCopies.map {
+                        lane.readCopy($0.look, of: image, region: place, sigma: $0.sigma, also: .turned).joined().map { String(decoding: $0.payload, as: UTF8.self) }
+                    },
+                    StillCodeReader.deconvolutions.map {
+                        lane.readDeconvolved(image, region: place, sigma: $0.sigma, noise: $0.noise).map { String(decoding: $0.payload, as: UTF8.self) }
+                    })
+        }
+        #expect(asItIs.isEmpty)
+        // The copies alone do not vouch for it (one reads it at most); with the rungs, two do.
+        let copiesReading = copies.filter { $0.contains(text) }.count, rungsReading = rungs.filter { $0.contains(text) }.count
+        #expect(copiesReading < 2, "the sharpened and enlarged copies read the symbol: the test no longer tests the deconvolution")
+        #expect(rungsReading >= 1 && copiesReading + rungsReading >= 2, "copies \(copies), rungs \(rungs)")
+        #expect((copies + rungs).allSatisfy { $0.allSatisfy { $0 == text } }, "copies \(copies), rungs \(rungs)")
+
+        let codes = reader.read(image, region: whole, budget: 600_000, planeIsHalfSize: false)
+        #expect(codes.map { String(decoding: $0.payload, as: UTF8.self) } == [text])
+    }
+
+    /// Deconvolution refuses what it cannot do, and keeps a plain picture plain.
+    @Test func deconvolutionRefusesBadArgumentsAndKeepsAPlainPicturePlain() {
+        let (width, height) = (40, 30)
+        let plain = [UInt8](repeating: 200, count: width * height)
+        var out = [UInt8](repeating: 7, count: width * height)
+        let made = plain.withUnsafeBufferPointer { source in
+            out.withUnsafeMutableBufferPointer { target in
+                [lk_deconvolve(source.baseAddress!, Int32(width), Int32(height), Int32(width), 2, 0.01, target.baseAddress!),
+                 lk_deconvolve(source.baseAddress!, Int32(width), Int32(height), Int32(width), 0, 0.01, target.baseAddress!),
+                 lk_deconvolve(source.baseAddress!, Int32(width), Int32(height), Int32(width), 2, 0, target.baseAddress!),
+                 lk_deconvolve(source.baseAddress!, 0, Int32(height), Int32(width), 2, 0.01, target.baseAddress!)]
+            }
+        }
+        #expect(made == [0, -1, -1, -1])
+        // A flat picture's one frequency is zero, which the filter keeps: 200 / (1 + 0.01).
+        #expect(out.allSatisfy { abs(Int($0) - 198) <= 1 }, "\(Set(out))")
     }
 
     /// A place of a code read already is not read again, and a picture of coins (rows of edges,

@@ -1,3 +1,4 @@
+import COpenCV
 import CZXing
 
 /// A still's codes read in their place, where the picture looks like a symbol that no read
@@ -16,6 +17,12 @@ extension StillCodeReader {
     /// (`vouching`); read by one alone, it is confirmed as a weak read is.
     static let linearPlaceCopies: [(look: Look, sigma: Double)] = [(.sharpened, 1), (.enlarged, 2), (.enlarged, 3)]
 
+    /// The Gaussian blurs (sigma, in pixels) a place that gave nothing else is deconvolved by, with
+    /// the Wiener filter's noise-to-signal ratio (`lk_deconvolve`): a camera out of focus blurs
+    /// bars by most of a module, which no sharpening undoes. The blur is not known, so a ladder;
+    /// neighbouring rungs read the same symbol, and single rungs gave wrong texts.
+    static let deconvolutions: [(sigma: Double, noise: Double)] = [(1.5, 0.01), (2, 0.01), (2.5, 0.01), (3, 0.02)]
+
     /// EAN and UPC symbols where the region has rows of bars (`LK_ZX_PLACES_ROWS`), each place
     /// grown by its quiet zone. A place read as it is stands as the picture's read does: the same
     /// pixels, with a row's threshold no longer set by the rest of the picture.
@@ -29,17 +36,25 @@ extension StillCodeReader {
             let asItIs = lk_zx_region(x: Int32(place.x), y: Int32(place.y), width: Int32(place.width), height: Int32(place.height), shrink: 1)
             codes += lane.zxing.scan(plane: pixels.baseAddress, width: pixels.width, height: pixels.height,
                                      bytesPerRow: pixels.bytesPerRow, regions: [asItIs], budget: 0).filter(isNew)
-            let copies = Self.linearPlaceCopies.map { copy in
+            var copies = Self.linearPlaceCopies.map { copy in
                 lane.readCopy(copy.look, of: pixels, region: place, sigma: copy.sigma, also: .turned)
                     .flatMap { $0 }.filter { Self.vouchedInCopies.contains($0.type) }
             }
-            for read in copies.joined() where isNew(read) {
-                switch Self.vouching(for: read, by: copies) {
-                case .contradicted: continue
-                case .once: codes.append(read.toBeConfirmed())
-                case .twice: codes.append(read)
+            func vouched(by copies: [[ScannedCode]]) {
+                for read in copies.joined() where isNew(read) {
+                    switch Self.vouching(for: read, by: copies) {
+                    case .contradicted: continue
+                    case .once: codes.append(read.toBeConfirmed())
+                    case .twice: codes.append(read)
+                    }
                 }
             }
+            // Deconvolved only when nothing stands yet; what a copy read alone may then be vouched
+            // for by a deconvolution.
+            if codes.isEmpty, !copies.joined().contains(where: { Self.vouching(for: $0, by: copies) == .twice }) {
+                copies += Self.deconvolutions.map { lane.readDeconvolved(pixels, region: place, sigma: $0.sigma, noise: $0.noise) }
+            }
+            vouched(by: copies)
             return codes
         }
     }
@@ -89,5 +104,23 @@ extension StillCodeReader {
         let left = max(0, Int(place.x) - dx), top = max(0, Int(place.y) - dy)
         let right = min(region.width, Int(place.x + place.width) + dx), bottom = min(region.height, Int(place.y + place.height) + dy)
         return (x: region.x + left, y: region.y + top, width: right - left, height: bottom - top)
+    }
+}
+
+extension StillCodeReader.Lane {
+    /// The EAN and UPC symbols zxing-cpp reads in the region deconvolved by a Gaussian blur of
+    /// `sigma` (`lk_deconvolve`), in the plane's pixels.
+    mutating func readDeconvolved(_ pixels: PixelBuffer, region: PlaneRegion, sigma: Double, noise: Double) -> [ScannedCode] {
+        guard region.width >= 16, region.height >= 16 else { return [] }
+        let count = region.width * region.height
+        if copy.count < count { copy = [UInt8](repeating: 0, count: count) }
+        let origin = pixels.baseAddress.assumingMemoryBound(to: UInt8.self) + region.y * pixels.bytesPerRow + region.x
+        let made = copy.withUnsafeMutableBufferPointer {
+            lk_deconvolve(origin, Int32(region.width), Int32(region.height), Int32(pixels.bytesPerRow), sigma, noise, $0.baseAddress!)
+        }
+        guard made == 0 else { return [] }
+        return copy.withUnsafeBytes { [zxing] in
+            zxing.scan(plane: $0.baseAddress!, width: region.width, height: region.height, bytesPerRow: region.width)
+        }.filter { StillCodeReader.vouchedInCopies.contains($0.type) }.map { $0.offset(x: region.x, y: region.y) }
     }
 }
