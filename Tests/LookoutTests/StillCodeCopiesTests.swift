@@ -106,6 +106,29 @@ struct StillCodeCopiesTests {
         }
     }
 
+    /// A defocused code (Tests/Fixtures/qr-defocused.png: 2.5 px modules under a blur of about
+    /// two thirds of a module): no first look reads it, nor the picture enlarged and sharpened;
+    /// deconvolved by a blur of the ladder (`qrDeconvolutions`) it is read, and so scan's places
+    /// read it within the budget.
+    @Test func aDefocusedCodeIsReadDeconvolvedInItsPlace() throws {
+        let image = try StillImage.load(path: Fixtures.path("qr-defocused.png"))
+        let text = "Ελληνικά και русский Grüße aus Köln – été ✓ Ελ"
+        let whole = (x: 0, y: 0, width: image.width, height: image.height)
+        let reader = StillCodeReader(types: [.qr], zbar: BarcodeScanner(types: [.qr]), processors: 1)
+        #expect(reader.read(image, region: whole, budget: 0, planeIsHalfSize: false).isEmpty,
+                "the first looks read the code: the test no longer tests its place")
+        let (enlarged, rungs) = reader.lanes[0].withLock { lane in
+            (lane.readCopy(.enlarged, of: image, region: whole).joined().map { String(decoding: $0.payload, as: UTF8.self) },
+             StillCodeReader.qrDeconvolutions.map {
+                 lane.readDeconvolved(image, region: whole, sigma: $0.sigma, noise: $0.noise, types: [.qr]).map { String(decoding: $0.payload, as: UTF8.self) }
+             })
+        }
+        #expect(enlarged.isEmpty, "the enlarged copy reads the code: the test no longer tests the deconvolution")
+        #expect(rungs.contains([text]), "\(rungs)")
+        let codes = reader.read(image, region: whole, budget: 600_000, planeIsHalfSize: false)
+        #expect(codes.map { String(decoding: $0.payload, as: UTF8.self) } == [text])
+    }
+
     /// A plain white picture stays plain when flattened: no division by zero, no levels made up.
     @Test func flatteningKeepsAPlainPictureFlat() {
         let width = 64, height = 48
