@@ -125,20 +125,11 @@ extension StillCodeReader {
 }
 
 extension StillCodeReader.Lane {
-    /// The EAN and UPC symbols zxing-cpp reads in the region deconvolved by a Gaussian blur of
+    /// The codes of `types` zxing-cpp reads in the region deconvolved by a Gaussian blur of
     /// `sigma` (`lk_deconvolve`), in the plane's pixels.
     mutating func readDeconvolved(_ pixels: PixelBuffer, region: PlaneRegion, sigma: Double, noise: Double,
                                   types: Set<MetadataObjectType> = StillCodeReader.vouchedInCopies) -> [ScannedCode] {
-        guard region.width >= 16, region.height >= 16 else { return [] }
-        let count = region.width * region.height
-        if copy.count < count { copy = [UInt8](repeating: 0, count: count) }
-        let origin = pixels.baseAddress.assumingMemoryBound(to: UInt8.self) + region.y * pixels.bytesPerRow + region.x
-        let made = copy.withUnsafeMutableBufferPointer {
-            lk_deconvolve(origin, Int32(region.width), Int32(region.height), Int32(pixels.bytesPerRow), sigma, noise, $0.baseAddress!)
-        }
-        guard made == 0 else { return [] }
-        return copy.withUnsafeBytes { [zxing] in
-            zxing.scan(plane: $0.baseAddress!, width: region.width, height: region.height, bytesPerRow: region.width)
-        }.filter { types.contains($0.type) }.map { $0.offset(x: region.x, y: region.y) }
+        readCopy(of: pixels, region: region, scale: 1, efforts: [.thorough]) { lk_deconvolve($0, $1, $2, $3, sigma, noise, $4) }
+            .joined().filter { types.contains($0.type) }
     }
 }

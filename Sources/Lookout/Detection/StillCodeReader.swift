@@ -22,7 +22,7 @@ import Dispatch
 ///    Then QR codes that lost one finder pattern to glare, a bright spot or a tear, read with it
 ///    painted back where the two left say it was (`lk_zx_read_repaired`), within the budget; then
 ///    QR codes of small blurred modules where the picture looks like a matrix symbol, enlarged in
-///    their place (`enlargedPlaces`): in pictures of any size;
+///    their place (`enlargedPlaces`): in pictures of any size; a small place, deconvolved;
 /// 5. when none read anything, ZBar on prepared copies (`CodeSecondPass`) within the budget:
 ///    glare, bright spots, blur and damage that both readers miss;
 /// 6. PDF417, Aztec and DataMatrix also in windows (`ZXingFrameReader.readStill`) when the first
@@ -162,24 +162,32 @@ final class StillCodeReader {
         ///   - also: what each effort adds (`.turned` for a place).
         mutating func readCopy(_ kind: Look, of pixels: PixelBuffer, region: PlaneRegion, sigma: Double? = nil,
                                also: ZXingScanner.Effort = []) -> [[ScannedCode]] {
+            readCopy(of: pixels, region: region, scale: kind == .enlarged ? 2 : 1, efforts: kind.copyEfforts.map { $0.union(also) }) {
+                switch kind {
+                case .sharpened: lk_sharpen($0, $1, $2, $3, sigma ?? 1, $4)
+                case .flattened: lk_flatten_sharpen($0, $1, $2, $3, $4)
+                case .enlarged: lk_enlarge_sharpen($0, $1, $2, $3, sigma ?? 2, $4)
+                case .picture, .zbar: -1
+                }
+            }
+        }
+
+        /// zxing-cpp over a copy of the region, `scale` times its size each way, that `make` writes
+        /// (from the region's origin, width, height and stride into the copy; 0 when made), a list
+        /// per effort; codes in the plane's pixels.
+        mutating func readCopy(of pixels: PixelBuffer, region: PlaneRegion, scale: Int, efforts: [ZXingScanner.Effort],
+                               made make: (UnsafePointer<UInt8>, Int32, Int32, Int32, UnsafeMutablePointer<UInt8>) -> Int32) -> [[ScannedCode]] {
             guard region.width >= 16, region.height >= 16 else { return [] }
-            let scale = kind == .enlarged ? 2 : 1
             let (copyWidth, copyHeight) = (region.width * scale, region.height * scale)
             let count = copyWidth * copyHeight
             if copy.count < count { copy = [UInt8](repeating: 0, count: count) }
             let origin = pixels.baseAddress.assumingMemoryBound(to: UInt8.self) + region.y * pixels.bytesPerRow + region.x
-            let (width, height, stride) = (Int32(region.width), Int32(region.height), Int32(pixels.bytesPerRow))
-            let made: Int32 = copy.withUnsafeMutableBufferPointer {
-                switch kind {
-                case .sharpened: lk_sharpen(origin, width, height, stride, sigma ?? 1, $0.baseAddress!)
-                case .flattened: lk_flatten_sharpen(origin, width, height, stride, $0.baseAddress!)
-                case .enlarged: lk_enlarge_sharpen(origin, width, height, stride, sigma ?? 2, $0.baseAddress!)
-                case .picture, .zbar: -1
-                }
+            let made = copy.withUnsafeMutableBufferPointer {
+                make(origin, Int32(region.width), Int32(region.height), Int32(pixels.bytesPerRow), $0.baseAddress!)
             }
             guard made == 0 else { return [] }
-            return kind.copyEfforts.map { effort in
-                copy.withUnsafeBytes { [zxing, effort = effort.union(also)] in
+            return efforts.map { effort in
+                copy.withUnsafeBytes { [zxing] in
                     zxing.scan(plane: $0.baseAddress!, width: copyWidth, height: copyHeight, bytesPerRow: copyWidth,
                                scale: 1 / Double(scale), effort: effort)
                 }.map { $0.offset(x: region.x, y: region.y) }
