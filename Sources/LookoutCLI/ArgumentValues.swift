@@ -35,3 +35,20 @@ extension ArgumentHelp {
                             valueName: key.valueName)
     }
 }
+
+extension ConfigurationSettings {
+    /// The settings a declared option's value gives, read by its key as the file's is (the same
+    /// parser, range and words: `--types qr,nope` and `types: qr,nope` are one check). `value`
+    /// is the option's text in the file's shape: a string, a list of one per `--mask`, a map of
+    /// `--zone NAME=POLYGON`'s; `texts` are the arguments as given, quoted in a refusal.
+    static func option(_ keyName: String, _ value: ConfigurationValue, given texts: [String]) throws -> ConfigurationSettings {
+        guard let key = ConfigurationKey.named(keyName) else { preconditionFailure("configuration key '\(keyName)' is not in the table") }
+        var settings = ConfigurationSettings()
+        do throws(ConfigurationOptions.Refusal) {
+            try ConfigurationOptions.read(value, given: texts, by: key, into: &settings)
+        } catch {
+            throw ValidationError(error.description)
+        }
+        return settings
+    }
+}

@@ -2,8 +2,9 @@ import ArgumentParser
 import Lookout
 import LookoutService
 
-/// Options that configure a camera (`--input /dev/videoN`, or the default camera) and read more
-/// than their key's table states; the others (`--buffers`, `--watchdog`, ...) are the table's alone.
+/// Options that configure a camera (`--input /dev/videoN`, or the default camera) and that `run`
+/// checks itself (`--size` against `--max-pixels`) or that take a form of their own (`--control
+/// name=value`); each is read by its key. The others (`--buffers`, `--watchdog`, ...) are the table's alone.
 struct CameraOptions: ParsableArguments {
     @Option(name: .long, parsing: .unconditional, help: .key("size"))
     var size: String?
@@ -12,36 +13,24 @@ struct CameraOptions: ParsableArguments {
     var controls: [String] = []
 
     mutating func validate() throws {
-        _ = try parsedSize()
-        _ = try parsedControls()
+        _ = try settings()
     }
 
-    func parsedSize() throws -> FrameSize? {
-        guard let size else { return nil }
-        guard let parsed = FrameSize(parsing: size) else {
-            throw ValidationError("--size takes WIDTHxHEIGHT, each side 1 to \(FrameSize.maximumSide), e.g. 1280x720, not '\(size)'.")
-        }
-        return parsed
-    }
-
-    func parsedControls() throws -> [CameraControlSetting]? {
-        guard !controls.isEmpty else { return nil }
-        var parsed: [CameraControlSetting] = []
-        for text in controls {
-            let parts = text.split(separator: "=", maxSplits: 1)
-            guard parts.count == 2, let value = Int32(parts[1].trimmingSpaces()), !parts[0].isEmpty else {
-                throw ValidationError("--control takes name=value with a whole number from \(Int32.min) to \(Int32.max), e.g. brightness=128, not '\(text)'.")
-            }
-            parsed.append(CameraControlSetting(name: parts[0].trimmingSpaces().lowercased(), value: value))
-        }
-        return parsed
-    }
-
-    /// The options given, as configuration settings.
+    /// The options given, as configuration settings, each read by its key as the file's value is.
     func settings() throws -> ConfigurationSettings {
         var settings = ConfigurationSettings()
-        settings.size = try parsedSize()
-        settings.controls = try parsedControls()
+        if let size { settings = settings.overlaid(by: try .option("size", .string(size), given: [size])) }
+        if !controls.isEmpty {
+            // name=value is the option's own form of the file's map entry `name: value`.
+            let entries = try controls.map { text in
+                let parts = text.split(separator: "=", maxSplits: 1)
+                guard parts.count == 2 else {
+                    throw ValidationError("--control takes name=value, e.g. brightness=128, not '\(text)'.")
+                }
+                return ConfigurationValue.Entry(key: parts[0].trimmingSpaces(), value: .string(parts[1].trimmingSpaces()))
+            }
+            settings = settings.overlaid(by: try .option("control", .map(entries), given: controls))
+        }
         return settings
     }
 }

@@ -100,67 +100,38 @@ struct DetectionOptions: ParsableArguments {
     var zones: [String] = []
 
     mutating func validate() throws {
-        _ = try parsedTypes()
-        _ = try parsedRectOfInterest()
-        _ = try parsedMasks()
-        _ = try parsedZones()
+        _ = try keyFormSettings()
     }
 
-    func parsedTypes() throws -> [MetadataObjectType]? {
-        guard let types else { return nil }
-        let known = MetadataObjectType.allCodeTypes + [.face]
-        let names = types.split(separator: ",").map { $0.trimmingSpaces().lowercased() }.filter { !$0.isEmpty }
-        guard !names.isEmpty else { throw ValidationError("--types needs at least one kind.") }
-        return try names.map { name in
-            guard let type = known.first(where: { $0.rawValue == name }) else {
-                throw ValidationError("Unknown kind '\(name)' in --types; known kinds: "
-                                      + known.map(\.rawValue).joined(separator: ", ") + ".")
+    /// The options whose value is more than one scalar (a list of kinds, a rectangle, polygons),
+    /// each read by its key as the file's value is.
+    private func keyFormSettings() throws -> ConfigurationSettings {
+        var settings = ConfigurationSettings()
+        if let types { settings = settings.overlaid(by: try .option("types", .string(types), given: [types])) }
+        if let rectOfInterest { settings = settings.overlaid(by: try .option("rect-of-interest", .string(rectOfInterest), given: [rectOfInterest])) }
+        if !masks.isEmpty { settings = settings.overlaid(by: try .option("masks", .list(masks.map { .string($0) }), given: masks)) }
+        if !zones.isEmpty {
+            // NAME=POLYGON is the option's own form of the file's map entry `NAME: POLYGON`.
+            let entries = try zones.map { text in
+                let parts = text.split(separator: "=", maxSplits: 1).map(String.init)
+                guard parts.count == 2 else { throw ValidationError("--zone takes NAME=x,y x,y x,y..., not '\(text)'.") }
+                return ConfigurationValue.Entry(key: parts[0], value: .string(parts[1]))
             }
-            return type
+            settings = settings.overlaid(by: try .option("zones", .map(entries), given: zones))
         }
+        return settings
     }
 
-    func parsedRectOfInterest() throws -> Rect? {
-        guard let rectOfInterest else { return nil }
-        let parts = rectOfInterest.split(separator: ",").map { Double($0.trimmingSpaces()) }
-        guard parts.count == 4, let x = parts[0], let y = parts[1], let w = parts[2], let h = parts[3],
-              let rect = Rect(fractionsOfFrame: x, y, w, h) else {
-            throw ValidationError("--rect-of-interest takes x,y,width,height as fractions within 0...1, e.g. 0.25,0.25,0.5,0.5.")
-        }
-        return rect
-    }
-
-    func parsedMasks() throws -> [RegionPolygon]? {
-        guard !masks.isEmpty else { return nil }
-        return try masks.map { text in
-            do throws(RegionError) { return try RegionPolygon(parsing: text) } catch {
-                throw ValidationError("--mask '\(text)': \(error).")
-            }
-        }
-    }
-
-    func parsedZones() throws -> [Zone]? {
-        guard !zones.isEmpty else { return nil }
-        let parsed = try zones.map { text in
-            let parts = text.split(separator: "=", maxSplits: 1).map(String.init)
-            guard parts.count == 2 else { throw ValidationError("--zone takes NAME=x,y x,y x,y..., not '\(text)'.") }
-            do throws(RegionError) { return try Zone(name: parts[0], polygon: try RegionPolygon(parsing: parts[1])) } catch {
-                throw ValidationError("--zone '\(text)': \(error).")
-            }
-        }
-        do throws(RegionError) { _ = try DetectionRegions(zones: parsed) } catch { throw ValidationError("--zone: \(error).") }
-        return parsed
-    }
-
+    /// The largest picture decoded, named by its option.
     var pixelBudget: PixelBudget {
-        PixelBudget(maximumPixels: maxPixels?.pixels ?? PixelBudget.standard.maximumPixels, settingName: "--max-pixels")
+        var settings = ConfigurationSettings()
+        settings.maxPixels = maxPixels
+        return DetectionSetup.pixelBudget(settings, settingName: "--max-pixels")
     }
 
     /// The options given, as configuration settings (nil for those not given).
     func settings() throws -> ConfigurationSettings {
-        var settings = ConfigurationSettings()
-        settings.types = try parsedTypes()
-        settings.rectOfInterest = try parsedRectOfInterest()
+        var settings = try keyFormSettings()
         settings.density = density
         settings.codeBudget = codeBudget
         settings.codeBudgetRate = codeBudgetRate
@@ -181,8 +152,6 @@ struct DetectionOptions: ParsableArguments {
         settings.minFace = minFace
         settings.faceWidth = faceWidth
         settings.maxPixels = maxPixels
-        settings.masks = try parsedMasks()
-        settings.zones = try parsedZones()
         return settings
     }
 }

@@ -67,8 +67,8 @@ struct RunCommand: AsyncParsableCommand {
 
     mutating func validate() throws {
         _ = try inputSpecifications()
-        if let size = try camera.parsedSize(), !detection.pixelBudget.allows(width: size.width, height: size.height) {
-            throw ValidationError("--size \(size.width)x\(size.height) is more than the \(detection.pixelBudget.maximumPixels) pixels --max-pixels allows.")
+        if let size = try camera.settings().size, !detection.pixelBudget.allows(width: size.width, height: size.height) {
+            throw ValidationError("--size \(size.width)x\(size.height) is more than \(detection.pixelBudget.allowance).")
         }
         if let config, config.isEmpty { throw ValidationError("--config needs a file.") }
         let keys = try keySettings()

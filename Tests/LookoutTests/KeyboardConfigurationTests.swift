@@ -25,12 +25,12 @@ struct KeyboardConfigurationTests {
                 keyboard-gs: "|"
             """, file: "test.yml")
         let settings = configuration.effectiveSettings(of: try #require(configuration.camera(named: "door")))
-        let keyboard = try #require(try KeyboardSetup.settings(settings, spelled: { $0 }))
+        let keyboard = try #require(try KeyboardSetup.settings(settings, spelled: KeySpelling()))
         #expect(keyboard.typing.layout == .de && keyboard.typing.suffix == .tab && keyboard.typing.prefix == "#")
         #expect(keyboard.typing.sendsSymbologyIdentifier && keyboard.typing.groupSeparator == "|" && keyboard.typing.substitute == nil)
         #expect(keyboard.sameSymbolTimeout == 1 && keyboard.keyDelay == 0.005)
         // Off unless asked for.
-        #expect(try KeyboardSetup.settings(ConfigurationSettings().withDefaults, spelled: { $0 }) == nil)
+        #expect(try KeyboardSetup.settings(ConfigurationSettings().withDefaults, spelled: KeySpelling()) == nil)
     }
 
     @Test func aPrefixTheLayoutCannotTypeIsAProblemOfTheFile() {

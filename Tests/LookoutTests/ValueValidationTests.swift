@@ -1,5 +1,6 @@
 import Foundation
 import LookoutHTTP
+import LookoutService
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -78,13 +79,37 @@ struct ValueValidationTests {
     @Test func aSizeControlOrPortOutOfRangeNamesItsRange() throws {
         let size = try refusal(["run", "--input", sample, "--size", "-1x5"])
         #expect(size.status == 64)
-        #expect(size.line == "lookout: --size takes WIDTHxHEIGHT, each side 1 to 16384, e.g. 1280x720, not '-1x5'. See lookout --help.")
+        #expect(size.line == "lookout: The value '-1x5' is invalid for '--size <WxH>': allowed WIDTHxHEIGHT, each side 1 to 16384, e.g. 1280x720. See lookout --help.")
         let control = try refusal(["run", "--input", sample, "--control", "brightness=99999999999"])
         #expect(control.status == 64)
-        #expect(control.line.contains("--control takes name=value with a whole number from -2147483648 to 2147483647"), "\(control.line)")
+        #expect(control.line.contains("control brightness: '99999999999' is not a whole number from -2147483648 to 2147483647"), "\(control.line)")
+        let form = try refusal(["run", "--input", sample, "--control", "brightness"])
+        #expect(form.line == "lookout: --control takes name=value, e.g. brightness=128, not 'brightness'. See lookout --help.")
         let port = try refusal(["run", "--input", sample, "--http", "99999"])
         #expect(port.status == 64)
         #expect(port.line.hasPrefix("lookout: --http takes [ADDR:]PORT with PORT 0 to 65535 "), "\(port.line)")
+    }
+
+    /// The options whose value is more than a number (kinds, a rectangle, polygons, camera
+    /// controls) are read by their key, as the file's values are: the same refusals, in the same words.
+    @Test(arguments: [
+        (["--types", "qr,nope"], "detection:\n  types: qr,nope\n"),
+        (["--rect-of-interest", "0.5,0.5,0.9,0.9"], "detection:\n  rect-of-interest: 0.5,0.5,0.9,0.9\n"),
+        (["--mask", "0,0 2,0 1,1"], "cameras:\n  a:\n    input: SAMPLE\n    masks: [\"0,0 2,0 1,1\"]\n"),
+        (["--zone", "desk=0,0 1,0"], "cameras:\n  a:\n    input: SAMPLE\n    zones: {desk: \"0,0 1,0\"}\n"),
+        (["--control", "brightness=1.5"], "capture:\n  control: {brightness: \"1.5\"}\n"),
+    ])
+    func anOptionRefusesWhatItsKeyRefusesInTheFile(arguments: [String], file: String) throws {
+        let (status, line) = try refusal(["run", "--input", sample] + arguments)
+        #expect(status == 64)
+        let option = arguments[0]
+        #expect(line.hasPrefix("lookout: The value '\(arguments[1])' is invalid for '\(option) <"), "\(line)")
+        let problem = try #require(throws: ConfigurationProblems.self) { try ConfigurationFile.parse(file.replacing("SAMPLE", with: sample), file: "lookout.yml") }
+        let message = try #require(problem.problems.first?.message)
+        // What exactly is wrong, when the key says more than its range; else what it allows.
+        let key = try #require(ConfigurationKey.all.first { "--" + $0.option == option })
+        let words = message.contains("is not allowed (allowed: ") ? "allowed " + key.allowed : message
+        #expect(line.hasSuffix(": \(words). See lookout --help."), "\(line) against the file's \(message)")
     }
 
     @Test func optionsThatGoTogetherAreCheckedByTheFilesRulesWithoutAFile() throws {

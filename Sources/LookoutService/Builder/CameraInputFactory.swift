@@ -24,9 +24,11 @@ public enum CameraInputFactory {
     ///   - standardInputIsClosed: standard input is closed, so `-` cannot be read.
     ///   - warnings: where warnings go (camera settings ignored for a file).
     ///   - notices: where notices go (the format streamed).
+    ///   - spelling: how a refusal names a key (`--max-pixels` given on the command line).
     public static func open(_ named: String, settings: ConfigurationSettings, wantsPictures: Bool, standardInputIsClosed: Bool = false,
-                            warnings: @Sendable (String) -> Void, notices: @Sendable (String) -> Void) throws(ServiceError) -> Opened {
-        let budget = DetectionSetup.pixelBudget(settings)
+                            warnings: @Sendable (String) -> Void, notices: @Sendable (String) -> Void,
+                            spelling: KeySpelling = KeySpelling()) throws(ServiceError) -> Opened {
+        let budget = DetectionSetup.pixelBudget(settings, settingName: spelling("max-pixels"))
         let realtime = settings.resolved(\.realtime)
         let input: String
         do throws(MediaError) { input = try FFmpegInput.fileURLPath(named) ?? named } catch { throw .capture(.input(error)) }

@@ -32,9 +32,9 @@ public enum DetectionSetup {
         return configuration
     }
 
-    /// The largest frame decoded.
-    public static func pixelBudget(_ settings: ConfigurationSettings) -> PixelBudget {
-        PixelBudget(maximumPixels: settings.resolved(\.maxPixels).pixels, settingName: "--max-pixels")
+    /// The largest frame decoded; a refusal names it `settingName` (the key as the user wrote it).
+    public static func pixelBudget(_ settings: ConfigurationSettings, settingName: String = "max-pixels") -> PixelBudget {
+        PixelBudget(maximumPixels: settings.resolved(\.maxPixels).pixels, settingName: settingName)
     }
 
     /// The forced charset of code payloads, nil for auto.

@@ -6,7 +6,7 @@ import Lookout
 enum KeyboardSetup {
     /// The keyboard output's settings, nil when `keyboard` is off. A prefix or substitute the
     /// layout cannot type is a problem of the configuration (nothing could type it).
-    static func settings(_ settings: ConfigurationSettings, spelled: (String) -> String) throws(ServiceError) -> KeyboardEventSink.Settings? {
+    static func settings(_ settings: ConfigurationSettings, spelled: KeySpelling) throws(ServiceError) -> KeyboardEventSink.Settings? {
         guard settings.keyboard == true else { return nil }
         var keyboard = KeyboardEventSink.Settings()
         keyboard.typing.layout = settings.resolved(\.keyboardLayout)
@@ -18,9 +18,7 @@ enum KeyboardSetup {
         keyboard.keyDelay = settings.resolved(\.keyboardDelay).seconds
         keyboard.sameSymbolTimeout = settings.resolved(\.keyboardDedupe).seconds
         if let first = problems(settings).first {
-            let key = spelled(first.key)
-            throw .configuration(ConfigurationProblems([ConfigurationProblem(
-                file: key.hasPrefix("--") ? "the command line" : "the configuration", position: nil, keyPath: key, message: first.message)]))
+            throw .configuration(spelled.problem(first.key, first.message))
         }
         return keyboard
     }
@@ -40,9 +38,7 @@ enum KeyboardSetup {
     /// The sink typing `camera`'s codes on a new virtual keyboard (on the environment's uinput node), nil when off.
     static func makeSink(camera: String, settings: ConfigurationSettings, overrides: ConfigurationSettings,
                          environment: Service.Environment) throws(ServiceError) -> KeyboardEventSink? {
-        // A key as the user wrote it: `--keyboard-layout` on the command line, `keyboard-layout` in a file.
-        let given = Set(overrides.givenKeys)
-        guard let keyboard = try Self.settings(settings, spelled: { given.contains($0) ? "--" + $0 : $0 }) else { return nil }
+        guard let keyboard = try Self.settings(settings, spelled: KeySpelling(commandLine: overrides)) else { return nil }
         do throws(UInputError) {
             return try KeyboardEventSink.open(camera: camera, settings: keyboard, path: environment.uinputPath,
                                               diagnostics: environment.diagnostics)

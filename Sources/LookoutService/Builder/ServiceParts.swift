@@ -56,9 +56,7 @@ enum ServiceParts {
         let effective = settings.withDefaults
         var shared = Shared(settings: settings)
         let diagnostics = environment.diagnostics
-        // A key as the user wrote it: `--on-code` on the command line, `on-code` in a file.
-        let given = Set(overrides.givenKeys)
-        let spelled: (String) -> String = { given.contains($0) ? "--" + $0 : $0 }
+        let spelled = KeySpelling(commandLine: overrides, file: configuration.settings)
         func runner(_ key: String, _ command: [String]?) throws(ServiceError) -> HookRunner? {
             guard let command, !command.isEmpty else { return nil }
             do {
@@ -81,7 +79,7 @@ enum ServiceParts {
             do throws(MQTTError) {
                 let brokers = try MQTTBrokerList(url)
                 if brokers.addresses.contains(where: { $0.password != nil }) {
-                    diagnostics(ServiceSecrets.passwordInURLWarning(onCommandLine: given.contains("mqtt")))
+                    diagnostics(ServiceSecrets.passwordInURLWarning(onCommandLine: spelled.isOnCommandLine("mqtt")))
                 }
                 var mqtt = MQTTConfiguration(brokers: brokers,
                                              clientID: effective.mqttClientID ?? ServiceSecrets.defaultClientID(topicPrefix: brokers.topicPrefix))
@@ -110,21 +108,14 @@ enum ServiceParts {
             web.allowedHosts = effective.httpAllowedHosts ?? []
             // Checked when read (ConfigurationKey, HTTPOptions): none is dropped here.
             web.allowedOrigins = (effective.httpAllowedOrigins ?? []).compactMap { try? AllowedOrigin(parsing: $0) }
-            // As the operator gave it; one given nowhere, as they gave `http`.
-            let fileKeys = Set(configuration.settings.givenKeys)
-            let named = { (key: String) in
-                given.contains(key) || (given.contains("http") && !fileKeys.contains(key)) ? "--" + key : key
-            }
-            web.allowedHostsSetting = named("http-allowed-host")
-            web.allowedOriginsSetting = named("http-allowed-origin")
+            web.allowedHostsSetting = spelled("http-allowed-host", following: "http")
+            web.allowedOriginsSetting = spelled("http-allowed-origin", following: "http")
             web.token = try ServiceSecrets.httpToken(effective)
             // Whoever built the configuration (a file, options, a program), a camera is never
             // served to the network without a token unless that is asked for in so many words.
             if let refusal = address.exposureRefusal(hasToken: web.token != nil, insecure: effective.httpInsecure == true,
                                                      tokenSetting: spelled("http-token-file") + " FILE", insecureSetting: spelled("http-insecure")) {
-                throw .configuration(ConfigurationProblems([ConfigurationProblem(
-                    file: spelled("http") == "--http" ? "the command line" : "the configuration", position: nil, keyPath: spelled("http"),
-                    message: refusal)]))
+                throw .configuration(spelled.problem("http", refusal))
             }
             shared.server = WebServer(configuration: web)
         }
@@ -165,7 +156,8 @@ enum ServiceParts {
         let opened = try CameraInputFactory.open(camera.input, settings: settings,
                                                  wantsPictures: shared.server != nil || snapshotFolder != nil || recordingFolder != nil,
                                                  standardInputIsClosed: environment.standardInputIsClosed,
-                                                 warnings: environment.diagnostics, notices: environment.notices)
+                                                 warnings: environment.diagnostics, notices: environment.notices,
+                                                 spelling: KeySpelling(commandLine: overrides))
         let metadata: MetadataOutput
         do throws(CaptureError) {
             try session.addInput(opened.input)

@@ -11,7 +11,7 @@ enum ServiceSecrets {
     /// `mqtt-password` (in that order), checked; nil when none is given. The TLS files are checked
     /// to be regular files (OpenSSL would wait on a FIFO for ever).
     /// - Parameter spelled: a key as the user wrote it (`--mqtt-ca` on the command line, `mqtt-ca` in a file).
-    static func mqttPassword(_ settings: ConfigurationSettings, spelled: (String) -> String) throws(ServiceError) -> String? {
+    static func mqttPassword(_ settings: ConfigurationSettings, spelled: KeySpelling) throws(ServiceError) -> String? {
         for (key, path) in [("mqtt-ca", settings.mqttCA), ("mqtt-cert", settings.mqttCert), ("mqtt-key", settings.mqttKey)] {
             guard let path else { continue }
             do throws(SecretFileError) { try refuseSpecialFile(at: path) } catch {

@@ -82,11 +82,20 @@ package enum ConfigurationOptions {
         }
         var settings = ConfigurationSettings()
         for (key, texts, value) in given {
-            if let refusal = key.read(value, into: &settings) {
-                throw .invalidValue(texts.joined(separator: " "), option: label(of: key), reason: refusal.description)
-            }
+            try read(value, given: texts, by: key, into: &settings)
         }
         return settings
+    }
+
+    /// Reads the value an option gave (`texts`, as written) by its key, into `settings`: an option
+    /// a command declares itself (`scan` shares them; `--zone NAME=POLYGON` has a form of its own)
+    /// refuses what the file refuses, in the words the other options use.
+    package static func read(_ value: ConfigurationValue, given texts: [String], by key: ConfigurationKey,
+                             into settings: inout ConfigurationSettings) throws(Refusal) {
+        if let refusal = key.read(value, into: &settings) {
+            // What exactly is wrong (a polygon's point), as the file's check says it, else what is allowed.
+            throw .invalidValue(texts.joined(separator: " "), option: label(of: key), reason: refusal.reason ?? refusal.description)
+        }
     }
 
     /// Without a file, options apply to every camera: a section's option given without its lead

@@ -182,6 +182,10 @@ extension ValueKind where Value == [CameraControlSetting] {
                                         return controls
                                     }, write: { controls in
                                         .map(controls.map { .init(key: $0.name, value: .integer(Int($0.value))) })
+                                    }, explain: { value in
+                                        guard case .map(let entries) = value else { return nil }
+                                        let bad = entries.first { entry in !entry.key.isEmpty && entry.value.scalarText.flatMap { Int32($0) } == nil }
+                                        return bad.map { "control \($0.key): \(ConfigurationReader.describe($0.value)) is not a whole number from \(Int32.min) to \(Int32.max)" }
                                     })
 }
 
