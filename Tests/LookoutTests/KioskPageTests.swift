@@ -12,7 +12,7 @@ struct KioskPageTests {
         defer { withExtendedLifetime(folder) {} } // removed when the test ends, not after its last use
         let tokenFile = folder.path + "/token"
         try "kiosk token+1\n".write(toFile: tokenFile, atomically: true, encoding: .utf8)
-        let pagePort = try MQTTBroker.freePort()
+        let pagePort = try TestPort.lease()
         // Blank frames first (the server starts once standard input gives a frame); the sample's
         // QR code follows once the page is connected, so its one code event goes to the page.
         let blank = try PictureRenderer().jpeg(of: FramePicture(copying: [UInt8](repeating: 200, count: 1280 * 720),

@@ -17,7 +17,7 @@ final class MQTTBroker {
         // Started as root, mosquitto drops to the "mosquitto" user, which must be able to write
         // its persistence file here.
         chmod(folder.path, 0o777)
-        port = try Self.freePort()
+        port = try TestPort.lease()
         configuration = folder.path + "/mosquitto.conf"
         let text = """
             per_listener_settings true
@@ -56,40 +56,6 @@ final class MQTTBroker {
     }
 
     deinit { stop() }
-
-    /// A loopback port for a server a test starts, from below the kernel's ephemeral range
-    /// (`ip_local_port_range`: where every connection's own port comes from, so a port taken
-    /// there and released could be any connection's a moment later), each handed out once per
-    /// test process from an offset of its pid (processes running side by side), and free when
-    /// given.
-    static func freePort() throws -> Int {
-        let ephemeral = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8))
-            .flatMap { $0.split(whereSeparator: \.isWhitespace).first.flatMap { Int($0) } } ?? 32768
-        let range = 10000..<max(20000, ephemeral)
-        let port = (0..<range.count).lazy.map { _ in
-            nextPort.withLock { next -> Int in
-                defer { next += 1 }
-                return range.lowerBound + next % range.count
-            }
-        }.first { isFree(port: $0) }
-        return try #require(port, "no free port below \(range.upperBound)")
-    }
-
-    /// The next port to hand out, as an offset into the range.
-    private static let nextPort = Mutex(Int(getpid()) * 97)
-
-    /// Whether `port` can be bound on loopback now.
-    private static func isFree(port: Int) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(port).bigEndian
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        }
-    }
 
     static func accepts(port: Int) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

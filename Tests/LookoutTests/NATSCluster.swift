@@ -23,14 +23,14 @@ final class NATSCluster {
     init(size: Int = 3, streamReplicas: Int = 3) throws {
         folder = try ScratchFolder()
         // Every port first: each node's configuration names all the cluster ports.
-        let clusterPorts = try (0..<size).map { _ in try MQTTBroker.freePort() }
+        let clusterPorts = try (0..<size).map { _ in try TestPort.lease() }
         let routes = clusterPorts.map { "nats-route://127.0.0.1:\($0)" }.joined(separator: ", ")
         var nodes: [Node] = []
         for index in 0..<size {
             let name = "lookout-test-\(index + 1)"
             let store = folder.path + "/" + name
             try FileManager.default.createDirectory(atPath: store, withIntermediateDirectories: true)
-            let node = Node(name: name, mqttPort: try MQTTBroker.freePort(), monitorPort: try MQTTBroker.freePort(),
+            let node = Node(name: name, mqttPort: try TestPort.lease(), monitorPort: try TestPort.lease(),
                             configuration: folder.path + "/\(name).conf")
             let text = """
                 server_name: \(name)

@@ -69,7 +69,7 @@ import Testing
             writers.append(writer)
             return path
         }
-        let httpPort = try MQTTBroker.freePort()
+        let httpPort = try TestPort.lease()
         // A rebuild restarts every camera, `steady` too: it gets a FIFO with frames then.
         var steady = try fifo("steady"), previewRate = 5
         let file = folder.path + "/lookout.yml"

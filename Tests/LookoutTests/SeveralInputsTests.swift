@@ -200,7 +200,7 @@ struct SeveralInputsTests {
     @Test func anHTTPStreamCutAndRestoredGivesCameraLostThenFoundAndDetectionsResume() throws {
         let mp4 = try Self.sampleMP4()
         defer { try? FileManager.default.removeItem(at: mp4) }
-        let port = try MQTTBroker.freePort()
+        let port = try TestPort.lease()
         // ffmpeg's own HTTP listener: the sample looped as live MPEG-TS, paced (-re).
         try Self.expectLostThenFound(url: "http://127.0.0.1:\(port)/live.ts") {
             let server = try BackgroundProcess("/usr/bin/ffmpeg", ["-nostdin", "-loglevel", "quiet", "-re", "-stream_loop", "-1", "-i", mp4.path, "-c", "copy",
@@ -214,7 +214,7 @@ struct SeveralInputsTests {
     @Test func anRTSPCameraCutAndRestoredGivesCameraLostThenFoundAndDetectionsResume() throws {
         let mp4 = try Self.longSampleMP4()
         defer { try? FileManager.default.removeItem(at: mp4) }
-        let port = try MQTTBroker.freePort()
+        let port = try TestPort.lease()
         // GStreamer's RTSP server (Debian's gir1.2-gst-rtsp-server-1.0), H.264 over RTP.
         try Self.expectLostThenFound(url: "rtsp://127.0.0.1:\(port)/live") {
             let server = try BackgroundProcess(Fixtures.packageRoot + "/Tests/Support/rtsp-server.py", [String(port), mp4.path])

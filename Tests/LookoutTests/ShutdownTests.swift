@@ -65,7 +65,7 @@ struct ShutdownTests {
     }
 
     @Test func aRefusingBrokerIsNamedWithItsCause() throws {
-        let port = try MQTTBroker.freePort()
+        let port = try TestPort.lease()
         let process = try Self.sixCameras(port: port)
         let refused = "lookout: MQTT: cannot connect to mqtt://127.0.0.1:\(port)/lookout: Connection refused; retrying"
         try #require(process.errors.wait(timeout: 60) { $0.contains(refused) }, "\(process.errors.lines)")
