@@ -40,7 +40,7 @@ final class MQTTBroker {
         process = broker
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline {
-            if Self.accepts(port: port) { return }
+            if TestPort.accepts(port: port) { return }
             if !broker.isRunning { break }
             Thread.sleep(forTimeInterval: 0.05)
         }
@@ -56,18 +56,6 @@ final class MQTTBroker {
     }
 
     deinit { stop() }
-
-    static func accepts(port: Int) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(port).bigEndian
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        }
-    }
 }
 
 /// One message as `mosquitto_sub -F '%r %q %t %p'` prints it.

@@ -10,7 +10,7 @@ import Glibc
         let first = try TestPort.lease(), second = try TestPort.lease()
         #expect(first != second)
         for port in [first, second] {
-            #expect(MQTTBroker.accepts(port: port) == false, "nothing listens on \(port)")
+            #expect(TestPort.accepts(port: port) == false, "nothing listens on \(port)")
             // Another process's attempt: a lock on a new open file of the same name is refused
             // while this process holds the lease.
             let fd = open(TestPort.folder + "/\(port).lock", O_RDWR | O_CLOEXEC)
