@@ -15,7 +15,7 @@ import Synchronization
 /// lane is busy, frames go to the frame lane only (`faceFramesLate`). Detection never holds up
 /// capture. Results of the two lanes for the same frame are reported separately, each with the
 /// frame's time.
-// @unchecked: restates its base class's; fields are the capture thread's, a lane's or in locks, as each says.
+// @unchecked: restates its base class's; the lanes' fields are each lane's (handed over while it is idle), the rest in locks.
 public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
     /// The settings, shared by the caller's thread, the capture thread and the lanes.
     let configuration = Locked(Configuration())
@@ -30,11 +30,9 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
     /// capture thread at reservation, never by a detector thread: a slow delegate must not hold
     /// up a pool thread other cameras' work needs.
     private let pendingResults = DispatchSemaphore(value: 16)
-    private var sampledReserved = false // capture thread only
-    private var sampledBusy = false // capture thread only
-    /// The reserved frame is one for the sampled lane (capture thread only).
-    private var sampledDueReserved = false
-    private var pixelsSkipped = false
+    /// What a frame's reservation decided, for its `deliver` or `cancelReservation`. The capture
+    /// loop calls them in turn on its thread; the lock (never contended) says so in the type.
+    private let reserved = Locked(Reservation())
     /// Told of every report, on the lanes (photo outputs waiting for a frame's objects).
     /// An array, not a dictionary: reading it on every report copies a reference, not the values.
     private let reportObservers = Locked<[(key: ObjectIdentifier, observe: @Sendable (AnalysedFrame, [MetadataObject]) -> Void)]>([])
@@ -182,18 +180,18 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
         }
         let settings = configuration.withLock { $0 }
         let wantsSampled = sampledAnalyzers.contains { $0.isWanted(by: settings) }
-        sampledReserved = false
+        var reservation = Reservation()
         if wantsSampled {
             // Input that waits for its outputs waits for the sampled lane too (a frame not due
             // frees it at once), so files give the same analyses however fast the machine;
             // real-time input gives the sampled lane the frame only if it is free.
-            sampledReserved = sampledLaneIdle.wait(timeout: wait ? .distantFuture : .now()) == .success
+            reservation.withSampled = sampledLaneIdle.wait(timeout: wait ? .distantFuture : .now()) == .success
         }
-        sampledBusy = wantsSampled && !sampledReserved
-        sampledDueReserved = sampledReserved && sampledSchedule.isDue(at: time, rate: sampledRate(settings))
+        reservation.sampledLaneBusy = wantsSampled && !reservation.withSampled
+        reservation.sampledDue = reservation.withSampled && sampledSchedule.isDue(at: time, rate: sampledRate(settings))
         var need = FrameNeed.nothing
         for analyzer in frameFinders { need = max(need, analyzer.need(at: time, settings: settings)) }
-        if sampledDueReserved {
+        if reservation.sampledDue {
             // At least the plane: the sampled lane looks at every frame it is given.
             need = max(need, .plane)
             for analyzer in sampledAnalyzers where analyzer.isWanted(by: settings) {
@@ -202,23 +200,35 @@ public final class MetadataOutput: CaptureOutput, @unchecked Sendable {
         }
         // Between whole-frame code scans, with no code to follow, the frame lane would only give
         // the frame the last (empty) result: the frame need not be decoded.
-        pixelsSkipped = need == .nothing
+        reservation.lookedAt = need != .nothing
+        reserved.withLock { $0 = reservation }
         return need.reservation
     }
 
     override func cancelReservation() {
         pendingResults.signal()
         frameLaneIdle.signal()
-        if sampledReserved { sampledLaneIdle.signal() }
+        if reserved.withLock({ $0.withSampled }) { sampledLaneIdle.signal() }
     }
 
     override func deliver(_ sampleBuffer: SampleBuffer, from connection: CaptureConnection) {
-        let withSampled = sampledReserved, sampledLaneBusy = sampledBusy, sampledDue = sampledDueReserved
-        let lookedAt = !pixelsSkipped
+        let reservation = reserved.withLock { $0 }
         frameLane.async { [self] in
-            analyse(sampleBuffer, withSampled: withSampled, sampledLaneBusy: sampledLaneBusy,
-                    sampledDue: sampledDue, lookedAt: lookedAt, from: connection)
+            analyse(sampleBuffer, withSampled: reservation.withSampled, sampledLaneBusy: reservation.sampledLaneBusy,
+                    sampledDue: reservation.sampledDue, lookedAt: reservation.lookedAt, from: connection)
         }
+    }
+
+    /// What `reserveFrame` decided for one frame.
+    private struct Reservation {
+        /// The sampled lane is the frame's too (it was idle, or waited for).
+        var withSampled = false
+        /// The sampled lane was wanted but busy: its analyzers' objects are carried over.
+        var sampledLaneBusy = false
+        /// The frame is due for the sampled lane (it needs the frame's pixels).
+        var sampledDue = false
+        /// Some analyzer looks at the frame's pixels (else the frame is not decoded).
+        var lookedAt = true
     }
 
     override func drain() {

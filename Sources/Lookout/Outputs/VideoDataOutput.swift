@@ -23,7 +23,7 @@ extension VideoDataOutputSampleBufferDelegate {
 /// delays capture or queues up frames. With it off, frames queue up to the size of the buffer
 /// pool, then drop as out of buffers. For recorded input read as fast as possible, the session
 /// waits for the delegate instead of dropping.
-// @unchecked: restates its base class's; `reservationHoldsGate` is the capture thread's.
+// @unchecked: restates its base class's; every field of its own is a lock, a semaphore or an atomic.
 public final class VideoDataOutput: CaptureOutput, @unchecked Sendable {
     private struct Configuration {
         weak var delegate: (any VideoDataOutputSampleBufferDelegate)?
@@ -33,7 +33,9 @@ public final class VideoDataOutput: CaptureOutput, @unchecked Sendable {
 
     private let configuration = Locked(Configuration())
     private let idle = DispatchSemaphore(value: 1)
-    private var reservationHoldsGate = false // capture thread only
+    /// The frame's reservation took `idle` (set by `reserveFrame`, read by `deliver` or
+    /// `cancelReservation`: the capture loop's calls in turn; atomic, so the type says so).
+    private let reservationHoldsGate = Atomic(false)
     private let delivered = Atomic<Int>(0)
 
     public override init() {}
@@ -65,18 +67,19 @@ public final class VideoDataOutput: CaptureOutput, @unchecked Sendable {
 
     override func reserveFrame(at time: MediaTime, wait: Bool) -> FrameReservation {
         let discards = alwaysDiscardsLateVideoFrames
-        reservationHoldsGate = discards || wait
-        guard reservationHoldsGate else { return .taken }
+        let holdsGate = discards || wait
+        reservationHoldsGate.store(holdsGate, ordering: .relaxed)
+        guard holdsGate else { return .taken }
         return idle.wait(timeout: wait ? .distantFuture : .now()) == .success ? .taken : .declined
     }
 
     override func cancelReservation() {
-        if reservationHoldsGate { idle.signal() }
+        if reservationHoldsGate.load(ordering: .relaxed) { idle.signal() }
     }
 
     override func deliver(_ sampleBuffer: SampleBuffer, from connection: CaptureConnection) {
         let (delegate, queue) = configuration.withLock { ($0.delegate, $0.queue) }
-        let holdsGate = reservationHoldsGate
+        let holdsGate = reservationHoldsGate.load(ordering: .relaxed)
         guard let queue else {
             if holdsGate { idle.signal() }
             return
