@@ -171,8 +171,16 @@ struct RunCommand: AsyncParsableCommand {
         let service: Service
         do throws(ServiceError) {
             service = try Service(configuration: configuration, overrides: overrides, environment: environment)
+        } catch {
+            throw Self.failure(error)
+        }
+        do throws(ServiceError) {
             try await service.start()
         } catch {
+            // What was made before the web server failed (the MQTT node, hook runners, a keyboard)
+            // ends as at any other end: MQTT says goodbye instead of leaving its will to the broker.
+            service.stop()
+            await service.finish()
             throw Self.failure(error)
         }
         stopService.withLock { $0 = service }
@@ -245,15 +253,15 @@ struct RunCommand: AsyncParsableCommand {
         guard let path else { return nil }
         let reload = FileReload(path: path, cameras: input.isEmpty ? nil : inputs, notifier: notifier, logger: logger)
         let commandLine = (try? overrides()) ?? ConfigurationSettings()
-        // One reload after the other, in the order asked: two quick SIGHUPs apply the newest file last.
-        let (asked, ask) = AsyncStream.makeStream(of: Void.self)
+        // One reload after the other; a burst of SIGHUPs during one is one more, of the newest file.
+        let requests = ReloadRequests()
         Task {
-            for await _ in asked {
+            await requests.run {
                 // A new log-level applies at once.
                 await reload.run(service) { DiagnosticOutput.level = $0.settings.overlaid(by: commandLine).withDefaults.resolved(\.logLevel) }
             }
         }
-        return { ask.yield() }
+        return { requests.ask() }
     }
 
     /// A service error in one sentence, and its exit code.

@@ -64,6 +64,22 @@ struct ShutdownTests {
         broker.signal(SIGKILL)
     }
 
+    @Test func aWebServerThatCannotListenEndsTheMQTTConnectionsCleanly() throws {
+        let broker = try MQTTBroker()
+        try broker.start()
+        let (listener, port) = try WebServerTests.portInUse()
+        defer { close(listener) }
+        let result = try lookout(["run", "--input", Fixtures.path("sample.mjpeg"), "--mqtt", broker.url + "/webfail",
+                                  "--http", "127.0.0.1:\(port)"])
+        #expect(result.status == 1)
+        #expect(result.stderr == "lookout: cannot listen on 127.0.0.1:\(port): Address already in use\n", "\(result.stderr)")
+        // The node and the camera's connection say goodbye (offline, then DISCONNECT) rather than
+        // leave their wills to the broker: what was made before the web server failed is finished.
+        let goodbyes = { broker.log.filter { $0.hasSuffix(" disconnected.") }.count }
+        #expect(eventually { goodbyes() == 2 }, "\(broker.log)")
+        #expect(!broker.log.contains { $0.contains("webfail") && $0.contains("closed its connection") }, "\(broker.log)")
+    }
+
     @Test func aRefusingBrokerIsNamedWithItsCause() throws {
         let port = try TestPort.lease()
         let process = try Self.sixCameras(port: port)
