@@ -37,8 +37,10 @@ P1_OPTIONS = p1_options(720)
 # What `lookout run` did by default before the fast defaults: every frame for faces at scale 1.1
 # from 30 px of the frame, ZBar on every line of the whole frame, no verifier or confirmation.
 # The harness does this work, so P2 compares these two.
+# Whole searches on every frame (no windows round followed faces or codes): the harness's work.
 FULL_OPTIONS = ["--face-rate", "0", "--density", "1", "--code-resolution", "full", "--scale-factor", "1.1",
-                "--min-face", "30", "--face-verifier", "none", "--face-confirm", "1"]
+                "--min-face", "30", "--face-verifier", "none", "--face-confirm", "1",
+                "--face-full-search", "0", "--code-scan-rate", "0"]
 CLIP_FPS = 30  # scripts/bench makes every clip at 30 fps
 
 
@@ -133,7 +135,7 @@ systems = {
 }
 descriptions = {
     "lookout": "lookout run with no options, its defaults: codes on every frame (ZBar density 2, half size from 1280 px wide, the second pass on at most 4 frames a second that ZBar read nothing in), faces 10 times per second of video (640-wide copy, scale 1.25, min 3, from 30 px of the copy, the alt2 verifier, confirmed by a second analysis)",
-    "lookout-full": "lookout run " + " ".join(FULL_OPTIONS) + ": the work the defaults did before (faces on every frame at scale 1.1, ZBar on every line of the whole frame), which the harness does",
+    "lookout-full": "lookout run " + " ".join(FULL_OPTIONS) + ": the work the defaults did before (faces searched whole on every frame at scale 1.1, ZBar on every line of the whole frame), which the harness does",
     "lookout-p1": "lookout run --face-rate 10 --density 2 --scale-factor 1.25 --min-face 30*width/640 [--code-resolution half from 720p]: codes on every frame, faces 10 times per second of video with the peer's face settings",
     "harness": "bare libraries doing lookout-full's work (scripts/bench.d/harness.cpp)",
     "harness-p1": "bare libraries doing lookout-p1's work: the same frames for faces, the same settings, half-size decoding and codes from 720p, OpenCV on one thread",
