@@ -14,6 +14,13 @@ extension Array where Element == ScannedCode {
 }
 
 extension ScannedCode {
+    /// This read with its corners taken through `transform` (from a copy into its place).
+    func placed(_ transform: (Point) -> Point) -> ScannedCode {
+        var moved = self
+        moved.corners = corners.map(transform)
+        return moved
+    }
+
     /// This code with its corners moved by (`x`, `y`): from a region's or copy's pixels to the plane's.
     func offset(x: Int, y: Int) -> ScannedCode {
         var moved = self

@@ -73,7 +73,8 @@ extension StillCodeReader {
     /// QR codes of modules that blurred into each other at the picture's scale, where the picture
     /// looks like a matrix symbol (`LK_ZX_PLACES_MATRIX`), enlarged twice and sharpened as
     /// `Look.enlarged` reads a whole picture of up to `enlargedPixels`; a small place that gives
-    /// nothing so, deconvolved (`qrDeconvolutions`).
+    /// nothing so, deconvolved (`qrDeconvolutions`); a place that still gives nothing, unrolled as
+    /// a label round a can (`CylinderView`).
     func enlargedPlaces(_ pixels: PixelBuffer, region: PlaneRegion, known: [ScannedCode], deadline: Int64) -> [ScannedCode] {
         readPlaces(LK_ZX_PLACES_MATRIX, of: pixels, region: region, known: known, limit: 12, deadline: deadline,
                    shape: { (x: region.x + Int($0.x), y: region.y + Int($0.y), width: Int($0.width), height: Int($0.height)) }) { lane, place, before in
@@ -84,7 +85,20 @@ extension StillCodeReader {
                     codes.addNewSymbols(lane.readDeconvolved(pixels, region: place, sigma: rung.sigma, noise: rung.noise, types: [.qr]))
                 }
             }
+            if codes.count == before.count { codes.addNewSymbols(lane.readUnrolled(pixels, region: place, types: [.qr])) }
             return Array(codes[before.count...])
+        }
+    }
+
+    /// QR, Aztec and DataMatrix symbols on a label round a can, where the picture looks like a
+    /// matrix symbol of large modules (`ZXingFrameReader.PlaceCell.large`) that no code read
+    /// covers: the place unrolled (`CylinderView`). Smaller places are unrolled for QR codes in
+    /// `enlargedPlaces`.
+    func unrolledPlaces(_ pixels: PixelBuffer, region: PlaneRegion, known: [ScannedCode], types: Set<MetadataObjectType>,
+                        deadline: Int64) -> [ScannedCode] {
+        readPlaces(LK_ZX_PLACES_MATRIX, of: pixels, region: region, known: known, limit: 12, deadline: deadline, cells: [.large],
+                   shape: { (x: region.x + Int($0.x), y: region.y + Int($0.y), width: Int($0.width), height: Int($0.height)) }) { lane, place, _ in
+            lane.readUnrolled(pixels, region: place, types: types)
         }
     }
 
@@ -94,10 +108,12 @@ extension StillCodeReader {
     /// place. `read` gets the first lane, the place and the codes the places gave so far. At most
     /// `limit` places are read, until `deadline`.
     private func readPlaces(_ kind: Int, of pixels: PixelBuffer, region: PlaneRegion, known: [ScannedCode], limit: Int,
-                            deadline: Int64, shape: (lk_zx_region) -> PlaneRegion,
+                            deadline: Int64, cells: [ZXingFrameReader.PlaceCell] = [.small, .medium],
+                            shape: (lk_zx_region) -> PlaneRegion,
                             read: (inout Lane, PlaneRegion, [ScannedCode]) -> [ScannedCode]) -> [ScannedCode] {
         let origin = pixels.baseAddress + region.y * pixels.bytesPerRow + region.x
-        let places = ZXingFrameReader.places(kind, in: origin, width: region.width, height: region.height, bytesPerRow: pixels.bytesPerRow)
+        let places = ZXingFrameReader.places(kind, in: origin, width: region.width, height: region.height, bytesPerRow: pixels.bytesPerRow,
+                                             cells: cells)
         var covered = known.map { Rect.enclosing($0.corners) }
         var codes = [ScannedCode]()
         var tried = 0
@@ -130,6 +146,27 @@ extension StillCodeReader.Lane {
     mutating func readDeconvolved(_ pixels: PixelBuffer, region: PlaneRegion, sigma: Double, noise: Double,
                                   types: Set<MetadataObjectType> = StillCodeReader.vouchedInCopies) -> [ScannedCode] {
         readCopy(of: pixels, region: region, scale: 1, efforts: [.thorough]) { lk_deconvolve($0, $1, $2, $3, sigma, noise, $4) }
+            .joined().filter { types.contains($0.type) }
+    }
+
+    /// The codes of `types` zxing-cpp reads in the region unrolled (`CylinderView.views`, in turn
+    /// until one reads), in the plane's pixels (a QR, Aztec or DataMatrix read stands on its
+    /// Reed-Solomon check).
+    mutating func readUnrolled(_ pixels: PixelBuffer, region: PlaneRegion, types: Set<MetadataObjectType>) -> [ScannedCode] {
+        for view in CylinderView.views(width: region.width, height: region.height) {
+            let codes = readUnrolled(pixels, region: region, view: view, types: types)
+            if !codes.isEmpty { return codes }
+        }
+        return []
+    }
+
+    /// The codes of `types` zxing-cpp reads in the region unrolled as `view` sees it.
+    mutating func readUnrolled(_ pixels: PixelBuffer, region: PlaneRegion, view: CylinderView,
+                               types: Set<MetadataObjectType>) -> [ScannedCode] {
+        guard let size = view.copySize(width: region.width, height: region.height) else { return [] }
+        return readCopy(of: pixels, region: region, size: size, efforts: [.harder],
+                        made: { view.unroll($0, width: region.width, height: region.height, bytesPerRow: pixels.bytesPerRow, into: $1) },
+                        placePoint: { view.placePoint($0, width: region.width, height: region.height) })
             .joined().filter { types.contains($0.type) }
     }
 }

@@ -22,7 +22,9 @@ import Dispatch
 ///    Then QR codes that lost one finder pattern to glare, a bright spot or a tear, read with it
 ///    painted back where the two left say it was (`lk_zx_read_repaired`), within the budget; then
 ///    QR codes of small blurred modules where the picture looks like a matrix symbol, enlarged in
-///    their place (`enlargedPlaces`): in pictures of any size; a small place, deconvolved;
+///    their place (`enlargedPlaces`): in pictures of any size; a small place, deconvolved; then
+///    QR, Aztec and DataMatrix symbols on labels round a can, unrolled in their place
+///    (`unrolledPlaces`, `CylinderView`);
 /// 5. when none read anything, ZBar on prepared copies (`CodeSecondPass`) within the budget:
 ///    glare, bright spots, blur and damage that both readers miss;
 /// 6. PDF417, Aztec and DataMatrix also in windows (`ZXingFrameReader.readStill`) when the first
@@ -75,6 +77,10 @@ final class StillCodeReader {
             if MonotonicClock.nanoseconds() < deadline {
                 codes.addNewSymbols(enlargedPlaces(pixels, region: region, known: codes, deadline: deadline))
             }
+        }
+        let matrixTypes = types.intersection(Self.trustedInCopies)
+        if !matrixTypes.isEmpty, budget > 0, MonotonicClock.nanoseconds() < deadline {
+            codes.addNewSymbols(unrolledPlaces(pixels, region: region, known: codes, types: matrixTypes, deadline: deadline))
         }
         if codes.isEmpty, budget > 0, let preparations {
             codes = preparations.scan(pixels, region: region, deadline: deadline)
@@ -177,20 +183,27 @@ final class StillCodeReader {
         /// per effort; codes in the plane's pixels.
         mutating func readCopy(of pixels: PixelBuffer, region: PlaneRegion, scale: Int, efforts: [ZXingScanner.Effort],
                                made make: (UnsafePointer<UInt8>, Int32, Int32, Int32, UnsafeMutablePointer<UInt8>) -> Int32) -> [[ScannedCode]] {
-            guard region.width >= 16, region.height >= 16 else { return [] }
-            let (copyWidth, copyHeight) = (region.width * scale, region.height * scale)
-            let count = copyWidth * copyHeight
+            readCopy(of: pixels, region: region, size: (region.width * scale, region.height * scale), efforts: efforts,
+                     made: { make($0, Int32(region.width), Int32(region.height), Int32(pixels.bytesPerRow), $1) == 0 },
+                     placePoint: { Point(x: $0.x / Double(scale), y: $0.y / Double(scale)) })
+        }
+
+        /// zxing-cpp over a copy of the region of `size` that `make` writes (from the region's
+        /// origin into the tightly packed copy; false when it could not), a list per effort; codes
+        /// in the plane's pixels, `placePoint` taking a point of the copy into the region's.
+        mutating func readCopy(of pixels: PixelBuffer, region: PlaneRegion, size: (width: Int, height: Int),
+                               efforts: [ZXingScanner.Effort],
+                               made make: (UnsafePointer<UInt8>, UnsafeMutablePointer<UInt8>) -> Bool,
+                               placePoint: (Point) -> Point) -> [[ScannedCode]] {
+            guard region.width >= 16, region.height >= 16, size.width >= 16, size.height >= 16 else { return [] }
+            let count = size.width * size.height
             if copy.count < count { copy = [UInt8](repeating: 0, count: count) }
             let origin = pixels.baseAddress.assumingMemoryBound(to: UInt8.self) + region.y * pixels.bytesPerRow + region.x
-            let made = copy.withUnsafeMutableBufferPointer {
-                make(origin, Int32(region.width), Int32(region.height), Int32(pixels.bytesPerRow), $0.baseAddress!)
-            }
-            guard made == 0 else { return [] }
+            guard copy.withUnsafeMutableBufferPointer({ make(origin, $0.baseAddress!) }) else { return [] }
             return efforts.map { effort in
                 copy.withUnsafeBytes { [zxing] in
-                    zxing.scan(plane: $0.baseAddress!, width: copyWidth, height: copyHeight, bytesPerRow: copyWidth,
-                               scale: 1 / Double(scale), effort: effort)
-                }.map { $0.offset(x: region.x, y: region.y) }
+                    zxing.scan(plane: $0.baseAddress!, width: size.width, height: size.height, bytesPerRow: size.width, effort: effort)
+                }.map { $0.placed(placePoint).offset(x: region.x, y: region.y) }
             }
         }
     }

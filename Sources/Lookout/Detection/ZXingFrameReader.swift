@@ -103,11 +103,13 @@ final class ZXingFrameReader {
         return codes
     }
 
-    /// Places in an image that look like a symbol of `kind` (`lk_zx_locate`): with cells of 1/180,
-    /// then 1/90 of its shorter side, densest first in each, up to 24 of each.
-    static func places(_ kind: Int, in plane: UnsafeRawPointer, width: Int, height: Int, bytesPerRow: Int) -> [lk_zx_region] {
+    /// Places in an image that look like a symbol of `kind` (`lk_zx_locate`): with cells of each of
+    /// `cells` of its shorter side in turn (1/180, then 1/90: small modules), densest first in each,
+    /// up to 24 of each.
+    static func places(_ kind: Int, in plane: UnsafeRawPointer, width: Int, height: Int, bytesPerRow: Int,
+                       cells: [PlaceCell] = [.small, .medium]) -> [lk_zx_region] {
         let shorter = min(width, height)
-        return [max(6, shorter / 180), max(12, shorter / 90)].flatMap { cell -> [lk_zx_region] in
+        return cells.map { max($0.smallest, shorter / $0.share) }.flatMap { cell -> [lk_zx_region] in
             var found = [lk_zx_region](repeating: lk_zx_region(), count: 24)
             let count = found.withUnsafeMutableBufferPointer {
                 lk_zx_locate(plane.assumingMemoryBound(to: UInt8.self), Int32(width), Int32(height), Int32(bytesPerRow),
@@ -115,6 +117,17 @@ final class ZXingFrameReader {
             }
             return Array(found.prefix(Int(max(0, count))))
         }
+    }
+
+    /// A size of `lk_zx_locate`'s cells: a share of the image's shorter side, at least `smallest`
+    /// pixels. A cell must hold a few modules for their transitions to show.
+    struct PlaceCell {
+        let share: Int
+        let smallest: Int
+        static let small = PlaceCell(share: 180, smallest: 6)
+        static let medium = PlaceCell(share: 90, smallest: 12)
+        /// Modules of 5 to 8 px in a 2-megapixel photograph: a label round a can (`CylinderView`).
+        static let large = PlaceCell(share: 45, smallest: 24)
     }
 
     /// The frame at half size, then square windows of 2/3, 1/2 and 1/3 of its height: a symbol

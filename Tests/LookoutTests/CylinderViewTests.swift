@@ -1,0 +1,92 @@
+import Foundation
+import Testing
+@testable import Lookout
+
+/// Codes on labels wrapped round a can, read unrolled (`CylinderView`).
+@Suite("codes round a can")
+struct CylinderViewTests {
+    /// Stripes printed at even steps round a cylinder come out at even steps once unrolled, where
+    /// the picture shows them narrowing towards the sides; and a point of the copy goes back to
+    /// where the stripe is in the picture. Both ways round the axis.
+    @Test(arguments: [true, false])
+    func unrollingEvensOutStripesACylinderNarrows(axisIsVertical: Bool) throws {
+        let (across, along) = (300, 40)
+        let view = CylinderView(axisIsVertical: axisIsVertical, centre: 140, radius: 180)
+        // The picture: across the axis, pixel p shows arc length s = r·asin((p - centre) / r).
+        let period = 12.0
+        func shade(_ p: Int) -> UInt8 {
+            let s = view.radius * asin((Double(p) - view.centre) / view.radius)
+            return (s / period).rounded(.down).truncatingRemainder(dividingBy: 2) == 0 ? 30 : 220
+        }
+        let (width, height) = axisIsVertical ? (across, along) : (along, across)
+        var picture = [UInt8](repeating: 0, count: width * height)
+        for y in 0..<height { for x in 0..<width { picture[y * width + x] = shade(axisIsVertical ? x : y) } }
+
+        let size = try #require(view.copySize(width: width, height: height))
+        var copy = [UInt8](repeating: 0, count: size.width * size.height)
+        let made = picture.withUnsafeBufferPointer { source in
+            copy.withUnsafeMutableBufferPointer { view.unroll(source.baseAddress!, width: width, height: height, bytesPerRow: width, into: $0.baseAddress!) }
+        }
+        #expect(made)
+        let samples = axisIsVertical ? size.width : size.height
+        #expect(samples > across, "the arc is longer than its chord")
+        let line = (0..<samples).map { index in copy[axisIsVertical ? (along / 2) * size.width + index : index * size.width + along / 2] }
+        // Where the shade changes, in samples: every stripe as wide as the others, within a sample.
+        let edges = (1..<samples).filter { (line[$0 - 1] < 125) != (line[$0] < 125) }
+        let widths = zip(edges, edges.dropFirst()).map { $1 - $0 }
+        #expect(widths.count >= 20, "\(widths)")
+        #expect(widths.allSatisfy { abs(Double($0) - period) <= 1 }, "stripes \(widths) wide, not \(period)")
+        // In the picture, the same stripes narrow towards the side the axis is far from.
+        let pictureLine = (0..<across).map(shade)
+        let pictureEdges = (1..<across).filter { (pictureLine[$0 - 1] < 125) != (pictureLine[$0] < 125) }
+        let pictureWidths = zip(pictureEdges, pictureEdges.dropFirst()).map { $1 - $0 }
+        #expect(try #require(pictureWidths.max()) - (try #require(pictureWidths.min())) > 3,
+                "the picture's stripes \(pictureWidths) do not narrow: the test no longer tests unrolling")
+
+        // An edge of the copy goes back onto the same edge of the picture.
+        for edge in edges {
+            let point = axisIsVertical ? Point(x: Double(edge), y: 5) : Point(x: 5, y: Double(edge))
+            let placed = view.placePoint(point, width: width, height: height)
+            let position = Int((axisIsVertical ? placed.x : placed.y).rounded())
+            #expect(pictureEdges.contains { abs($0 - position) <= 1 }, "copy edge \(edge) went to \(position), not an edge of \(pictureEdges)")
+            #expect((axisIsVertical ? placed.y : placed.x) == 5, "along the axis nothing moves")
+        }
+    }
+
+    /// A view whose cylinder is narrower than the place makes no copy.
+    @Test func aPlaceWiderThanTheCylinderIsNotUnrolled() {
+        let view = CylinderView(axisIsVertical: true, centre: 50, radius: 40)
+        #expect(view.copySize(width: 100, height: 30) == nil)
+        var copy = [UInt8](repeating: 0, count: 200 * 30)
+        let picture = [UInt8](repeating: 9, count: 100 * 30)
+        let made = picture.withUnsafeBufferPointer { source in
+            copy.withUnsafeMutableBufferPointer { view.unroll(source.baseAddress!, width: 100, height: 30, bytesPerRow: 100, into: $0.baseAddress!) }
+        }
+        #expect(!made)
+        // Every view a place is tried in fits it.
+        #expect(CylinderView.views(width: 100, height: 30).allSatisfy { $0.copySize(width: 100, height: 30) != nil })
+    }
+
+    /// A code on a label wrapped round a can (Tests/Fixtures/qr-curved.png: 6.9 px modules, the
+    /// label bent by 30 degrees or more across the code): no first look reads it, nor the picture
+    /// enlarged; unrolled it is read, where the code is, and so scan's places read it within the
+    /// budget.
+    @Test func aCodeRoundACanIsReadUnrolledWhereItIs() throws {
+        let (image, whole, reader) = try LinearPlacesTests.unreadByFirstLooks("qr-curved.png", types: [.qr])
+        let text = "8SINW45LBWLZDU7TKLG0W3IYNF0"
+        let (enlarged, unrolled) = reader.lanes[0].withLock { lane in
+            (lane.readCopy(.enlarged, of: image, region: whole).joined().map { String(decoding: $0.payload, as: UTF8.self) },
+             lane.readUnrolled(image, region: whole, types: [.qr]))
+        }
+        #expect(enlarged.isEmpty, "the enlarged copy reads the code: the test no longer tests unrolling")
+        #expect(unrolled.map { String(decoding: $0.payload, as: UTF8.self) } == [text])
+        // The benchmark's marked corners, in the crop: the read's corners lie on them.
+        let marked = [Point(x: 260.6, y: 67.3), Point(x: 311.7, y: 244.8), Point(x: 116.3, y: 300.5), Point(x: 68.9, y: 119.9)]
+        for corner in try #require(unrolled.first).corners {
+            #expect(marked.contains { ($0.x - corner.x).magnitude < 20 && ($0.y - corner.y).magnitude < 20 },
+                    "corner \(corner) is not near a marked one of \(marked)")
+        }
+        let codes = reader.read(image, region: whole, budget: 600_000, planeIsHalfSize: false)
+        #expect(codes.map { String(decoding: $0.payload, as: UTF8.self) } == [text])
+    }
+}
