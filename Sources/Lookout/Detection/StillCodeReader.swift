@@ -64,6 +64,9 @@ final class StillCodeReader {
         let start = MonotonicClock.nanoseconds()
         let deadline = start + Int64(budget * 1e6)
         var codes = firstLooks(pixels, region: region, planeIsHalfSize: planeIsHalfSize)
+        // The windows look for PDF417, Aztec and DataMatrix when the first looks found none: a
+        // symbol a place gave (unrolled) does not make them skip the rest of the picture.
+        let firstLooksReadZXingOnly = codes.contains(where: \.type.isReadByZXingOnly)
         zxingLooks += 1
         let confirming = max(deadline, start + Int64(CodeAnalysis.confirmationBudget * 1e6))
         confirm(&codes, in: pixels, deadline: confirming)
@@ -86,7 +89,7 @@ final class StillCodeReader {
             codes = preparations.scan(pixels, region: region, deadline: deadline)
             if !codes.isEmpty { secondPassReads += 1 }
         }
-        if let windows, budget > 0, !codes.contains(where: \.type.isReadByZXingOnly) {
+        if let windows, budget > 0, !firstLooksReadZXingOnly {
             let left = max(1, Int((deadline - MonotonicClock.nanoseconds()) / 1_000_000))
             codes.addNewSymbols(windows.readStill(pixels, budget: left))
         }
