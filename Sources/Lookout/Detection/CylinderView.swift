@@ -17,29 +17,34 @@ struct CylinderView: Equatable {
     /// Unrolling the surroundings of each curved code the benchmark photographs' earlier steps
     /// missed, a radius of the symbol's width with the axis a third, a sixth or none of it from its
     /// middle reads every code a radius from 0.55 to 3.2 of it does (6 of 15: the rest are small
-    /// modules, or wrapped so far their sides are lost).
+    /// modules, or wrapped so far their sides are lost). A place found is often wider than its
+    /// symbol: at 0.6 of the place's width, a second view confirms one code more (and reads
+    /// another alone).
     static func views(width: Int, height: Int) -> [CylinderView] {
-        [true, false].flatMap { vertical in
-            let across = Double(vertical ? width : height)
-            return offsets.map { CylinderView(axisIsVertical: vertical, centre: across * (0.5 + $0), radius: across) }
+        radii.flatMap { radius in
+            [true, false].flatMap { vertical in
+                let across = Double(vertical ? width : height)
+                return offsets.map { CylinderView(axisIsVertical: vertical, centre: across * (0.5 + $0), radius: across * radius) }
+            }
         }
     }
+
+    /// The radii tried, as shares of the place's width across the axis.
+    static let radii: [Double] = [1, 0.6]
 
     /// Where the axis may be, as a share of the place's width from its middle.
     static let offsets: [Double] = [0, -0.15, 0.15, -0.3, 0.3]
 
-    /// The arc lengths of the place's two edges across the axis, the near one first; nil when the
-    /// place reaches past the cylinder's sides.
-    private func arc(across extent: Int) -> (start: Double, end: Double)? {
-        let left = -centre / radius, right = (Double(extent - 1) - centre) / radius
-        guard left >= -1, right <= 1 else { return nil }
-        return (radius * asin(left), radius * asin(right))
+    /// The arc lengths of the place's two edges across the axis, the near one first, within the
+    /// cylinder's face: a place reaching past the cylinder's sides is unrolled where the face is.
+    private func arc(across extent: Int) -> (start: Double, end: Double) {
+        let left = max(-1, -centre / radius), right = min(1, (Double(extent - 1) - centre) / radius)
+        return (radius * asin(left), radius * asin(max(left, right)))
     }
 
-    /// The unrolled copy's width and height for a place of `width` by `height` pixels; nil when
-    /// the place reaches past the cylinder's sides.
-    func copySize(width: Int, height: Int) -> (width: Int, height: Int)? {
-        guard let arc = arc(across: axisIsVertical ? width : height) else { return nil }
+    /// The unrolled copy's width and height for a place of `width` by `height` pixels.
+    func copySize(width: Int, height: Int) -> (width: Int, height: Int) {
+        let arc = arc(across: axisIsVertical ? width : height)
         let samples = Int((arc.end - arc.start).rounded(.up)) + 1
         return axisIsVertical ? (samples, height) : (width, samples)
     }
@@ -51,11 +56,11 @@ struct CylinderView: Equatable {
 
     /// Writes the unrolled copy of the place (`origin`, `width` by `height`, `bytesPerRow`) into
     /// `copy` (tightly packed, `copySize`), interpolating linearly across the axis. Returns false
-    /// when the place reaches past the cylinder's sides.
+    /// when the place is too small to interpolate in.
     func unroll(_ origin: UnsafePointer<UInt8>, width: Int, height: Int, bytesPerRow: Int,
                 into copy: UnsafeMutablePointer<UInt8>) -> Bool {
-        guard let size = copySize(width: width, height: height),
-              let arc = arc(across: axisIsVertical ? width : height) else { return false }
+        guard width >= 2, height >= 2 else { return false }
+        let size = copySize(width: width, height: height), arc = arc(across: axisIsVertical ? width : height)
         let extent = axisIsVertical ? width : height
         let samples = axisIsVertical ? size.width : size.height
         for index in 0..<samples {
@@ -80,7 +85,7 @@ struct CylinderView: Equatable {
 
     /// A point of the unrolled copy in the place's pixels.
     func placePoint(_ point: Point, width: Int, height: Int) -> Point {
-        guard let arc = arc(across: axisIsVertical ? width : height) else { return point }
+        let arc = arc(across: axisIsVertical ? width : height)
         if axisIsVertical { return Point(x: position(ofSample: point.x, arcStart: arc.start), y: point.y) }
         return Point(x: point.x, y: position(ofSample: point.y, arcStart: arc.start))
     }
