@@ -63,21 +63,22 @@ struct CylinderView: Equatable {
         let size = copySize(width: width, height: height), arc = arc(across: axisIsVertical ? width : height)
         let extent = axisIsVertical ? width : height
         let samples = axisIsVertical ? size.width : size.height
-        for index in 0..<samples {
+        // Each sample's left (or upper) source pixel and its weight in 256ths, worked out once.
+        let taps = (0..<samples).map { index -> (near: Int, weight: Int) in
             let position = min(max(position(ofSample: Double(index), arcStart: arc.start), 0), Double(extent - 1))
-            let near = min(Int(position), extent - 2), share = position - Double(near)
-            let weight = Int((share * 256).rounded()), keep = 256 - weight
-            if axisIsVertical {
-                for row in 0..<height {
-                    let source = origin + row * bytesPerRow + near
-                    copy[row * samples + index] = UInt8((Int(source[0]) * keep + Int(source[1]) * weight + 128) >> 8)
-                }
-            } else {
-                let first = origin + near * bytesPerRow, second = first + bytesPerRow
-                let target = copy + index * width
-                for column in 0..<width {
-                    target[column] = UInt8((Int(first[column]) * keep + Int(second[column]) * weight + 128) >> 8)
-                }
+            let near = min(Int(position), extent - 2)
+            return (near, Int(((position - Double(near)) * 256).rounded()))
+        }
+        for row in 0..<height where axisIsVertical {
+            let source = origin + row * bytesPerRow, target = copy + row * samples
+            for (index, tap) in taps.enumerated() {
+                target[index] = UInt8((Int(source[tap.near]) * (256 - tap.weight) + Int(source[tap.near + 1]) * tap.weight + 128) >> 8)
+            }
+        }
+        for (index, tap) in taps.enumerated() where !axisIsVertical {
+            let first = origin + tap.near * bytesPerRow, second = first + bytesPerRow, target = copy + index * width
+            for column in 0..<width {
+                target[column] = UInt8((Int(first[column]) * (256 - tap.weight) + Int(second[column]) * tap.weight + 128) >> 8)
             }
         }
         return true
