@@ -22,7 +22,8 @@ import Dispatch
 ///    Then QR codes that lost one finder pattern to glare, a bright spot or a tear, read with it
 ///    painted back where the two left say it was (`lk_zx_read_repaired`), within the budget; then
 ///    QR codes of small blurred modules where the picture looks like a matrix symbol, enlarged in
-///    their place (`enlargedPlaces`): in pictures of any size; a small place, deconvolved; then
+///    their place (`enlargedPlaces`): in pictures of any size; toned first when glare or
+///    over-exposure took their light modules (`PlaceTone`); a small place, deconvolved; then
 ///    QR, Aztec and DataMatrix symbols on labels round a can, unrolled in their place
 ///    (`unrolledPlaces`, `CylinderView`);
 /// 5. when none read anything, ZBar on prepared copies (`CodeSecondPass`) within the budget:
