@@ -11,7 +11,7 @@ struct PlaceToneTests {
         let (plain, toned) = reader.lanes[0].withLock { lane in
             (lane.readCopy(.enlarged, of: image, region: whole).joined().map { String(decoding: $0.payload, as: UTF8.self) },
              Dictionary(uniqueKeysWithValues: StillCodeReader.PlaceTone.allCases.map { tone in
-                 (tone, lane.readEnlarged(image, region: whole, toned: tone).map { String(decoding: $0.payload, as: UTF8.self) })
+                 (tone, lane.readToned(image, region: whole, tone: tone).map { String(decoding: $0.payload, as: UTF8.self) })
              }))
         }
         return (reader, image, plain, toned)
@@ -37,6 +37,20 @@ struct PlaceToneTests {
         #expect(plain.isEmpty, "the enlarged copy reads the code: the test no longer tests the tones")
         #expect(toned[.flattened] == [], "\(toned)")
         #expect(toned[.darkened] == ["https://example.com/guest/144701?id="], "\(toned)")
+    }
+
+    /// An over-exposed PDF417 symbol (Tests/Fixtures/pdf417-over-exposed.png, from the code
+    /// photograph code-bench/pdf417/023.jpg): the first looks, the windows and the places of rows
+    /// read nothing; the picture darkened is read, and so scan reads it within the budget.
+    @Test func anOverExposedPDF417IsReadDarkened() throws {
+        let text = "hall pass seat pass hall ticket #592247"
+        let (image, whole, reader) = try LinearPlacesTests.unreadByFirstLooks("pdf417-over-exposed.png", types: [.pdf417])
+        let darkened = reader.lanes[0].withLock { lane in
+            lane.readToned(image, region: whole, tone: .darkened, enlarged: false).map { String(decoding: $0.payload, as: UTF8.self) }
+        }
+        #expect(darkened == [text])
+        let codes = reader.read(image, region: whole, budget: 600_000, planeIsHalfSize: false)
+        #expect(codes.map { String(decoding: $0.payload, as: UTF8.self) } == [text])
     }
 
     /// Darkening keeps black black and white white, and darkens what lies between.

@@ -110,7 +110,7 @@ extension StillCodeReader {
             var codes = before
             for reads in lane.readCopy(.enlarged, of: pixels, region: place) { codes.addNewSymbols(reads.filter { $0.type == .qr }) }
             for tone in PlaceTone.allCases where codes.count == before.count {
-                codes.addNewSymbols(lane.readEnlarged(pixels, region: place, toned: tone).filter { $0.type == .qr })
+                codes.addNewSymbols(lane.readToned(pixels, region: place, tone: tone).filter { $0.type == .qr })
             }
             if codes.count == before.count, place.width * place.height <= Self.qrDeconvolvedPlacePixels {
                 for rung in Self.qrDeconvolutions where codes.count == before.count {
@@ -210,10 +210,16 @@ extension StillCodeReader.Lane {
     }
 
     /// The codes zxing-cpp reads in the region with its tones set right (`tone`), then enlarged twice
-    /// and sharpened as `Look.enlarged` is, in the plane's pixels.
-    mutating func readEnlarged(_ pixels: PixelBuffer, region: PlaneRegion, toned tone: StillCodeReader.PlaceTone) -> [ScannedCode] {
+    /// and sharpened as `Look.enlarged` is when `enlarged`, in the plane's pixels.
+    mutating func readToned(_ pixels: PixelBuffer, region: PlaneRegion, tone: StillCodeReader.PlaceTone, enlarged: Bool = true,
+                            effort: ZXingScanner.Effort = .thorough) -> [ScannedCode] {
+        guard enlarged else {
+            return Array(readCopy(of: pixels, region: region, scale: 1, efforts: [effort]) { origin, width, height, stride, out in
+                tone.apply(origin, width: Int(width), height: Int(height), bytesPerRow: Int(stride), into: out) ? 0 : -1
+            }.joined())
+        }
         var toned = [UInt8](repeating: 0, count: region.width * region.height)
-        let reads = readCopy(of: pixels, region: region, scale: 2, efforts: [.thorough]) { origin, width, height, stride, out in
+        let reads = readCopy(of: pixels, region: region, scale: 2, efforts: [effort]) { origin, width, height, stride, out in
             toned.withUnsafeMutableBufferPointer { toned in
                 guard tone.apply(origin, width: Int(width), height: Int(height), bytesPerRow: Int(stride), into: toned.baseAddress!) else { return -1 }
                 return lk_enlarge_sharpen(toned.baseAddress!, width, height, width, 2, out)

@@ -29,7 +29,7 @@ import Dispatch
 /// 5. when none read anything, ZBar on prepared copies (`CodeSecondPass`) within the budget:
 ///    glare, bright spots, blur and damage that both readers miss;
 /// 6. PDF417, Aztec and DataMatrix also in windows (`ZXingFrameReader.readStill`) when the first
-///    searches found none of them.
+///    searches found none of them; then, when still no PDF417, the picture darkened.
 /// Used on one queue only.
 final class StillCodeReader {
     let types: Set<MetadataObjectType>
@@ -93,6 +93,14 @@ final class StillCodeReader {
         if let windows, budget > 0, !firstLooksReadZXingOnly {
             let left = max(1, Int((deadline - MonotonicClock.nanoseconds()) / 1_000_000))
             codes.addNewSymbols(windows.readStill(pixels, budget: left))
+        }
+        // An over-exposed PDF417 symbol: a bright label washes its narrow spaces into the light, and
+        // no threshold of the picture or a window sets them apart, nor do the places of rows find
+        // it; darkened, the whole region is read once more.
+        if types.contains(.pdf417), budget > 0, !codes.contains(where: { $0.type == .pdf417 }), MonotonicClock.nanoseconds() < deadline {
+            codes.addNewSymbols(lanes[0].withLock { lane in
+                lane.readToned(pixels, region: region, tone: .darkened, enlarged: false).filter { $0.type == .pdf417 }
+            })
         }
         return codes
     }
