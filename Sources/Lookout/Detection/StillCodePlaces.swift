@@ -211,15 +211,14 @@ extension StillCodeReader.Lane {
 
     /// The codes zxing-cpp reads in the region with its tones set right (`tone`), then enlarged twice
     /// and sharpened as `Look.enlarged` is when `enlarged`, in the plane's pixels.
-    mutating func readToned(_ pixels: PixelBuffer, region: PlaneRegion, tone: StillCodeReader.PlaceTone, enlarged: Bool = true,
-                            effort: ZXingScanner.Effort = .thorough) -> [ScannedCode] {
+    mutating func readToned(_ pixels: PixelBuffer, region: PlaneRegion, tone: StillCodeReader.PlaceTone, enlarged: Bool = true) -> [ScannedCode] {
         guard enlarged else {
-            return Array(readCopy(of: pixels, region: region, scale: 1, efforts: [effort]) { origin, width, height, stride, out in
+            return Array(readCopy(of: pixels, region: region, scale: 1, efforts: [.thorough]) { origin, width, height, stride, out in
                 tone.apply(origin, width: Int(width), height: Int(height), bytesPerRow: Int(stride), into: out) ? 0 : -1
             }.joined())
         }
         var toned = [UInt8](repeating: 0, count: region.width * region.height)
-        let reads = readCopy(of: pixels, region: region, scale: 2, efforts: [effort]) { origin, width, height, stride, out in
+        let reads = readCopy(of: pixels, region: region, scale: 2, efforts: [.thorough]) { origin, width, height, stride, out in
             toned.withUnsafeMutableBufferPointer { toned in
                 guard tone.apply(origin, width: Int(width), height: Int(height), bytesPerRow: Int(stride), into: toned.baseAddress!) else { return -1 }
                 return lk_enlarge_sharpen(toned.baseAddress!, width, height, width, 2, out)
