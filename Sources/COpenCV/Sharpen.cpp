@@ -43,6 +43,17 @@ extern "C" int lk_enlarge_sharpen(const unsigned char *gray, int width, int heig
     }
 }
 
+extern "C" int lk_enlarge(const unsigned char *gray, int width, int height, int stride, unsigned char *out) {
+    try {
+        cv::Mat source(height, width, CV_8UC1, const_cast<unsigned char *>(gray), (size_t)stride);
+        cv::Mat target(2 * height, 2 * width, CV_8UC1, out, (size_t)(2 * width));
+        cv::resize(source, target, target.size(), 0, 0, cv::INTER_CUBIC);
+        return target.data == out ? 0 : -1;
+    } catch (const std::exception &) {
+        return -1;
+    }
+}
+
 extern "C" int lk_flatten_sharpen(const unsigned char *gray, int width, int height, int stride, unsigned char *out) {
     try {
         cv::Mat source(height, width, CV_8UC1, const_cast<unsigned char *>(gray), (size_t)stride);

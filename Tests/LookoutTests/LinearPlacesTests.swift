@@ -42,16 +42,12 @@ struct LinearPlacesTests {
         let (image, whole, reader) = try Self.unreadByFirstLooks("ean13-defocused.png", types: [.ean13])
         let text = "5852188715482"
 
-        let first = try #require(ZXingFrameReader.places(LK_ZX_PLACES_ROWS, in: image.baseAddress, width: image.width,
-                                                         height: image.height, bytesPerRow: image.bytesPerRow).first)
-        let place = StillCodeReader.grown(first, within: whole)
+        let place = try Self.densestPlace(in: image)
         let (asItIs, copies, rungs) = reader.lanes[0].withLock { lane in
             let region = lk_zx_region(x: Int32(place.x), y: Int32(place.y), width: Int32(place.width), height: Int32(place.height), shrink: 1)
             return (lane.zxing.scan(plane: image.baseAddress, width: image.width, height: image.height, bytesPerRow: image.bytesPerRow,
                                     regions: [region], budget: 0),
-                    StillCodeReader.linearPlaceCopies.map {
-                        lane.readCopy($0.look, of: image, region: place, sigma: $0.sigma, also: .turned).joined().map { String(decoding: $0.payload, as: UTF8.self) }
-                    },
+                    Self.copyTexts(&lane, image: image, place: place),
                     StillCodeReader.deconvolutions.map {
                         lane.readDeconvolved(image, region: place, sigma: $0.sigma, noise: $0.noise).map { String(decoding: $0.payload, as: UTF8.self) }
                     })
@@ -65,6 +61,71 @@ struct LinearPlacesTests {
 
         let codes = reader.read(image, region: whole, budget: 600_000, planeIsHalfSize: false)
         #expect(codes.map { String(decoding: $0.payload, as: UTF8.self) } == [text])
+    }
+
+    /// An EAN-13 of 1.65 px modules blurred by about a pixel (Tests/Fixtures/ean13-small-soft.png,
+    /// from a code photograph): no copy of its place reads it, nor a rung deconvolved at its own
+    /// size; deconvolved by a blur of 1 and of 1.25 px and then enlarged, it is read alike twice,
+    /// so it stands.
+    @Test func aSmallSoftSymbolIsReadDeconvolvedAndEnlarged() throws {
+        let (image, whole, reader) = try Self.unreadByFirstLooks("ean13-small-soft.png", types: [.ean13])
+        let text = "5464889530280"
+        let place = try Self.densestPlace(in: image)
+        let (copies, rungs) = reader.lanes[0].withLock { lane in
+            (Self.copyTexts(&lane, image: image, place: place),
+             StillCodeReader.deconvolutions.map {
+                 (enlarged: $0.enlarged,
+                  read: lane.readDeconvolved(image, region: place, sigma: $0.sigma, noise: $0.noise, enlarged: $0.enlarged)
+                     .map { String(decoding: $0.payload, as: UTF8.self) })
+             })
+        }
+        #expect(copies.allSatisfy { $0.isEmpty }, "a copy reads the symbol: the test no longer tests the deconvolution \(copies)")
+        #expect(rungs.filter { !$0.enlarged }.allSatisfy { $0.read.isEmpty }, "\(rungs)")
+        #expect(rungs.filter { $0.enlarged && $0.read == [text] }.count >= 2, "\(rungs)")
+
+        let codes = reader.read(image, region: whole, budget: 600_000, planeIsHalfSize: false)
+        #expect(codes.map { String(decoding: $0.payload, as: UTF8.self) } == [text])
+        #expect(codes.allSatisfy { !$0.needsConfirmation })
+    }
+
+    /// A light EAN-13 label on a dark can (Tests/Fixtures/ean13-dark-can.png, from a code
+    /// photograph): no copy of its place reads it, and its flattened copy alone would not stand;
+    /// ZBar reads the flattened copy alike on enough scan lines, so it does.
+    @Test func aLabelOnADarkCanIsReadFlattenedByBothDecoders() throws {
+        let (image, whole, reader) = try Self.unreadByFirstLooks("ean13-dark-can.png", types: [.ean13])
+        let text = "0009016473198"
+        let place = try Self.densestPlace(in: image)
+        let zbar = try #require(reader.placeZBar)
+        let (copies, flattened, flattenedByZBar) = reader.lanes[0].withLock { lane in
+            (Self.copyTexts(&lane, image: image, place: place),
+             lane.readCopy(.flattened, of: image, region: place).joined().map { String(decoding: $0.payload, as: UTF8.self) },
+             lane.readFlattened(by: zbar, of: image, region: place))
+        }
+        #expect(copies.allSatisfy { $0.isEmpty }, "a copy reads the symbol: the test no longer tests the flattened place \(copies)")
+        #expect(flattened == [text])
+        #expect(flattenedByZBar.map { String(decoding: $0.payload, as: UTF8.self) } == [text])
+        #expect(flattenedByZBar.allSatisfy { $0.decoder == .zbar && $0.scanLines >= ScannedCode.confidentScanLines })
+
+        let codes = reader.read(image, region: whole, budget: 600_000, planeIsHalfSize: false)
+        #expect(codes.map { String(decoding: $0.payload, as: UTF8.self) } == [text])
+        #expect(codes.allSatisfy { !$0.needsConfirmation })
+        // On the label: its bars lie about (90..360, 30..330) of the crop.
+        let box = Rect.enclosing(codes.first?.corners ?? [])
+        #expect(box.midX > 90 && box.midX < 360 && box.midY > 30 && box.midY < 330, "\(box)")
+    }
+
+    /// The densest place of rows of bars in the image, grown by its quiet zone.
+    static func densestPlace(in image: PixelBuffer) throws -> PlaneRegion {
+        let first = try #require(ZXingFrameReader.places(LK_ZX_PLACES_ROWS, in: image.baseAddress, width: image.width,
+                                                         height: image.height, bytesPerRow: image.bytesPerRow).first)
+        return StillCodeReader.grown(first, within: (x: 0, y: 0, width: image.width, height: image.height))
+    }
+
+    /// The texts each of the place's copies (`linearPlaceCopies`) reads there.
+    static func copyTexts(_ lane: inout StillCodeReader.Lane, image: PixelBuffer, place: PlaneRegion) -> [[String]] {
+        StillCodeReader.linearPlaceCopies.map {
+            lane.readCopy($0.look, of: image, region: place, sigma: $0.sigma, also: .turned).joined().map { String(decoding: $0.payload, as: UTF8.self) }
+        }
     }
 
     /// A fixture, its whole region and a one-lane reader of `types` whose first looks read nothing

@@ -90,6 +90,11 @@ int lk_flatten_sharpen(const unsigned char *gray, int width, int height, int str
 // of two or three pixels get room for their edges. Returns 0, or -1 when OpenCV failed.
 int lk_enlarge_sharpen(const unsigned char *gray, int width, int height, int stride, double sigma, unsigned char *out);
 
+// Writes a copy of an 8-bit gray image enlarged twice each way (bicubic), unsharpened, into `out`
+// (tightly packed, 2 x width by 2 x height): a deconvolved copy is sharp already, and sharpening
+// it again rings. Returns 0, or -1 when OpenCV failed.
+int lk_enlarge(const unsigned char *gray, int width, int height, int stride, unsigned char *out);
+
 // Writes a copy of an 8-bit gray image deconvolved by a Gaussian blur of `sigma` into `out`
 // (tightly packed): a Wiener filter with `noise` as the noise-to-signal ratio (0.01 to 0.03),
 // values beyond 0 and 255 clipped. Bars blurred into each other by most of a module come apart.

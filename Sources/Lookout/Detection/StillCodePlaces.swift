@@ -19,10 +19,20 @@ extension StillCodeReader {
     static let linearPlaceCopies: [(look: Look, sigma: Double)] = [(.sharpened, 1), (.enlarged, 2), (.enlarged, 3)]
 
     /// The Gaussian blurs (sigma, in pixels) a place that gave nothing else is deconvolved by, with
-    /// the Wiener filter's noise-to-signal ratio (`lk_deconvolve`): a camera out of focus blurs
-    /// bars by most of a module, which no sharpening undoes. The blur is not known, so a ladder;
-    /// neighbouring rungs read the same symbol, and single rungs gave wrong texts.
-    static let deconvolutions: [(sigma: Double, noise: Double)] = [(1.5, 0.01), (2, 0.01), (2.5, 0.01), (3, 0.02)]
+    /// the Wiener filter's noise-to-signal ratio (`lk_deconvolve`), and whether the deconvolved
+    /// copy is then enlarged twice: a camera out of focus blurs bars by most of a module, which no
+    /// sharpening undoes. The blur is not known, so a ladder; neighbouring rungs read the same
+    /// symbol, and single rungs gave wrong texts. Modules of 1.5 to 2 px blurred by a pixel come
+    /// apart deconvolved but are read only once enlarged as well; such a symbol's place is at
+    /// most `enlargedDeconvolutionSide` on its longer side.
+    static let deconvolutions: [(sigma: Double, noise: Double, enlarged: Bool)] = [
+        (1.5, 0.01, false), (2, 0.01, false), (2.5, 0.01, false), (3, 0.02, false), (1, 0.01, true), (1.25, 0.01, true),
+    ]
+
+    /// The longest side of a place deconvolved and enlarged (`deconvolutions`): 95 modules of
+    /// 2 px and the quiet zones, leaning, with room; a larger place holds larger modules, and
+    /// its copies cost four times its pixels each.
+    static let enlargedDeconvolutionSide = 400
 
     /// EAN and UPC symbols where the region has rows of bars (`LK_ZX_PLACES_ROWS`), each place
     /// grown by its quiet zone. A place read as it is stands as the picture's read does: the same
@@ -50,10 +60,19 @@ extension StillCodeReader {
                     }
                 }
             }
-            // Deconvolved only when nothing stands yet; what a copy read alone may then be vouched
-            // for by a deconvolution.
+            // When nothing stands yet: flattened (a light label on a dark can sets the rows'
+            // thresholds where its bars are lost) and deconvolved; what a copy read alone may then
+            // be vouched for by another, or by ZBar reading the flattened copy alike.
             if codes.isEmpty, !copies.joined().contains(where: { Self.vouching(for: $0, by: copies) == .twice }) {
-                copies += Self.deconvolutions.map { lane.readDeconvolved(pixels, region: place, sigma: $0.sigma, noise: $0.noise) }
+                copies.append(lane.readCopy(.flattened, of: pixels, region: place)
+                    .flatMap { $0 }.filter { Self.vouchedInCopies.contains($0.type) })
+                let small = max(place.width, place.height) <= Self.enlargedDeconvolutionSide
+                copies += Self.deconvolutions.filter { !$0.enlarged || small }.map {
+                    lane.readDeconvolved(pixels, region: place, sigma: $0.sigma, noise: $0.noise, enlarged: $0.enlarged)
+                }
+                if let placeZBar, copies.joined().contains(where: { isNew($0) && Self.vouching(for: $0, by: copies) == .once }) {
+                    copies.append(lane.readFlattened(by: placeZBar, of: pixels, region: place))
+                }
             }
             vouched(by: copies)
             return codes
@@ -174,11 +193,45 @@ extension StillCodeReader {
 
 extension StillCodeReader.Lane {
     /// The codes of `types` zxing-cpp reads in the region deconvolved by a Gaussian blur of
-    /// `sigma` (`lk_deconvolve`), in the plane's pixels.
-    mutating func readDeconvolved(_ pixels: PixelBuffer, region: PlaneRegion, sigma: Double, noise: Double,
+    /// `sigma` (`lk_deconvolve`), then enlarged twice when `enlarged` (`lk_enlarge`), in the
+    /// plane's pixels.
+    mutating func readDeconvolved(_ pixels: PixelBuffer, region: PlaneRegion, sigma: Double, noise: Double, enlarged: Bool = false,
                                   types: Set<MetadataObjectType> = StillCodeReader.vouchedInCopies) -> [ScannedCode] {
-        readCopy(of: pixels, region: region, scale: 1, efforts: [.thorough]) { lk_deconvolve($0, $1, $2, $3, sigma, noise, $4) }
-            .joined().filter { types.contains($0.type) }
+        guard enlarged else {
+            return readCopy(of: pixels, region: region, scale: 1, efforts: [.thorough]) { lk_deconvolve($0, $1, $2, $3, sigma, noise, $4) }
+                .joined().filter { types.contains($0.type) }
+        }
+        var deconvolved = [UInt8](repeating: 0, count: region.width * region.height)
+        let reads = readCopy(of: pixels, region: region, scale: 2, efforts: [.thorough]) { origin, width, height, stride, out in
+            deconvolved.withUnsafeMutableBufferPointer { deconvolved in
+                guard lk_deconvolve(origin, width, height, stride, sigma, noise, deconvolved.baseAddress!) == 0 else { return -1 }
+                return lk_enlarge(deconvolved.baseAddress!, width, height, width, out)
+            }
+        }
+        return reads.joined().filter { types.contains($0.type) }
+    }
+
+    /// The symbols ZBar reads on enough scan lines (`ScannedCode.confidentScanLines`) in the
+    /// region flattened (`lk_flatten_sharpen`) and enlarged twice, as the second pass's enlarged
+    /// copy is, in the plane's pixels: a second decoder on the copy that lays a label's light
+    /// flat. zxing-cpp alone reads a light label on a dark can there, and one copy's read does
+    /// not stand; at the place's own size ZBar's scan lines fall under the bar, enlarged not.
+    mutating func readFlattened(by zbar: BarcodeScanner, of pixels: PixelBuffer, region: PlaneRegion) -> [ScannedCode] {
+        guard region.width >= 16, region.height >= 16 else { return [] }
+        let (width, height) = (region.width * 2, region.height * 2)
+        if copy.count < width * height { copy = [UInt8](repeating: 0, count: width * height) }
+        var flattened = [UInt8](repeating: 0, count: region.width * region.height)
+        let origin = pixels.baseAddress.assumingMemoryBound(to: UInt8.self) + region.y * pixels.bytesPerRow + region.x
+        let made = flattened.withUnsafeMutableBufferPointer { flattened in
+            copy.withUnsafeMutableBufferPointer { copy in
+                lk_flatten_sharpen(origin, Int32(region.width), Int32(region.height), Int32(pixels.bytesPerRow), flattened.baseAddress!) == 0
+                    && lk_enlarge(flattened.baseAddress!, Int32(region.width), Int32(region.height), Int32(region.width), copy.baseAddress!) == 0
+            }
+        }
+        guard made else { return [] }
+        return copy.withUnsafeBytes {
+            zbar.scan(plane: $0.baseAddress!, width: width, height: height, region: (0, 0, width, height), scale: 0.5)
+        }.filter { !$0.needsConfirmation && StillCodeReader.vouchedInCopies.contains($0.type) }.map { $0.offset(x: region.x, y: region.y) }
     }
 
     /// The codes of `types` zxing-cpp reads in the region unrolled (`CylinderView.views`, in turn),

@@ -35,6 +35,9 @@ final class StillCodeReader {
     let types: Set<MetadataObjectType>
     private let preparations: CodeSecondPass?
     private let windows: ZXingFrameReader?
+    /// ZBar over a place's flattened copy (`linearPlaces`): another decoder on the copy, its own
+    /// scanner (the first looks' may be busy in the other lane).
+    let placeZBar: BarcodeScanner?
     /// The first looks' lanes, each with its own zxing-cpp buffers behind its own lock: run side
     /// by side on two processors, one after the other on one.
     let lanes: [Locked<Lane>]
@@ -54,6 +57,8 @@ final class StillCodeReader {
         preparations = zbarTypes.isEmpty ? nil
             : CodeSecondPass(types: zbarTypes, steps: CodeSecondPass.Step.allCases.filter { $0 != .zxing })
         windows = types.contains(where: \.isReadByZXingOnly) ? ZXingFrameReader(types: types) : nil
+        let linearTypes = types.intersection(Self.vouchedInCopies)
+        placeZBar = linearTypes.isEmpty ? nil : BarcodeScanner(types: linearTypes)
         lanes = (processors > 1 ? Self.sideBySide : [Look.allCases]).map {
             Locked(Lane(looks: $0, zxing: ZXingScanner(types: types), zbar: $0.contains(.zbar) ? zbar : nil))
         }
