@@ -18,7 +18,8 @@ import Dispatch
 /// symbol); a weak linear read of ZBar's alone must be confirmed. Steps 1 to 3 are independent:
 /// on two processors they run in two lanes (`Look`, `sideBySide`), the same reads in less time;
 /// 4. EAN and UPC symbols where rows of bars are (`linearPlaces`), within the budget: read in
-///    their place as it is, and in copies of it, also turned upright; small or leaning symbols.
+///    their place as it is, and in copies of it, also turned upright; small or leaning symbols;
+///    where nothing stands, flattened and deconvolved too, with ZBar vouching on the flattened copy.
 ///    Then QR codes that lost one finder pattern to glare, a bright spot or a tear, read with it
 ///    painted back where the two left say it was (`lk_zx_read_repaired`), within the budget; then
 ///    QR codes of small blurred modules where the picture looks like a matrix symbol, enlarged in
