@@ -192,43 +192,41 @@ extension StillCodeReader {
 }
 
 extension StillCodeReader.Lane {
-    /// The codes of `types` zxing-cpp reads in the region deconvolved by a Gaussian blur of
-    /// `sigma` (`lk_deconvolve`), then enlarged twice when `enlarged` (`lk_enlarge`), in the
-    /// plane's pixels.
-    mutating func readDeconvolved(_ pixels: PixelBuffer, region: PlaneRegion, sigma: Double, noise: Double, enlarged: Bool = false,
-                                  types: Set<MetadataObjectType> = StillCodeReader.vouchedInCopies) -> [ScannedCode] {
-        guard enlarged else {
-            return readCopy(of: pixels, region: region, scale: 1, efforts: [.thorough]) { lk_deconvolve($0, $1, $2, $3, sigma, noise, $4) }
-                .joined().filter { types.contains($0.type) }
-        }
-        var deconvolved = [UInt8](repeating: 0, count: region.width * region.height)
-        let reads = readCopy(of: pixels, region: region, scale: 2, efforts: [.thorough]) { origin, width, height, stride, out in
-            deconvolved.withUnsafeMutableBufferPointer { deconvolved in
-                guard lk_deconvolve(origin, width, height, stride, sigma, noise, deconvolved.baseAddress!) == 0 else { return -1 }
-                return lk_enlarge(deconvolved.baseAddress!, width, height, width, out)
+    /// A `CopyMaker` for a copy twice the region's size each way: the region as `prepare` writes it
+    /// (into a scratch of the region's size), enlarged by `enlarge` (`lk_enlarge`, or
+    /// `lk_enlarge_sharpen` with its sigma), from the scratch's pointer, width, height and stride.
+    static func enlarging(_ prepare: @escaping CopyMaker, by enlarge: @escaping CopyMaker) -> CopyMaker {
+        { origin, width, height, stride, out in
+            var prepared = [UInt8](repeating: 0, count: Int(width) * Int(height))
+            return prepared.withUnsafeMutableBufferPointer { prepared in
+                guard prepare(origin, width, height, stride, prepared.baseAddress!) == 0 else { return -1 }
+                return enlarge(prepared.baseAddress!, width, height, width, out)
             }
         }
-        return reads.joined().filter { types.contains($0.type) }
+    }
+
+    /// The codes of `types` zxing-cpp reads in the region deconvolved by a Gaussian blur of
+    /// `sigma` (`lk_deconvolve`), then enlarged twice when `enlarged` (`lk_enlarge`: the
+    /// deconvolved copy is sharp already), in the plane's pixels.
+    mutating func readDeconvolved(_ pixels: PixelBuffer, region: PlaneRegion, sigma: Double, noise: Double, enlarged: Bool = false,
+                                  types: Set<MetadataObjectType> = StillCodeReader.vouchedInCopies) -> [ScannedCode] {
+        let deconvolve: CopyMaker = { lk_deconvolve($0, $1, $2, $3, sigma, noise, $4) }
+        return readCopy(of: pixels, region: region, scale: enlarged ? 2 : 1, efforts: [.thorough],
+                        made: enlarged ? Self.enlarging(deconvolve, by: lk_enlarge) : deconvolve)
+            .joined().filter { types.contains($0.type) }
     }
 
     /// The symbols ZBar reads on enough scan lines (`ScannedCode.confidentScanLines`) in the
-    /// region flattened (`lk_flatten_sharpen`) and enlarged twice, as the second pass's enlarged
+    /// region flattened (`PlaceTone.flattened`) and enlarged twice, as the second pass's enlarged
     /// copy is, in the plane's pixels: a second decoder on the copy that lays a label's light
     /// flat. zxing-cpp alone reads a light label on a dark can there, and one copy's read does
     /// not stand; at the place's own size ZBar reads it on 9 or 10 scan lines, enlarged on 16 to 20.
     mutating func readFlattened(by zbar: BarcodeScanner, of pixels: PixelBuffer, region: PlaneRegion) -> [ScannedCode] {
-        guard region.width >= 16, region.height >= 16 else { return [] }
         let (width, height) = (region.width * 2, region.height * 2)
-        if copy.count < width * height { copy = [UInt8](repeating: 0, count: width * height) }
-        var flattened = [UInt8](repeating: 0, count: region.width * region.height)
-        let origin = pixels.baseAddress.assumingMemoryBound(to: UInt8.self) + region.y * pixels.bytesPerRow + region.x
-        let made = flattened.withUnsafeMutableBufferPointer { flattened in
-            copy.withUnsafeMutableBufferPointer { copy in
-                lk_flatten_sharpen(origin, Int32(region.width), Int32(region.height), Int32(pixels.bytesPerRow), flattened.baseAddress!) == 0
-                    && lk_enlarge(flattened.baseAddress!, Int32(region.width), Int32(region.height), Int32(region.width), copy.baseAddress!) == 0
-            }
-        }
-        guard made else { return [] }
+        let flattened = Self.enlarging(Self.maker(tone: .flattened), by: lk_enlarge)
+        guard makeCopy(of: pixels, region: region, size: (width, height),
+                       made: { flattened($0, Int32(region.width), Int32(region.height), Int32(pixels.bytesPerRow), $1) == 0 })
+        else { return [] }
         return copy.withUnsafeBytes {
             zbar.scan(plane: $0.baseAddress!, width: width, height: height, region: (0, 0, width, height), scale: 0.5)
         }.filter { !$0.needsConfirmation && StillCodeReader.vouchedInCopies.contains($0.type) }.map { $0.offset(x: region.x, y: region.y) }
@@ -265,18 +263,13 @@ extension StillCodeReader.Lane {
     /// The codes zxing-cpp reads in the region with its tones set right (`tone`), then enlarged twice
     /// and sharpened as `Look.enlarged` is when `enlarged`, in the plane's pixels.
     mutating func readToned(_ pixels: PixelBuffer, region: PlaneRegion, tone: StillCodeReader.PlaceTone, enlarged: Bool = true) -> [ScannedCode] {
-        guard enlarged else {
-            return Array(readCopy(of: pixels, region: region, scale: 1, efforts: [.thorough]) { origin, width, height, stride, out in
-                tone.apply(origin, width: Int(width), height: Int(height), bytesPerRow: Int(stride), into: out) ? 0 : -1
-            }.joined())
-        }
-        var toned = [UInt8](repeating: 0, count: region.width * region.height)
-        let reads = readCopy(of: pixels, region: region, scale: 2, efforts: [.thorough]) { origin, width, height, stride, out in
-            toned.withUnsafeMutableBufferPointer { toned in
-                guard tone.apply(origin, width: Int(width), height: Int(height), bytesPerRow: Int(stride), into: toned.baseAddress!) else { return -1 }
-                return lk_enlarge_sharpen(toned.baseAddress!, width, height, width, 2, out)
-            }
-        }
-        return Array(reads.joined())
+        let toned = Self.maker(tone: tone)
+        return Array(readCopy(of: pixels, region: region, scale: enlarged ? 2 : 1, efforts: [.thorough],
+                              made: enlarged ? Self.enlarging(toned, by: { lk_enlarge_sharpen($0, $1, $2, $3, 2, $4) }) : toned).joined())
+    }
+
+    /// `tone` as a `CopyMaker`.
+    static func maker(tone: StillCodeReader.PlaceTone) -> CopyMaker {
+        { tone.apply($0, width: Int($1), height: Int($2), bytesPerRow: Int($3), into: $4) ? 0 : -1 }
     }
 }

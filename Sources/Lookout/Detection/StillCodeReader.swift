@@ -200,11 +200,15 @@ final class StillCodeReader {
         /// (from the region's origin, width, height and stride into the copy; 0 when made), a list
         /// per effort; codes in the plane's pixels.
         mutating func readCopy(of pixels: PixelBuffer, region: PlaneRegion, scale: Int, efforts: [ZXingScanner.Effort],
-                               made make: (UnsafePointer<UInt8>, Int32, Int32, Int32, UnsafeMutablePointer<UInt8>) -> Int32) -> [[ScannedCode]] {
+                               made make: CopyMaker) -> [[ScannedCode]] {
             readCopy(of: pixels, region: region, size: (region.width * scale, region.height * scale), efforts: efforts,
                      made: { make($0, Int32(region.width), Int32(region.height), Int32(pixels.bytesPerRow), $1) == 0 },
                      placePoint: { Point(x: $0.x / Double(scale), y: $0.y / Double(scale)) })
         }
+
+        /// What writes a copy of a region: from its origin, width, height and stride into the
+        /// tightly packed copy, 0 when made (the C functions' own shape, as `lk_sharpen`).
+        typealias CopyMaker = (UnsafePointer<UInt8>, Int32, Int32, Int32, UnsafeMutablePointer<UInt8>) -> Int32
 
         /// zxing-cpp over a copy of the region of `size` that `make` writes (from the region's
         /// origin into the tightly packed copy; false when it could not), a list per effort; codes
@@ -213,16 +217,23 @@ final class StillCodeReader {
                                efforts: [ZXingScanner.Effort],
                                made make: (UnsafePointer<UInt8>, UnsafeMutablePointer<UInt8>) -> Bool,
                                placePoint: (Point) -> Point) -> [[ScannedCode]] {
-            guard region.width >= 16, region.height >= 16, size.width >= 16, size.height >= 16 else { return [] }
-            let count = size.width * size.height
-            if copy.count < count { copy = [UInt8](repeating: 0, count: count) }
-            let origin = pixels.baseAddress.assumingMemoryBound(to: UInt8.self) + region.y * pixels.bytesPerRow + region.x
-            guard copy.withUnsafeMutableBufferPointer({ make(origin, $0.baseAddress!) }) else { return [] }
+            guard makeCopy(of: pixels, region: region, size: size, made: make) else { return [] }
             return efforts.map { effort in
                 copy.withUnsafeBytes { [zxing] in
                     zxing.scan(plane: $0.baseAddress!, width: size.width, height: size.height, bytesPerRow: size.width, effort: effort)
                 }.map { $0.placed(placePoint).offset(x: region.x, y: region.y) }
             }
+        }
+
+        /// Writes `copy`, of `size`, from the region with `make` (from the region's origin into the
+        /// tightly packed copy); false when the region or the copy is too small to read, or `make` could not.
+        mutating func makeCopy(of pixels: PixelBuffer, region: PlaneRegion, size: (width: Int, height: Int),
+                               made make: (UnsafePointer<UInt8>, UnsafeMutablePointer<UInt8>) -> Bool) -> Bool {
+            guard region.width >= 16, region.height >= 16, size.width >= 16, size.height >= 16 else { return false }
+            let count = size.width * size.height
+            if copy.count < count { copy = [UInt8](repeating: 0, count: count) }
+            let origin = pixels.baseAddress.assumingMemoryBound(to: UInt8.self) + region.y * pixels.bytesPerRow + region.x
+            return copy.withUnsafeMutableBufferPointer { make(origin, $0.baseAddress!) }
         }
     }
 
