@@ -141,6 +141,35 @@ extension StillCodeReader {
         }
     }
 
+    /// The rungs an Aztec or DataMatrix place is deconvolved by, in this order until one reads
+    /// (`deconvolutions` says why a ladder): modules of about 2 px smeared by a pixel are read at
+    /// sigma 1 or 1.5 and only enlarged twice; a defocused symbol of 3 to 4 px modules at 1.5 to
+    /// 2.5, as it is or enlarged. Which rungs read a symbol shifts with the place's bounds by a
+    /// few pixels, so the ladder is wide; it stops at the first read.
+    static let matrixDeconvolutions: [(sigma: Double, noise: Double, enlarged: Bool)] = [
+        (1, 0.01, true), (1.5, 0.01, true), (2, 0.01, false), (1.5, 0.01, false), (2, 0.01, true), (2.5, 0.01, false),
+    ]
+
+    /// Aztec and DataMatrix symbols whose modules blurred into each other, or are too small for
+    /// zxing-cpp's detector at the picture's scale, where the region looks like a matrix symbol
+    /// (`LK_ZX_PLACES_MATRIX`) that no code read covers: each place of at most
+    /// `enlargedDeconvolutionSide` a side (symbols of such modules are smaller), grown by a tenth
+    /// each way, deconvolved (`matrixDeconvolutions`). Their Reed-Solomon codewords and mode
+    /// message stand for them as in the picture's read.
+    func deconvolvedMatrixPlaces(_ pixels: PixelBuffer, region: PlaneRegion, known: [ScannedCode], types: Set<MetadataObjectType>,
+                                 deadline: Int64) -> [ScannedCode] {
+        readPlaces(LK_ZX_PLACES_MATRIX, of: pixels, region: region, known: known, limit: 12, deadline: deadline,
+                   cells: [.small, .medium, .large], shape: { Self.grown($0, within: region) }) { lane, place, _ in
+            guard max(place.width, place.height) <= Self.enlargedDeconvolutionSide else { return [] }
+            for rung in Self.matrixDeconvolutions {
+                let reads = lane.readDeconvolved(pixels, region: place, sigma: rung.sigma, noise: rung.noise, enlarged: rung.enlarged,
+                                                 types: types)
+                if !reads.isEmpty { return reads }
+            }
+            return []
+        }
+    }
+
     /// QR, Aztec and DataMatrix symbols on a label round a can, where the picture looks like a
     /// matrix symbol of large modules (`ZXingFrameReader.PlaceCell.large`) that no code read
     /// covers: the place unrolled (`CylinderView`). Smaller places are unrolled for QR codes in

@@ -30,7 +30,8 @@ import Dispatch
 /// 5. when none read anything, ZBar on prepared copies (`CodeSecondPass`) within the budget:
 ///    glare, bright spots, blur and damage that both readers miss;
 /// 6. PDF417, Aztec and DataMatrix also in windows (`ZXingFrameReader.readStill`) when the first
-///    searches found none of them; then, when still no PDF417, the picture darkened.
+///    searches found none of them; Aztec and DataMatrix symbols deconvolved in their place
+///    (`deconvolvedMatrixPlaces`); then, when still no PDF417, the picture darkened.
 /// Used on one queue only.
 final class StillCodeReader {
     let types: Set<MetadataObjectType>
@@ -99,6 +100,10 @@ final class StillCodeReader {
         if let windows, budget > 0, !firstLooksReadZXingOnly {
             let left = max(1, Int((deadline - MonotonicClock.nanoseconds()) / 1_000_000))
             codes.addNewSymbols(windows.readStill(pixels, budget: left))
+        }
+        let deconvolvedTypes = types.intersection([.aztec, .dataMatrix])
+        if !deconvolvedTypes.isEmpty, budget > 0, MonotonicClock.nanoseconds() < deadline {
+            codes.addNewSymbols(deconvolvedMatrixPlaces(pixels, region: region, known: codes, types: deconvolvedTypes, deadline: deadline))
         }
         // An over-exposed PDF417 symbol: a bright label washes its narrow spaces into the light, and
         // no threshold of the picture or a window sets them apart, nor do the places of rows find
