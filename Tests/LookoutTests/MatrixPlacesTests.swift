@@ -17,6 +17,10 @@ struct MatrixPlacesTests {
         let (image, whole, reader) = try LinearPlacesTests.unreadByFirstLooks(fixture, types: [.aztec])
         #expect(ZXingFrameReader(types: [.aztec]).readStill(image, budget: 600_000).isEmpty,
                 "the windows read \(fixture): the test no longer tests the deconvolved places")
+        #expect(reader.unrolledPlaces(image, region: whole, known: [], types: [.aztec], deadline: .max).isEmpty,
+                "the unrolled places read \(fixture): the test no longer tests the deconvolved places")
+        // Only the types asked for: the Aztec symbol is no DataMatrix one.
+        #expect(reader.deconvolvedMatrixPlaces(image, region: whole, known: [], types: [.dataMatrix], deadline: .max).isEmpty)
 
         let found = reader.deconvolvedMatrixPlaces(image, region: whole, known: [], types: [.aztec], deadline: .max)
         #expect(found.map { String(decoding: $0.payload, as: UTF8.self) } == [text])

@@ -31,7 +31,8 @@ extension StillCodeReader {
 
     /// The longest side of a place deconvolved and enlarged (`deconvolutions`): 95 modules of
     /// 2 px and the quiet zones, leaning, with room; a larger place holds larger modules, and
-    /// its copies cost four times its pixels each.
+    /// its copies cost four times its pixels each. Matrix places (`matrixDeconvolutions`) are
+    /// bounded alike: modules blurred or small enough to need it make small symbols.
     static let enlargedDeconvolutionSide = 400
 
     /// EAN and UPC symbols where the region has rows of bars (`LK_ZX_PLACES_ROWS`), each place
@@ -152,16 +153,18 @@ extension StillCodeReader {
 
     /// Aztec and DataMatrix symbols whose modules blurred into each other, or are too small for
     /// zxing-cpp's detector at the picture's scale, where the region looks like a matrix symbol
-    /// (`LK_ZX_PLACES_MATRIX`) that no code read covers: each place of at most
-    /// `enlargedDeconvolutionSide` a side (symbols of such modules are smaller), grown by a tenth
-    /// each way, deconvolved (`matrixDeconvolutions`). Their Reed-Solomon codewords and mode
-    /// message stand for them as in the picture's read.
+    /// (`LK_ZX_PLACES_MATRIX`) that no code read covers: each place grown by a tenth each way,
+    /// when then at most `enlargedDeconvolutionSide` a side (symbols of such modules are smaller),
+    /// deconvolved (`matrixDeconvolutions`), until `deadline` (checked between rungs). Large
+    /// cells as well: a defocused symbol's transitions show in them when the small cells see
+    /// none (code-bench/aztec/022). Their Reed-Solomon codewords and mode message stand for
+    /// them as in the picture's read.
     func deconvolvedMatrixPlaces(_ pixels: PixelBuffer, region: PlaneRegion, known: [ScannedCode], types: Set<MetadataObjectType>,
                                  deadline: Int64) -> [ScannedCode] {
         readPlaces(LK_ZX_PLACES_MATRIX, of: pixels, region: region, known: known, limit: 12, deadline: deadline,
-                   cells: [.small, .medium, .large], shape: { Self.grown($0, within: region) }) { lane, place, _ in
-            guard max(place.width, place.height) <= Self.enlargedDeconvolutionSide else { return [] }
-            for rung in Self.matrixDeconvolutions {
+                   cells: [.small, .medium, .large], longestSide: Self.enlargedDeconvolutionSide,
+                   shape: { Self.grown($0, within: region) }) { lane, place, _ in
+            for rung in Self.matrixDeconvolutions where MonotonicClock.nanoseconds() < deadline {
                 let reads = lane.readDeconvolved(pixels, region: place, sigma: rung.sigma, noise: rung.noise, enlarged: rung.enlarged,
                                                  types: types)
                 if !reads.isEmpty { return reads }
@@ -183,12 +186,12 @@ extension StillCodeReader {
     }
 
     /// The codes `read` finds in the region's places of `kind` (`lk_zx_locate`, densest first), each
-    /// made a region of the plane by `shape`; a place is skipped when larger than
-    /// `enlargedPlacePixels` or when its centre lies in a code of `known` or read in an earlier
-    /// place. `read` gets the first lane, the place and the codes the places gave so far. At most
+    /// made a region of the plane by `shape`; a place is skipped, and not counted, when larger than
+    /// `enlargedPlacePixels` or than `longestSide` either way, or when its centre lies in a code
+    /// of `known` or read in an earlier place. `read` gets the first lane, the place and the codes the places gave so far. At most
     /// `limit` places are read, until `deadline`.
     private func readPlaces(_ kind: Int, of pixels: PixelBuffer, region: PlaneRegion, known: [ScannedCode], limit: Int,
-                            deadline: Int64, cells: [ZXingFrameReader.PlaceCell] = [.small, .medium],
+                            deadline: Int64, cells: [ZXingFrameReader.PlaceCell] = [.small, .medium], longestSide: Int = .max,
                             shape: (lk_zx_region) -> PlaneRegion,
                             read: (inout Lane, PlaneRegion, [ScannedCode]) -> [ScannedCode]) -> [ScannedCode] {
         let origin = pixels.baseAddress + region.y * pixels.bytesPerRow + region.x
@@ -200,7 +203,8 @@ extension StillCodeReader {
         lanes[0].withLock { lane in
             for place in places.map(shape) where tried < limit && MonotonicClock.nanoseconds() < deadline {
                 let centre = Point(x: Double(place.x) + Double(place.width) / 2, y: Double(place.y) + Double(place.height) / 2)
-                if place.width * place.height > Int(Self.enlargedPlacePixels) || covered.contains(where: { $0.contains(centre) }) { continue }
+                if place.width * place.height > Int(Self.enlargedPlacePixels) || max(place.width, place.height) > longestSide
+                    || covered.contains(where: { $0.contains(centre) }) { continue }
                 tried += 1
                 let found = read(&lane, place, codes)
                 codes += found

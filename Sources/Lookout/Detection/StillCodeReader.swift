@@ -30,8 +30,9 @@ import Dispatch
 /// 5. when none read anything, ZBar on prepared copies (`CodeSecondPass`) within the budget:
 ///    glare, bright spots, blur and damage that both readers miss;
 /// 6. PDF417, Aztec and DataMatrix also in windows (`ZXingFrameReader.readStill`) when the first
-///    searches found none of them; Aztec and DataMatrix symbols deconvolved in their place
-///    (`deconvolvedMatrixPlaces`); then, when still no PDF417, the picture darkened.
+///    searches found none of them; then, when still no PDF417, the picture darkened;
+/// 7. Aztec and DataMatrix symbols deconvolved in their place (`deconvolvedMatrixPlaces`), where
+///    no code read lies, whatever the steps before read.
 /// Used on one queue only.
 final class StillCodeReader {
     let types: Set<MetadataObjectType>
@@ -101,10 +102,6 @@ final class StillCodeReader {
             let left = max(1, Int((deadline - MonotonicClock.nanoseconds()) / 1_000_000))
             codes.addNewSymbols(windows.readStill(pixels, budget: left))
         }
-        let deconvolvedTypes = types.intersection([.aztec, .dataMatrix])
-        if !deconvolvedTypes.isEmpty, budget > 0, MonotonicClock.nanoseconds() < deadline {
-            codes.addNewSymbols(deconvolvedMatrixPlaces(pixels, region: region, known: codes, types: deconvolvedTypes, deadline: deadline))
-        }
         // An over-exposed PDF417 symbol: a bright label washes its narrow spaces into the light, and
         // no threshold of the picture or a window sets them apart, nor do the places of rows find
         // it; darkened, the whole region is read once more.
@@ -112,6 +109,10 @@ final class StillCodeReader {
             codes.addNewSymbols(lanes[0].withLock { lane in
                 lane.readToned(pixels, region: region, tone: .darkened, enlarged: false).filter { $0.type == .pdf417 }
             })
+        }
+        let deconvolvedTypes = types.intersection([.aztec, .dataMatrix])
+        if !deconvolvedTypes.isEmpty, budget > 0, MonotonicClock.nanoseconds() < deadline {
+            codes.addNewSymbols(deconvolvedMatrixPlaces(pixels, region: region, known: codes, types: deconvolvedTypes, deadline: deadline))
         }
         return codes
     }
@@ -201,9 +202,8 @@ final class StillCodeReader {
             }
         }
 
-        /// zxing-cpp over a copy of the region, `scale` times its size each way, that `make` writes
-        /// (from the region's origin, width, height and stride into the copy; 0 when made), a list
-        /// per effort; codes in the plane's pixels.
+        /// zxing-cpp over a copy of the region, `scale` times its size each way, that `make` writes,
+        /// a list per effort; codes in the plane's pixels.
         mutating func readCopy(of pixels: PixelBuffer, region: PlaneRegion, scale: Int, efforts: [ZXingScanner.Effort],
                                made make: CopyMaker) -> [[ScannedCode]] {
             readCopy(of: pixels, region: region, size: (region.width * scale, region.height * scale), efforts: efforts,
@@ -212,7 +212,7 @@ final class StillCodeReader {
         }
 
         /// What writes a copy of a region: from its origin, width, height and stride into the
-        /// tightly packed copy, 0 when made (the C functions' own shape, as `lk_sharpen`).
+        /// tightly packed copy, 0 when made (the C functions' own shape, as `lk_flatten_sharpen`).
         typealias CopyMaker = (UnsafePointer<UInt8>, Int32, Int32, Int32, UnsafeMutablePointer<UInt8>) -> Int32
 
         /// zxing-cpp over a copy of the region of `size` that `make` writes (from the region's

@@ -126,7 +126,8 @@ final class ZXingFrameReader {
         let smallest: Int
         static let small = PlaceCell(share: 180, smallest: 6)
         static let medium = PlaceCell(share: 90, smallest: 12)
-        /// Modules of 5 to 8 px in a 2-megapixel photograph: a label round a can (`CylinderView`).
+        /// Modules of 5 to 8 px in a 2-megapixel photograph: a label round a can (`CylinderView`);
+        /// also a defocused matrix symbol (`StillCodeReader.deconvolvedMatrixPlaces`).
         static let large = PlaceCell(share: 45, smallest: 24)
     }
 
