@@ -181,6 +181,6 @@ struct LinearPlacesTests {
         let atEdge = StillCodeReader.grown(lk_zx_region(x: 0, y: 250, width: 400, height: 50, shrink: 1), within: region)
         #expect(atEdge == (x: 100, y: 295, width: 400, height: 55))
         // The same place given in the plane's pixels.
-        #expect(StillCodeReader.grown((x: 200, y: 150, width: 200, height: 100), within: region) == inside)
+        #expect(StillCodeReader.grown(placeInPlane: (x: 200, y: 150, width: 200, height: 100), within: region) == inside)
     }
 }

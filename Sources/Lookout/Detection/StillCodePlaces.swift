@@ -31,8 +31,9 @@ extension StillCodeReader {
 
     /// The longest side of a place deconvolved and enlarged (`deconvolutions`): 95 modules of
     /// 2 px and the quiet zones, leaning, with room; a larger place holds larger modules, and
-    /// its copies cost four times its pixels each. Matrix places (`matrixDeconvolutions`) are
-    /// bounded alike: modules blurred or small enough to need it make small symbols.
+    /// its copies cost four times its pixels each. Matrix and QR places (`matrixDeconvolutions`,
+    /// `qrDeconvolutions`) are bounded by it too (QR places before they are grown): modules
+    /// blurred or small enough to need it make small symbols.
     static let enlargedDeconvolutionSide = 400
 
     /// EAN and UPC symbols where the region has rows of bars (`LK_ZX_PLACES_ROWS`), each place
@@ -84,8 +85,9 @@ extension StillCodeReader {
     /// in turn until one reads (`lk_deconvolve`; a QR read stands alone, on its Reed-Solomon
     /// check), and whether the deconvolved copy is then enlarged twice. On the benchmark
     /// photographs the first two read 3 codes more (a third at 2.5 px, and places of up to 1 Mpx,
-    /// none more); the enlarged two, on places of at most `enlargedDeconvolutionSide` grown by
-    /// their quiet zone, 8 more: modules of about 2.2 px soft by a pixel, as the EAN ladder's.
+    /// none more); the enlarged two 8 more, on places found of at most `enlargedDeconvolutionSide`
+    /// a side, then grown by their quiet zone (so up to 480 px): modules of about 2.2 px soft by
+    /// a pixel come apart deconvolved but are read only enlarged, as EAN modules of 1.5 to 2 px.
     static let qrDeconvolutions: [(sigma: Double, noise: Double, enlarged: Bool)] = [
         (1, 0.03, false), (1.5, 0.01, false), (1, 0.01, true), (1.5, 0.01, true),
     ]
@@ -138,9 +140,11 @@ extension StillCodeReader {
             }
             let small = max(place.width, place.height) <= Self.enlargedDeconvolutionSide
             if place.width * place.height <= Self.qrDeconvolvedPlacePixels {
-                for rung in Self.qrDeconvolutions where codes.count == before.count && (!rung.enlarged || small) {
-                    codes.addNewSymbols(lane.readDeconvolved(pixels, region: rung.enlarged ? Self.grown(place, within: region) : place,
-                                                             sigma: rung.sigma, noise: rung.noise, enlarged: rung.enlarged, types: [.qr]))
+                for rung in Self.qrDeconvolutions
+                where codes.count == before.count && (!rung.enlarged || small) && MonotonicClock.nanoseconds() < deadline {
+                    let read = rung.enlarged ? Self.grown(placeInPlane: place, within: region) : place
+                    codes.addNewSymbols(lane.readDeconvolved(pixels, region: read, sigma: rung.sigma, noise: rung.noise,
+                                                             enlarged: rung.enlarged, types: [.qr]))
                 }
             }
             if codes.count == before.count { codes.addNewSymbols(lane.readUnrolled(pixels, region: place, types: [.qr])) }
@@ -221,7 +225,7 @@ extension StillCodeReader {
     }
 
     /// A place (in the plane's pixels) grown by a tenth of its size each way, within the region.
-    static func grown(_ place: PlaneRegion, within region: PlaneRegion) -> PlaneRegion {
+    static func grown(placeInPlane place: PlaneRegion, within region: PlaneRegion) -> PlaneRegion {
         grown(lk_zx_region(x: Int32(place.x - region.x), y: Int32(place.y - region.y), width: Int32(place.width),
                            height: Int32(place.height), shrink: 1), within: region)
     }
