@@ -18,6 +18,10 @@ extension StillCodeReader {
     /// (`vouching`); read by one alone, it is confirmed as a weak read is.
     static let linearPlaceCopies: [(look: Look, sigma: Double)] = [(.sharpened, 1), (.enlarged, 2), (.enlarged, 3)]
 
+    /// A rung of a deconvolution ladder: the Gaussian blur (sigma, in pixels) undone, the Wiener
+    /// filter's noise-to-signal ratio (`lk_deconvolve`), and whether the copy is then enlarged twice.
+    typealias DeconvolutionRung = (sigma: Double, noise: Double, enlarged: Bool)
+
     /// The Gaussian blurs (sigma, in pixels) a place that gave nothing else is deconvolved by, with
     /// the Wiener filter's noise-to-signal ratio (`lk_deconvolve`), and whether the deconvolved
     /// copy is then enlarged twice: a camera out of focus blurs bars by most of a module, which no
@@ -25,7 +29,7 @@ extension StillCodeReader {
     /// symbol, and single rungs gave wrong texts. Modules of 1.5 to 2 px blurred by a pixel come
     /// apart deconvolved but are read only once enlarged as well; such a symbol's place is at
     /// most `enlargedDeconvolutionSide` on its longer side.
-    static let deconvolutions: [(sigma: Double, noise: Double, enlarged: Bool)] = [
+    static let deconvolutions: [DeconvolutionRung] = [
         (1.5, 0.01, false), (2, 0.01, false), (2.5, 0.01, false), (3, 0.02, false), (1, 0.01, true), (1.25, 0.01, true),
     ]
 
@@ -67,7 +71,7 @@ extension StillCodeReader {
             // be vouched for by another, or by ZBar reading the flattened copy alike.
             if codes.isEmpty, !copies.joined().contains(where: { Self.vouching(for: $0, by: copies) == .twice }) {
                 copies.append(lane.readCopy(.flattened, of: pixels, region: place)
-                    .flatMap { $0 }.filter { Self.vouchedInCopies.contains($0.type) })
+                    .joined().filter { Self.vouchedInCopies.contains($0.type) })
                 let small = max(place.width, place.height) <= Self.enlargedDeconvolutionSide
                 copies += Self.deconvolutions.filter { !$0.enlarged || small }.map {
                     lane.readDeconvolved(pixels, region: place, sigma: $0.sigma, noise: $0.noise, enlarged: $0.enlarged)
@@ -88,7 +92,7 @@ extension StillCodeReader {
     /// none more); the enlarged two 8 more, on places found of at most `enlargedDeconvolutionSide`
     /// a side, then grown by their quiet zone (so up to 480 px): modules of about 2.2 px soft by
     /// a pixel come apart deconvolved but are read only enlarged, as EAN modules of 1.5 to 2 px.
-    static let qrDeconvolutions: [(sigma: Double, noise: Double, enlarged: Bool)] = [
+    static let qrDeconvolutions: [DeconvolutionRung] = [
         (1, 0.03, false), (1.5, 0.01, false), (1, 0.01, true), (1.5, 0.01, true),
     ]
 
@@ -157,7 +161,7 @@ extension StillCodeReader {
     /// sigma 1 or 1.5 and only enlarged twice; a defocused symbol of 3 to 4 px modules at 1.5 to
     /// 2.5, as it is or enlarged. Which rungs read a symbol shifts with the place's bounds by a
     /// few pixels, so the ladder is wide; it stops at the first read.
-    static let matrixDeconvolutions: [(sigma: Double, noise: Double, enlarged: Bool)] = [
+    static let matrixDeconvolutions: [DeconvolutionRung] = [
         (1, 0.01, true), (1.5, 0.01, true), (2, 0.01, false), (1.5, 0.01, false), (2, 0.01, true), (2.5, 0.01, false),
     ]
 
@@ -198,8 +202,8 @@ extension StillCodeReader {
     /// The codes `read` finds in the region's places of `kind` (`lk_zx_locate`, densest first), each
     /// made a region of the plane by `shape`; a place is skipped, and not counted, when larger than
     /// `enlargedPlacePixels` or than `longestSide` either way, or when its centre lies in a code
-    /// of `known` or read in an earlier place. `read` gets the first lane, the place and the codes the places gave so far. At most
-    /// `limit` places are read, until `deadline`.
+    /// of `known` or read in an earlier place. `read` gets the first lane, the place and the codes
+    /// the places gave so far. At most `limit` places are read, until `deadline`.
     private func readPlaces(_ kind: Int, of pixels: PixelBuffer, region: PlaneRegion, known: [ScannedCode], limit: Int,
                             deadline: Int64, cells: [ZXingFrameReader.PlaceCell] = [.small, .medium], longestSide: Int = .max,
                             shape: (lk_zx_region) -> PlaneRegion,
