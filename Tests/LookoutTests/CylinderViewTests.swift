@@ -22,12 +22,7 @@ struct CylinderViewTests {
         var picture = [UInt8](repeating: 0, count: width * height)
         for y in 0..<height { for x in 0..<width { picture[y * width + x] = shade(axisIsVertical ? x : y) } }
 
-        let size = view.copySize(width: width, height: height)
-        var copy = [UInt8](repeating: 0, count: size.width * size.height)
-        let made = picture.withUnsafeBufferPointer { source in
-            copy.withUnsafeMutableBufferPointer { view.unroll(source.baseAddress!, width: width, height: height, bytesPerRow: width, into: $0.baseAddress!) }
-        }
-        #expect(made)
+        let (copy, size) = Self.unrolled(picture, width: width, height: height, by: view)
         let samples = axisIsVertical ? size.width : size.height
         #expect(samples > across, "the arc is longer than its chord")
         let line = (0..<samples).map { index in copy[axisIsVertical ? (along / 2) * size.width + index : index * size.width + along / 2] }
@@ -61,15 +56,58 @@ struct CylinderViewTests {
         let size = view.copySize(width: 100, height: 20)
         #expect(size.height == 20)
         #expect(abs(Double(size.width) - Double.pi * 30) <= 2, "\(size.width) samples for a face of \(Double.pi * 30)")
-        var copy = [UInt8](repeating: 0, count: size.width * size.height)
         let picture = (0..<20).flatMap { _ in (0..<100).map { UInt8($0 < 19 || $0 > 81 ? 0 : 200) } }
-        let made = picture.withUnsafeBufferPointer { source in
-            copy.withUnsafeMutableBufferPointer { view.unroll(source.baseAddress!, width: 100, height: 20, bytesPerRow: 100, into: $0.baseAddress!) }
-        }
-        #expect(made)
+        let (copy, _) = Self.unrolled(picture, width: 100, height: 20, by: view)
         #expect(copy.allSatisfy { $0 == 200 }, "the copy holds what lies beside the cylinder")
         let ends = [0, size.width - 1].map { view.placePoint(Point(x: Double($0), y: 0), width: 100, height: 20).x }
         #expect(abs(ends[0] - 20) < 0.5 && abs(ends[1] - 80) < 0.5, "the copy's ends go back to \(ends), not the cylinder's sides")
+    }
+
+    /// A camera above or below a can sees a label's rows bow, farther from the middle towards the
+    /// cylinder's sides; a bent view levels them, and a point of its copy goes back onto the bow.
+    /// Both ways round the axis.
+    @Test(arguments: [true, false])
+    func aBentViewLevelsRowsTheCameraSeesBowed(axisIsVertical: Bool) {
+        let (across, along, period) = (300, 120, 12.0)
+        let view = CylinderView(axisIsVertical: axisIsVertical, centre: 140, radius: 180, bend: 0.2)
+        let flat = CylinderView(axisIsVertical: axisIsVertical, centre: 140, radius: 180)
+        // Stripes across the axis, each bowed by bend · along · (1 - cos θ) at angle θ.
+        func shade(across p: Int, along q: Int) -> UInt8 {
+            let theta = asin((Double(p) - view.centre) / view.radius)
+            let bowed = Double(q) - view.bend * Double(along) * (1 - cos(theta))
+            return (bowed / period).rounded(.down).truncatingRemainder(dividingBy: 2) == 0 ? 30 : 220
+        }
+        let (width, height) = axisIsVertical ? (across, along) : (along, across)
+        var picture = [UInt8](repeating: 0, count: width * height)
+        for y in 0..<height { for x in 0..<width { picture[y * width + x] = axisIsVertical ? shade(across: x, along: y) : shade(across: y, along: x) } }
+
+        // In a copy, the stripes' middles: each one shade all across, or not.
+        func levelMiddles(_ view: CylinderView) -> [Bool] {
+            let (copy, size) = Self.unrolled(picture, width: width, height: height, by: view)
+            let samples = axisIsVertical ? size.width : size.height
+            return stride(from: period * 2.5, to: Double(along) - period, by: period).map { middle in
+                let line = (0..<samples).map { index in
+                    axisIsVertical ? copy[Int(middle) * size.width + index] : copy[index * size.width + Int(middle)]
+                }
+                return line.allSatisfy { $0 < 125 } || line.allSatisfy { $0 >= 125 }
+            }
+        }
+        let bent = levelMiddles(view)
+        #expect(bent.count >= 6 && bent.allSatisfy { $0 }, "the bent view leaves rows bowed: \(bent)")
+        #expect(levelMiddles(flat).contains(false), "the rows do not bow: the test no longer tests bending")
+
+        // A point of the copy goes back onto its stripe, where the bow put it.
+        let size = view.copySize(width: width, height: height)
+        let samples = axisIsVertical ? size.width : size.height
+        for index in stride(from: 0, to: samples, by: 7) {
+            for middle in stride(from: period * 2.5, to: Double(along) - period, by: period) {
+                let point = axisIsVertical ? Point(x: Double(index), y: middle) : Point(x: middle, y: Double(index))
+                let placed = view.placePoint(point, width: width, height: height)
+                let (p, q) = axisIsVertical ? (placed.x, placed.y) : (placed.y, placed.x)
+                let expected: UInt8 = (middle / period).rounded(.down).truncatingRemainder(dividingBy: 2) == 0 ? 30 : 220
+                #expect(shade(across: Int(p.rounded()), along: Int(q.rounded())) == expected, "copy \(point) went to \(placed)")
+            }
+        }
     }
 
     /// A code on a label wrapped round a can (Tests/Fixtures/qr-curved.png: 6.9 px modules, the
@@ -95,6 +133,30 @@ struct CylinderViewTests {
         #expect(codes.map { String(decoding: $0.payload, as: UTF8.self) } == [text])
     }
 
+    /// An Aztec symbol on a label round a can, seen from above (Tests/Fixtures/aztec-curved.png,
+    /// from code-bench/aztec/017.jpg: 2.8 px modules, the label wrapped by 45 degrees or more).
+    /// In that photograph the place of large cells round it (here at 103, 92) is 263 px wide for
+    /// a symbol of 72: unrolled as it is, it gives nothing. Its symbol's own place, bent, reads the
+    /// exact text; not bent, nothing.
+    @Test func aWrappedAztecSymbolIsReadBentInItsOwnPlace() throws {
+        let (image, _, reader) = try LinearPlacesTests.unreadByFirstLooks("aztec-curved.png", types: [.aztec])
+        let place = (x: 103, y: 92, width: 263, height: 224)
+        let symbol = try #require(StillCodeReader.tightened(place, in: image))
+        #expect(symbol.width * symbol.height * 2 <= place.width * place.height && symbol.x > place.x && symbol.y > place.y, "\(symbol)")
+        let (whole, flat, bent) = reader.lanes[0].withLock { lane in
+            (lane.readUnrolled(image, region: place, types: [.aztec]), lane.readUnrolled(image, region: symbol, types: [.aztec]),
+             lane.readUnrolled(image, region: symbol, types: [.aztec], bent: true))
+        }
+        #expect(whole.isEmpty && flat.isEmpty, "read without bending or in the large place: the test no longer tests them")
+        #expect(bent.map { String(decoding: $0.payload, as: UTF8.self) } == ["event order seat seat ticket pass entry #472132"])
+        #expect(bent.map(\.type) == [.aztec])
+        // The read lies on the symbol, which is in the middle of the place.
+        let box = Rect.enclosing(bent.first?.corners ?? [])
+        #expect(abs(box.midX - 265) < 20 && abs(box.midY - 293 + 60) < 20, "\(box)")
+        // A place that is its symbol's own is not tightened.
+        #expect(StillCodeReader.tightened(symbol, in: image) == nil)
+    }
+
     /// A view that bends a symbol the wrong way can sample a grid of its own inside it that passes
     /// Reed-Solomon (Tests/Fixtures/qr-glare-unrolled.png: a version 5 code of 2.5 px modules under
     /// glare, from the benchmark photograph qr-bench/glare/019.jpg, where one view of a place read
@@ -114,5 +176,16 @@ struct CylinderViewTests {
         let whole = (x: 0, y: 0, width: image.width, height: image.height)
         let codes = reader.read(image, region: whole, budget: 600_000, planeIsHalfSize: false)
         #expect(codes.map { String(decoding: $0.payload, as: UTF8.self) } == ["0ULMHWKWMBHJAXKAGU58KFUSC48IRVRHP3HNQXF9MYWXFF1F6442EH6J"])
+    }
+
+    /// A picture (tightly packed) unrolled by `view`, and the copy's size.
+    static func unrolled(_ picture: [UInt8], width: Int, height: Int, by view: CylinderView) -> (copy: [UInt8], size: (width: Int, height: Int)) {
+        let size = view.copySize(width: width, height: height)
+        var copy = [UInt8](repeating: 0, count: size.width * size.height)
+        let made = picture.withUnsafeBufferPointer { source in
+            copy.withUnsafeMutableBufferPointer { view.unroll(source.baseAddress!, width: width, height: height, bytesPerRow: width, into: $0.baseAddress!) }
+        }
+        #expect(made)
+        return (copy, size)
     }
 }

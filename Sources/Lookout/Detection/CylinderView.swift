@@ -4,7 +4,10 @@ import Foundation
 /// cylinder's surface at `x = centre + radius · sin(s / radius)` across its axis (`s` the arc
 /// length), so a code's modules narrow towards the cylinder's sides and no perspective transform
 /// lays its grid flat. The copy samples the place at even steps of arc, which makes the modules
-/// even again. The axis runs along the place's columns (a can standing) or its rows (lying).
+/// even again. The axis runs along the place's columns (a can standing) or its rows (lying). A
+/// camera above or below the label also sees its rows bow (the sides are farther away), so a
+/// view may bend: each sample is taken from `bend · (1 - cos θ)` of the place's extent along the
+/// axis away, θ its angle round the axis.
 struct CylinderView: Equatable {
     /// True when the axis runs down the place (columns narrow towards its left and right).
     let axisIsVertical: Bool
@@ -12,6 +15,9 @@ struct CylinderView: Equatable {
     let centre: Double
     /// The cylinder's radius in the place's pixels.
     let radius: Double
+    /// How far the rows bow at the cylinder's sides (θ of 90 degrees), as a share of the place's
+    /// extent along the axis: positive towards its bottom (or right).
+    var bend: Double = 0
 
     /// The views a place is unrolled in, in turn: the curvature is not known, so a small ladder.
     /// Unrolling the surroundings of each curved code the benchmark photographs' earlier steps
@@ -20,13 +26,27 @@ struct CylinderView: Equatable {
     /// modules, or wrapped so far their sides are lost). A place found is often wider than its
     /// symbol: at 0.6 of the place's width, a second view confirms one code more (and reads
     /// another alone).
-    static func views(width: Int, height: Int) -> [CylinderView] {
-        radii.flatMap { radius in
-            [true, false].flatMap { vertical in
-                let across = Double(vertical ? width : height)
-                return offsets.map { CylinderView(axisIsVertical: vertical, centre: across * (0.5 + $0), radius: across * radius) }
+    ///
+    /// With `bent`, then each again bowed by a tenth of the place's extent along the axis either
+    /// way (a camera above or below the can). That triples the views, so only tight places get
+    /// them (`StillCodeReader.tightened`): in every place they read one benchmark photograph's
+    /// code more than the neighbours do, for a quarter more CPU.
+    static func views(width: Int, height: Int, bent: Bool = false) -> [CylinderView] {
+        (bent ? [0, -bentBy, bentBy] : [0]).flatMap { bend in
+            radii.flatMap { radius in
+                [true, false].flatMap { vertical in
+                    let across = Double(vertical ? width : height)
+                    return offsets.map { CylinderView(axisIsVertical: vertical, centre: across * (0.5 + $0), radius: across * radius, bend: bend) }
+                }
             }
         }
+    }
+
+    /// The views beside this one, bent a little less and a little more: a code read in one view
+    /// is often read in one of these too; the grid that passed Reed-Solomon by chance in
+    /// `qr-glare-unrolled.png` is not.
+    var neighbours: [CylinderView] {
+        [-Self.bendStep, Self.bendStep].map { CylinderView(axisIsVertical: axisIsVertical, centre: centre, radius: radius, bend: bend + $0) }
     }
 
     /// The radii tried, as shares of the place's width across the axis.
@@ -35,11 +55,21 @@ struct CylinderView: Equatable {
     /// Where the axis may be, as a share of the place's width from its middle.
     static let offsets: [Double] = [0, -0.15, 0.15, -0.3, 0.3]
 
+    /// How far bent views bow, and a neighbour is bent from its view.
+    static let bentBy = 0.1
+    static let bendStep = 0.05
+
     /// The arc lengths of the place's two edges across the axis, the near one first, within the
     /// cylinder's face: a place reaching past the cylinder's sides is unrolled where the face is.
     private func arc(across extent: Int) -> (start: Double, end: Double) {
         let left = max(-1, -centre / radius), right = min(1, (Double(extent - 1) - centre) / radius)
         return (radius * asin(left), radius * asin(max(left, right)))
+    }
+
+    /// How far sample `index` is taken along the axis, in the place's pixels, for a place `along`
+    /// pixels long that way.
+    private func shift(ofSample index: Double, arcStart: Double, along: Int) -> Double {
+        bend * Double(along) * (1 - cos((arcStart + index) / radius))
     }
 
     /// The unrolled copy's width and height for a place of `width` by `height` pixels.
@@ -69,6 +99,10 @@ struct CylinderView: Equatable {
             let near = min(Int(position), extent - 2)
             return (near, Int(((position - Double(near)) * 256).rounded()))
         }
+        if bend != 0 {
+            bentUnroll(origin, width: width, height: height, bytesPerRow: bytesPerRow, taps: taps, arcStart: arc.start, into: copy)
+            return true
+        }
         for row in 0..<height where axisIsVertical {
             let source = origin + row * bytesPerRow, target = copy + row * samples
             for (index, tap) in taps.enumerated() {
@@ -84,10 +118,34 @@ struct CylinderView: Equatable {
         return true
     }
 
+    /// `unroll` for a bent view: each sample's line along the axis is shifted by the bend, so
+    /// every pixel is interpolated both ways.
+    private func bentUnroll(_ origin: UnsafePointer<UInt8>, width: Int, height: Int, bytesPerRow: Int,
+                            taps: [(near: Int, weight: Int)], arcStart: Double, into copy: UnsafeMutablePointer<UInt8>) {
+        let along = axisIsVertical ? height : width
+        for (index, tap) in taps.enumerated() {
+            let shift = shift(ofSample: Double(index), arcStart: arcStart, along: along)
+            for step in 0..<along {
+                let position = min(max(Double(step) + shift, 0), Double(along - 1))
+                let near = min(Int(position), along - 2), weight = Int(((position - Double(near)) * 256).rounded())
+                let (x, y) = axisIsVertical ? (tap.near, near) : (near, tap.near)
+                let (across, down) = axisIsVertical ? (tap.weight, weight) : (weight, tap.weight)
+                let top = origin + y * bytesPerRow + x, bottom = top + bytesPerRow
+                let upper = Int(top[0]) * (256 - across) + Int(top[1]) * across
+                let lower = Int(bottom[0]) * (256 - across) + Int(bottom[1]) * across
+                copy[axisIsVertical ? step * taps.count + index : index * width + step] = UInt8((upper * (256 - down) + lower * down + 32768) >> 16)
+            }
+        }
+    }
+
     /// A point of the unrolled copy in the place's pixels.
     func placePoint(_ point: Point, width: Int, height: Int) -> Point {
         let arc = arc(across: axisIsVertical ? width : height)
-        if axisIsVertical { return Point(x: position(ofSample: point.x, arcStart: arc.start), y: point.y) }
-        return Point(x: point.x, y: position(ofSample: point.y, arcStart: arc.start))
+        if axisIsVertical {
+            return Point(x: position(ofSample: point.x, arcStart: arc.start),
+                         y: point.y + shift(ofSample: point.x, arcStart: arc.start, along: height))
+        }
+        return Point(x: point.x + shift(ofSample: point.y, arcStart: arc.start, along: width),
+                     y: position(ofSample: point.y, arcStart: arc.start))
     }
 }

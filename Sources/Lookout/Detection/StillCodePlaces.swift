@@ -195,8 +195,25 @@ extension StillCodeReader {
                         deadline: Int64) -> [ScannedCode] {
         readPlaces(LK_ZX_PLACES_MATRIX, of: pixels, region: region, known: known, limit: 12, deadline: deadline, cells: [.large],
                    shape: { (x: region.x + Int($0.x), y: region.y + Int($0.y), width: Int($0.width), height: Int($0.height)) }) { lane, place, _ in
-            lane.readUnrolled(pixels, region: place, types: types)
+            let codes = lane.readUnrolled(pixels, region: place, types: types)
+            guard codes.isEmpty, let symbol = Self.tightened(place, in: pixels) else { return codes }
+            return lane.readUnrolled(pixels, region: symbol, types: types, bent: true)
         }
+    }
+
+    /// The symbol in a place of large cells, when it is much smaller than the place: the largest
+    /// place of medium cells within it (`lk_zx_locate`), grown by a tenth. A view's radius and axis
+    /// are shares of the place it unrolls, and a place of large cells can be three times its
+    /// symbol's width (code-bench/aztec/017: 263 px round a symbol of 72). Nil when no such place
+    /// is found, or when it fills more than half of the place.
+    static func tightened(_ place: PlaneRegion, in pixels: PixelBuffer) -> PlaneRegion? {
+        let origin = pixels.baseAddress + place.y * pixels.bytesPerRow + place.x
+        guard let symbol = ZXingFrameReader.places(LK_ZX_PLACES_MATRIX, in: origin, width: place.width, height: place.height,
+                                                   bytesPerRow: pixels.bytesPerRow, cells: [.medium])
+            .max(by: { $0.width * $0.height < $1.width * $1.height })
+        else { return nil }
+        let grown = grown(symbol, within: place)
+        return grown.width * grown.height * 2 <= place.width * place.height ? grown : nil
     }
 
     /// The codes `read` finds in the region's places of `kind` (`lk_zx_locate`, densest first), each
@@ -289,16 +306,27 @@ extension StillCodeReader.Lane {
     /// in the plane's pixels. A read stands when a second view reads the same bytes there and no
     /// view other ones: a view that bends a symbol the wrong way can sample a grid of its own
     /// inside it, and 20 views of a place are 20 chances for Reed-Solomon to pass one (a version 1
-    /// code inside a version 5 one under glare, on the benchmark photographs); of the 6 codes
-    /// read there in one view or more, 5 are read in two.
-    mutating func readUnrolled(_ pixels: PixelBuffer, region: PlaneRegion, types: Set<MetadataObjectType>) -> [ScannedCode] {
+    /// code inside a version 5 one under glare, on the benchmark photographs). The second view is
+    /// looked for first beside the one that read (`CylinderView.neighbours`): a wrapped code is
+    /// often read in one of the 20 and, bent a little, in a view beside it (a camera above or below
+    /// a label round a can bows its rows).
+    mutating func readUnrolled(_ pixels: PixelBuffer, region: PlaneRegion, types: Set<MetadataObjectType>, bent: Bool = false) -> [ScannedCode] {
         var seen = [ScannedCode]()
-        for view in CylinderView.views(width: region.width, height: region.height) {
-            let codes = readUnrolled(pixels, region: region, view: view, types: types)
-            if codes.contains(where: { read in seen.contains { $0.isSameSymbol(as: read) && $0.payload != read.payload } }) { return [] }
+        // The reads that stand once `codes` are added to those seen; nil when a view read other bytes.
+        func vouched(_ codes: [ScannedCode]) -> [ScannedCode]? {
+            if codes.contains(where: { read in seen.contains { $0.isSameSymbol(as: read) && $0.payload != read.payload } }) { return nil }
             let agreeing = codes.filter { read in seen.contains { $0.isSameSymbol(as: read) && $0.payload == read.payload } }
-            if !agreeing.isEmpty { return agreeing }
             seen += codes
+            return agreeing
+        }
+        for view in CylinderView.views(width: region.width, height: region.height, bent: bent) {
+            let codes = readUnrolled(pixels, region: region, view: view, types: types)
+            guard let agreeing = vouched(codes) else { return [] }
+            if !agreeing.isEmpty { return agreeing }
+            for neighbour in view.neighbours where !codes.isEmpty {
+                guard let agreeing = vouched(readUnrolled(pixels, region: region, view: neighbour, types: types)) else { return [] }
+                if !agreeing.isEmpty { return agreeing }
+            }
         }
         return []
     }
