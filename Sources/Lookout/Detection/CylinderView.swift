@@ -27,10 +27,10 @@ struct CylinderView: Equatable {
     /// symbol: at 0.6 of the place's width, a second view confirms one code more (and reads
     /// another alone).
     ///
-    /// With `bent`, then each again bowed by a tenth of the place's extent along the axis either
-    /// way (a camera above or below the can). That triples the views, so only tight places get
-    /// them (`StillCodeReader.tightened`): in every place they read one benchmark photograph's
-    /// code more than the neighbours do, for a quarter more CPU.
+    /// With `bent`, 40 more: the 20 bowed by a tenth of the place's extent along the axis, one
+    /// way and then the other (a camera above or below the can). Only tight places get them
+    /// (`StillCodeReader.tightened`): in every place, they read one benchmark code more than
+    /// the neighbours alone, for a quarter more CPU.
     static func views(width: Int, height: Int, bent: Bool = false) -> [CylinderView] {
         (bent ? [0, -bentBy, bentBy] : [0]).flatMap { bend in
             radii.flatMap { radius in
@@ -54,6 +54,11 @@ struct CylinderView: Equatable {
 
     /// Where the axis may be, as a share of the place's width from its middle.
     static let offsets: [Double] = [0, -0.15, 0.15, -0.3, 0.3]
+
+    /// The same view as `other`, the bends compared within rounding (a neighbour of two views).
+    func isSame(as other: CylinderView) -> Bool {
+        axisIsVertical == other.axisIsVertical && centre == other.centre && radius == other.radius && abs(bend - other.bend) < 1e-6
+    }
 
     /// How far bent views bow, and a neighbour is bent from its view.
     static let bentBy = 0.1
@@ -99,6 +104,7 @@ struct CylinderView: Equatable {
             let near = min(Int(position), extent - 2)
             return (near, Int(((position - Double(near)) * 256).rounded()))
         }
+        // Unbent views, 20 of a place's 20 or 60, keep the cheaper pass that interpolates one way.
         if bend != 0 {
             bentUnroll(origin, width: width, height: height, bytesPerRow: bytesPerRow, taps: taps, arcStart: arc.start, into: copy)
             return true
@@ -141,11 +147,13 @@ struct CylinderView: Equatable {
     /// A point of the unrolled copy in the place's pixels.
     func placePoint(_ point: Point, width: Int, height: Int) -> Point {
         let arc = arc(across: axisIsVertical ? width : height)
-        if axisIsVertical {
-            return Point(x: position(ofSample: point.x, arcStart: arc.start),
-                         y: point.y + shift(ofSample: point.x, arcStart: arc.start, along: height))
+        // Bowed, clamped as the samples are: a sample past the place's edge repeats the edge.
+        func bowed(_ along: Double, at sample: Double, extent: Int) -> Double {
+            bend == 0 ? along : min(max(along + shift(ofSample: sample, arcStart: arc.start, along: extent), 0), Double(extent - 1))
         }
-        return Point(x: point.x + shift(ofSample: point.y, arcStart: arc.start, along: width),
-                     y: position(ofSample: point.y, arcStart: arc.start))
+        if axisIsVertical {
+            return Point(x: position(ofSample: point.x, arcStart: arc.start), y: bowed(point.y, at: point.x, extent: height))
+        }
+        return Point(x: bowed(point.x, at: point.y, extent: width), y: position(ofSample: point.y, arcStart: arc.start))
     }
 }

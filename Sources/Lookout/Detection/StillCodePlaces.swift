@@ -212,8 +212,8 @@ extension StillCodeReader {
                                                    bytesPerRow: pixels.bytesPerRow, cells: [.medium])
             .max(by: { $0.width * $0.height < $1.width * $1.height })
         else { return nil }
-        let grown = grown(symbol, within: place)
-        return grown.width * grown.height * 2 <= place.width * place.height ? grown : nil
+        let tight = grown(symbol, within: place)
+        return tight.width * tight.height * 2 <= place.width * place.height ? tight : nil
     }
 
     /// The codes `read` finds in the region's places of `kind` (`lk_zx_locate`, densest first), each
@@ -312,19 +312,25 @@ extension StillCodeReader.Lane {
     /// a label round a can bows its rows).
     mutating func readUnrolled(_ pixels: PixelBuffer, region: PlaneRegion, types: Set<MetadataObjectType>, bent: Bool = false) -> [ScannedCode] {
         var seen = [ScannedCode]()
-        // The reads that stand once `codes` are added to those seen; nil when a view read other bytes.
-        func vouched(_ codes: [ScannedCode]) -> [ScannedCode]? {
+        var tried = [CylinderView]()
+        // The codes view reads that stand with those seen: nil when it read other bytes there, and
+        // nothing when it was read already (a neighbour of two views), so no view vouches for itself.
+        func vouched(by view: CylinderView) -> [ScannedCode]? {
+            guard !tried.contains(where: { $0.isSame(as: view) }) else { return [] }
+            tried.append(view)
+            let codes = readUnrolled(pixels, region: region, view: view, types: types)
             if codes.contains(where: { read in seen.contains { $0.isSameSymbol(as: read) && $0.payload != read.payload } }) { return nil }
             let agreeing = codes.filter { read in seen.contains { $0.isSameSymbol(as: read) && $0.payload == read.payload } }
             seen += codes
             return agreeing
         }
         for view in CylinderView.views(width: region.width, height: region.height, bent: bent) {
-            let codes = readUnrolled(pixels, region: region, view: view, types: types)
-            guard let agreeing = vouched(codes) else { return [] }
+            let before = seen.count
+            guard let agreeing = vouched(by: view) else { return [] }
             if !agreeing.isEmpty { return agreeing }
-            for neighbour in view.neighbours where !codes.isEmpty {
-                guard let agreeing = vouched(readUnrolled(pixels, region: region, view: neighbour, types: types)) else { return [] }
+            if seen.count == before { continue }
+            for neighbour in view.neighbours {
+                guard let agreeing = vouched(by: neighbour) else { return [] }
                 if !agreeing.isEmpty { return agreeing }
             }
         }
