@@ -179,6 +179,28 @@ struct CylinderViewTests {
         #expect(vouched.map { String(decoding: $0.payload, as: UTF8.self) } == [text])
     }
 
+    /// A neighbour samples much as its view does, so what it vouches for must fill a tenth of the
+    /// place at least: the glare misread of `qr-glare-unrolled.png` covers 3.5 % of its place and
+    /// would not stand even vouched for; the code of `qr-curved-bowed.png` covers most of its own.
+    @Test func aNeighbourVouchesOnlyForACodeThatFillsItsPlace() throws {
+        let glare = try StillImage.load(path: Fixtures.path("qr-glare-unrolled.png"))
+        let bowed = try StillImage.load(path: Fixtures.path("qr-curved-bowed.png"))
+        let reader = StillCodeReader(types: [.qr], zbar: nil, processors: 1)
+        let place = (x: 60, y: 52, width: 140, height: 120)
+        let whole = (x: 0, y: 0, width: bowed.width, height: bowed.height)
+        let (misread, read) = reader.lanes[0].withLock { lane in
+            (lane.readUnrolled(glare, region: place, view: CylinderView(axisIsVertical: true, centre: 91, radius: 84), types: [.qr]),
+             lane.readUnrolled(bowed, region: whole, types: [.qr]))
+        }
+        #expect(misread.map { String(decoding: $0.payload, as: UTF8.self) } == ["2356"], "the test no longer has its misread")
+        #expect(!StillCodeReader.Lane.fills(place, try #require(misread.first)))
+        #expect(StillCodeReader.Lane.fills(whole, try #require(read.first)))
+        // The bound: a tenth of the place's pixels.
+        let region = (x: 10, y: 10, width: 140, height: 120)
+        #expect(!StillCodeReader.Lane.fills(region, StillCodeMergeTests.code("a", .qr, x: 20, y: 20, width: 40, height: 40)))
+        #expect(StillCodeReader.Lane.fills(region, StillCodeMergeTests.code("a", .qr, x: 20, y: 20, width: 41, height: 41)))
+    }
+
     /// A view that bends a symbol the wrong way can sample a grid of its own inside it that passes
     /// Reed-Solomon (Tests/Fixtures/qr-glare-unrolled.png: a version 5 code of 2.5 px modules under
     /// glare, from the benchmark photograph qr-bench/glare/019.jpg, where one view of a place read

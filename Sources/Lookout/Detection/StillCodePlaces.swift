@@ -315,12 +315,15 @@ extension StillCodeReader.Lane {
         var tried = [CylinderView]()
         // The codes view reads that stand with those seen: nil when it read other bytes there, and
         // nothing when it was read already (a neighbour of two views), so no view vouches for itself.
-        func vouched(by view: CylinderView) -> [ScannedCode]? {
+        // A neighbour samples much as its view does, so what it vouches for must also fill its place.
+        func vouched(by view: CylinderView, neighbour: Bool = false) -> [ScannedCode]? {
             guard !tried.contains(where: { $0.isSame(as: view) }) else { return [] }
             tried.append(view)
             let codes = readUnrolled(pixels, region: region, view: view, types: types)
             if codes.contains(where: { read in seen.contains { $0.isSameSymbol(as: read) && $0.payload != read.payload } }) { return nil }
-            let agreeing = codes.filter { read in seen.contains { $0.isSameSymbol(as: read) && $0.payload == read.payload } }
+            let agreeing = codes.filter { read in
+                seen.contains { $0.isSameSymbol(as: read) && $0.payload == read.payload } && (!neighbour || Self.fills(region, read))
+            }
             seen += codes
             return agreeing
         }
@@ -330,11 +333,19 @@ extension StillCodeReader.Lane {
             if !agreeing.isEmpty { return agreeing }
             if seen.count == before { continue }
             for neighbour in view.neighbours {
-                guard let agreeing = vouched(by: neighbour) else { return [] }
+                guard let agreeing = vouched(by: neighbour, neighbour: true) else { return [] }
                 if !agreeing.isEmpty { return agreeing }
             }
         }
         return []
+    }
+
+    /// True when a read's box covers at least a tenth of the region it was read in. A code read
+    /// unrolled covers 40 to 60 % of its place (`qr-curved.png`, `qr-curved-bowed.png`); the grid
+    /// one view sampled inside a code under glare ("2356", `qr-glare-unrolled.png`) 3.5 %.
+    static func fills(_ region: PlaneRegion, _ read: ScannedCode) -> Bool {
+        let box = Rect.enclosing(read.corners)
+        return box.width * box.height * 10 >= Double(region.width * region.height)
     }
 
     /// The codes of `types` zxing-cpp reads in the region unrolled as `view` sees it, without
