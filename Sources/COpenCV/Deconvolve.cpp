@@ -2,6 +2,7 @@
 // into each other: an unsharp mask restores edges blurred by about a module, a deconvolution also
 // those blurred by most of a module, where no threshold tells the bars apart any more.
 #include "COpenCV.h"
+#include "OpenCVCall.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -10,6 +11,7 @@
 
 extern "C" int lk_deconvolve(const unsigned char *gray, int width, int height, int stride, double sigma, double noise,
                              unsigned char *out) {
+    OpenCVCall call;
     if (width <= 0 || height <= 0 || sigma <= 0 || noise <= 0) return -1;
     try {
         cv::Mat source(height, width, CV_8UC1, const_cast<unsigned char *>(gray), (size_t)stride);

@@ -2,6 +2,7 @@
 // per-frame detection does not allocate once the frame size is stable.
 #include "COpenCV.h"
 #include "CascadeLoading.hpp"
+#include "OpenCVCall.hpp"
 
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
@@ -11,32 +12,13 @@
 #include <atomic>
 #include <cstdio>
 #include <cstring>
-#include <mutex>
-#include <shared_mutex>
 #include <vector>
 
-// OpenCV's thread count is process-wide, and several pipelines (cameras) detect at once.
-// Changing it while another thread's detectMultiScale runs a parallel loop is a race, so
-// detections hold `threads_lock` shared and a change takes it exclusively. With more than one
-// cascade open every detection runs on its own thread: each camera's face queue is then the
-// parallelism, and cameras do not fight over one pool.
-static std::shared_mutex threads_lock;
-static int threads_set = 0; // guarded by threads_lock; 0: OpenCV's default
+// With more than one cascade open, every detection runs on its own thread: each camera's face
+// queue is then the parallelism, and cameras do not fight over one pool (OpenCVCall).
 static std::atomic<int> open_cascades{0}; // detectors: lk_cascade_open's handles and cascade sets
 
 void lk_cascade_count_detectors(int change) { open_cascades.fetch_add(change); }
-
-static void use_threads(int wanted) {
-    {
-        std::shared_lock<std::shared_mutex> reading(threads_lock);
-        if (threads_set == wanted) return;
-    }
-    std::unique_lock<std::shared_mutex> writing(threads_lock);
-    if (threads_set != wanted) {
-        cv::setNumThreads(wanted > 0 ? wanted : -1);
-        threads_set = wanted;
-    }
-}
 
 struct lk_cascade {
     cv::CascadeClassifier classifier;
@@ -193,8 +175,7 @@ extern "C" int lk_cascade_detect(lk_cascade *cascade, const unsigned char *gray,
     }
     try {
         // Wraps the caller's plane: no copy.
-        use_threads(open_cascades.load() > 1 ? 1 : params->threads);
-        std::shared_lock<std::shared_mutex> detecting(threads_lock);
+        OpenCVCall call(open_cascades.load() > 1 ? 1 : params->threads);
         cv::Mat image(height, width, CV_8UC1, const_cast<unsigned char *>(gray), (size_t)stride);
         double scale = 1.0;
         const cv::Mat *input = &image;

@@ -1,5 +1,6 @@
 // Still-image decoding for `lookout scan`: OpenCV's codecs, straight to gray.
 #include "COpenCV.h"
+#include "OpenCVCall.hpp"
 #include "StderrCapture.hpp"
 
 #include <opencv2/core.hpp>
@@ -46,6 +47,7 @@ static imdecode_function load_imdecode(size_t max_pixels, std::string &error) {
 
 extern "C" int lk_image_decode_gray(const unsigned char *data, size_t length, size_t max_pixels, int capture_stderr,
                                     unsigned char **pixels, int *width, int *height, char *err, size_t err_len) {
+    OpenCVCall call;
     std::string load_error;
     imdecode_function imdecode = load_imdecode(max_pixels, load_error);
     if (!imdecode) {

@@ -1,6 +1,7 @@
 // Pictures for people (snapshots, the web view): raw camera layouts to RGB, outlines and labels
 // drawn on them, and resizing. Only ever called for frames someone asked to see.
 #include "COpenCV.h"
+#include "OpenCVCall.hpp"
 
 #include <opencv2/imgproc.hpp>
 #include <algorithm>
@@ -8,6 +9,7 @@
 
 extern "C" int lk_raw_to_rgb(int layout, const unsigned char *data, size_t length, int width, int height, int stride,
                              unsigned char *rgb) {
+    OpenCVCall call;
     cv::Mat out(height, width, CV_8UC3, rgb);
     const size_t luma = (size_t)stride * height;
     auto need = [&](size_t bytes) { return length >= bytes; };
@@ -82,6 +84,7 @@ extern "C" int lk_raw_to_rgb(int layout, const unsigned char *data, size_t lengt
 
 extern "C" void lk_draw_outline(unsigned char *rgb, int width, int height, const double *xs, const double *ys, int count,
                                 const char *label, int r, int g, int b) {
+    OpenCVCall call;
     if (count <= 0) return;
     cv::Mat image(height, width, CV_8UC3, rgb);
     const cv::Scalar colour(r, g, b);
@@ -112,6 +115,7 @@ extern "C" void lk_draw_outline(unsigned char *rgb, int width, int height, const
 }
 
 extern "C" void lk_resize_rgb(const unsigned char *src, int width, int height, unsigned char *dst, int dst_width, int dst_height) {
+    OpenCVCall call;
     cv::Mat in(height, width, CV_8UC3, const_cast<unsigned char *>(src));
     cv::Mat out(dst_height, dst_width, CV_8UC3, dst);
     cv::resize(in, out, out.size(), 0, 0, cv::INTER_AREA);

@@ -3,6 +3,7 @@
 // a Gaussian blur). Used on frames ZBar read nothing in, within the second pass's budget, and on
 // every still; cv::GaussianBlur runs on the calling thread for images of this size.
 #include "COpenCV.h"
+#include "OpenCVCall.hpp"
 
 #include <algorithm>
 #include <vector>
@@ -19,6 +20,7 @@ void unsharp(const cv::Mat &source, double sigma, cv::Mat &target) {
 } // namespace
 
 extern "C" int lk_sharpen(const unsigned char *gray, int width, int height, int stride, double sigma, unsigned char *out) {
+    OpenCVCall call;
     try {
         cv::Mat source(height, width, CV_8UC1, const_cast<unsigned char *>(gray), (size_t)stride);
         cv::Mat target(height, width, CV_8UC1, out, (size_t)width);
@@ -31,6 +33,7 @@ extern "C" int lk_sharpen(const unsigned char *gray, int width, int height, int 
 
 extern "C" int lk_enlarge_sharpen(const unsigned char *gray, int width, int height, int stride, double sigma,
                                   unsigned char *out) {
+    OpenCVCall call;
     try {
         cv::Mat source(height, width, CV_8UC1, const_cast<unsigned char *>(gray), (size_t)stride);
         cv::Mat target(2 * height, 2 * width, CV_8UC1, out, (size_t)(2 * width));
@@ -44,6 +47,7 @@ extern "C" int lk_enlarge_sharpen(const unsigned char *gray, int width, int heig
 }
 
 extern "C" int lk_enlarge(const unsigned char *gray, int width, int height, int stride, unsigned char *out) {
+    OpenCVCall call;
     try {
         cv::Mat source(height, width, CV_8UC1, const_cast<unsigned char *>(gray), (size_t)stride);
         cv::Mat target(2 * height, 2 * width, CV_8UC1, out, (size_t)(2 * width));
@@ -55,6 +59,7 @@ extern "C" int lk_enlarge(const unsigned char *gray, int width, int height, int 
 }
 
 extern "C" int lk_flatten_sharpen(const unsigned char *gray, int width, int height, int stride, unsigned char *out) {
+    OpenCVCall call;
     try {
         cv::Mat source(height, width, CV_8UC1, const_cast<unsigned char *>(gray), (size_t)stride);
         cv::Mat target(height, width, CV_8UC1, out, (size_t)width);

@@ -140,6 +140,11 @@ void lk_draw_outline(unsigned char *rgb, int width, int height, const double *xs
 // Resizes a packed RGB image by area averaging into dst (dst_width x dst_height, packed).
 void lk_resize_rgb(const unsigned char *src, int width, int height, unsigned char *dst, int dst_width, int dst_height);
 
+// Sets OpenCV's process-wide thread count (1: each call on its calling thread; 0: OpenCV's
+// default) once no call above is running, as a face detection's `threads` does. Safe beside
+// any of them on other threads.
+void lk_opencv_use_threads(int threads);
+
 #ifdef __cplusplus
 }
 #endif
