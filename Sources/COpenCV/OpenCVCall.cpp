@@ -4,36 +4,49 @@
 
 #include <opencv2/core.hpp>
 
-#include <mutex>
+#include <pthread.h>
 
 namespace {
-std::shared_mutex &calls() {
-    static std::shared_mutex running;
-    return running;
+// Writers first (glibc's default lets new readers pass a waiting writer for ever); not
+// recursive, which is why no thread may hold two calls.
+pthread_rwlock_t *calls() {
+    static pthread_rwlock_t *lock = [] {
+        static pthread_rwlock_t made;
+        pthread_rwlockattr_t attributes;
+        pthread_rwlockattr_init(&attributes);
+        pthread_rwlockattr_setkind_np(&attributes, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+        pthread_rwlock_init(&made, &attributes);
+        pthread_rwlockattr_destroy(&attributes);
+        return &made;
+    }();
+    return lock;
 }
 
-int threads_set = 0; // guarded by calls(), taken exclusively; 0: OpenCV's default
+int threads_set = 0; // written with calls() held for writing; 0: OpenCV's default
 
 void use_threads(int wanted) {
-    {
-        std::shared_lock<std::shared_mutex> reading(calls());
-        if (threads_set == wanted) return;
-    }
-    std::unique_lock<std::shared_mutex> changing(calls()); // once no OpenCV call runs
+    pthread_rwlock_rdlock(calls());
+    bool set = threads_set == wanted;
+    pthread_rwlock_unlock(calls());
+    if (set) return;
+    pthread_rwlock_wrlock(calls()); // once no OpenCV call runs
     if (threads_set != wanted) {
         cv::setNumThreads(wanted > 0 ? wanted : -1);
         threads_set = wanted;
     }
+    pthread_rwlock_unlock(calls());
 }
 } // namespace
 
-OpenCVCall::OpenCVCall() : lock_(calls()) {}
+OpenCVCall::OpenCVCall() { pthread_rwlock_rdlock(calls()); }
 
 // Another thread may change the count between the two locks: the call then runs with that
 // count, which costs time, never safety.
 OpenCVCall::OpenCVCall(int threads) {
     use_threads(threads);
-    lock_ = std::shared_lock<std::shared_mutex>(calls());
+    pthread_rwlock_rdlock(calls());
 }
+
+OpenCVCall::~OpenCVCall() { pthread_rwlock_unlock(calls()); }
 
 extern "C" void lk_opencv_use_threads(int threads) { use_threads(threads); }

@@ -4,11 +4,10 @@
 // thread and OpenCV's default beside a code queue's resize took `lookout run` down, and two
 // threads doing just that crash within milliseconds. So every entry point that runs OpenCV's
 // image functions holds an OpenCVCall for the whole call (loading a cascade runs none), and a
-// change of count waits until no call runs. Those entry points never call each other, so no
-// thread holds two.
+// change of count waits until no call runs. Calls that start while a change waits wait behind
+// it, so busy code queues cannot hold a face detection off. Those entry points never call each
+// other, so no thread holds two.
 #pragma once
-
-#include <shared_mutex>
 
 class OpenCVCall {
 public:
@@ -16,10 +15,8 @@ public:
     OpenCVCall();
     // A call that wants `threads` OpenCV threads: 1, the calling thread only; 0, OpenCV's default.
     explicit OpenCVCall(int threads);
+    ~OpenCVCall();
 
     OpenCVCall(const OpenCVCall &) = delete;
     OpenCVCall &operator=(const OpenCVCall &) = delete;
-
-private:
-    std::shared_lock<std::shared_mutex> lock_;
 };

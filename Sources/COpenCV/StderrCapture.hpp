@@ -7,6 +7,7 @@
 // captures are serialized so that descriptor 2 is always given back.
 #pragma once
 
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -20,7 +21,7 @@ public:
         lock_ = std::unique_lock<std::mutex>(mutex());
         file_ = memfd_create("lookout-stderr", MFD_CLOEXEC);
         if (file_ < 0) return;
-        saved_ = dup(STDERR_FILENO);
+        saved_ = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 0); // a child started meanwhile does not inherit it
         if (saved_ < 0 || dup2(file_, STDERR_FILENO) < 0) restore();
     }
 

@@ -14,8 +14,12 @@
 // that a non-V4L2 file fails with ENOTTY instead of libv4l2 printing to stderr; libv4l2's own
 // log goes to /dev/null (Lookout reports every error itself, in one sentence).
 static inline int lk_v4l2_open(const char *path, int flags) {
-    // v4l2_log_file is libv4l2's one global: set once, however many copies of this inline exist.
-    if (!v4l2_log_file) v4l2_log_file = fopen("/dev/null", "we");
+    // v4l2_log_file is libv4l2's one global, set once however many copies of this inline exist
+    // and however many cameras open at once: the first to set it wins, the others close theirs.
+    if (!__atomic_load_n(&v4l2_log_file, __ATOMIC_ACQUIRE)) {
+        FILE *log = fopen("/dev/null", "we"), *none = NULL;
+        if (log && !__atomic_compare_exchange_n(&v4l2_log_file, &none, log, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) fclose(log);
+    }
     int fd = open(path, flags);
     if (fd < 0) return -1;
     struct v4l2_capability capability;
