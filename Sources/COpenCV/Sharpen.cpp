@@ -46,6 +46,23 @@ extern "C" int lk_enlarge_sharpen(const unsigned char *gray, int width, int heig
     }
 }
 
+extern "C" int lk_enlarge_threshold(const unsigned char *gray, int width, int height, int stride, double sigma, int block,
+                                    unsigned char *out) {
+    OpenCVCall call;
+    if (block < 3 || block % 2 == 0) return -1;
+    try {
+        cv::Mat source(height, width, CV_8UC1, const_cast<unsigned char *>(gray), (size_t)stride);
+        cv::Mat target(2 * height, 2 * width, CV_8UC1, out, (size_t)(2 * width));
+        thread_local cv::Mat enlarged, sharpened;
+        cv::resize(source, enlarged, target.size(), 0, 0, cv::INTER_CUBIC);
+        unsharp(enlarged, sigma, sharpened);
+        cv::adaptiveThreshold(sharpened, target, 255, cv::ADAPTIVE_THRESH_MEAN_C, cv::THRESH_BINARY, block, 0);
+        return target.data == out ? 0 : -1;
+    } catch (const std::exception &) {
+        return -1;
+    }
+}
+
 extern "C" int lk_enlarge(const unsigned char *gray, int width, int height, int stride, unsigned char *out) {
     OpenCVCall call;
     try {

@@ -142,7 +142,8 @@ extern "C" int lk_zx_read(const unsigned char *gray, int width, int height, int 
             .setTryRotate(flags & LK_ZX_TRY_ROTATE)
             .setTryInvert(flags & LK_ZX_TRY_INVERT)
             .setTryDownscale(flags & LK_ZX_TRY_DOWNSCALE)
-            .setBinarizer(flags & LK_ZX_GLOBAL_THRESHOLD ? ZXing::Binarizer::GlobalHistogram : ZXing::Binarizer::LocalAverage)
+            .setBinarizer(flags & LK_ZX_BINARY ? ZXing::Binarizer::BoolCast
+                          : flags & LK_ZX_GLOBAL_THRESHOLD ? ZXing::Binarizer::GlobalHistogram : ZXing::Binarizer::LocalAverage)
             // The bytes are what Lookout reports; text only for ECI (below), in plain Unicode.
             .setTextMode(ZXing::TextMode::Plain)
             .setMaxNumberOfSymbols(255);

@@ -1,5 +1,5 @@
-// libFuzzer target over zxing-cpp 3 in process: lk_zx_read, lk_zx_locate and (when QR is asked for)
-// lk_zx_read_repaired (Sources/CZXing), called
+// libFuzzer target over zxing-cpp 3 in process: lk_zx_read, lk_zx_locate, lk_zx_find_undecoded and
+// (when QR is asked for) lk_zx_read_repaired (Sources/CZXing), called
 // as Lookout calls them, on a gray image and a header of how to read it. scripts/fuzz builds it with
 // clang -fsanitize=fuzzer,address,undefined against the instrumented libZXing.a
 // (scripts/zxing-cpp fuzz); zxing_seeds.py writes seeds in this layout.
@@ -8,7 +8,7 @@
 // row without its padding, so that any read past the image is out of bounds).
 //   0-1  width, u16 LE: 16 + v % 1009 (16..1024); with bit 15 set, 1 + (v & 0x7fff) % 8192
 //   2    stride padding, bytes per row beyond the width (& 31)
-//   3    flags, LK_ZX_TRY_* and LK_ZX_GLOBAL_THRESHOLD (& 127)
+//   3    flags, LK_ZX_TRY_*, LK_ZX_GLOBAL_THRESHOLD and LK_ZX_BINARY (& 255)
 //   4    formats: 0 all, 1 QR, 2 EAN-13, 3 PDF417 + Aztec + DataMatrix (video), 4 the linear
 //        ones, 5 the bits of bytes 5-6 (masked to LK_ZX_ bits), else all
 //   7    regions: 0 the whole image, 1 shrunk 2, 2 grown (-2), 3 as `lookout scan` reads a still,
@@ -21,7 +21,8 @@
 //   16   four regions of 9 bytes: x, y, width, height (i16 LE, may lie outside the image), then
 //        shrink: 0 -> 1, 1 -> 2, 2 -> -2, 3 -> 0, 4 -> 3, else 1
 // Every call's results are checked: counts within capacity, payloads packed in order within the
-// buffer, one LK_ZX_ bit per code, a NUL-ended AIM identifier, located places inside the image.
+// buffer, one LK_ZX_ bit per code, a NUL-ended AIM identifier, located and undecoded places inside
+// the image.
 // LOOKOUT_ZXING_FUZZ_VERBOSE=1 prints each input's size, regions, codes read and times to stderr.
 #include "CZXing.h"
 
@@ -123,7 +124,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     std::vector<uint8_t> image(data + header_size, data + header_size + length);
     const uint8_t *gray = image.data();
 
-    int flags = h[3] & 127, formats = formats_from(h), cell = h[9] % 40;
+    int flags = h[3] & 255, formats = formats_from(h), cell = h[9] % 40;
     int capacity = h[10] ? h[10] : 256;
     int bytes_capacity = h[11] ? h[11] * 16 : 256 * 1024;
 
@@ -185,5 +186,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                                            codes.data(), capacity, bytes.data(), bytes_capacity);
         check_codes(repaired, capacity, LK_ZX_QR, codes, bytes_capacity);
     }
+    // Symbols found but not decoded, as UndecodedSymbolReader asks; exactly the capacity stated.
+    const int places = 1 + h[10] % 64;
+    std::vector<int> quads(8 * places);
+    int undecoded = lk_zx_find_undecoded(gray, width, height, stride, formats, quads.data(), places);
+    if (undecoded < -1 || undecoded > places) broken("lk_zx_find_undecoded count", undecoded, places);
+    for (int i = 0; i < undecoded; i++)
+        for (int c = 0; c < 4; c++) {
+            int x = quads[8 * i + 2 * c], y = quads[8 * i + 2 * c + 1];
+            if (x < 0 || x >= width || y < 0 || y >= height) broken("lk_zx_find_undecoded corner outside the image", x, y);
+        }
     return 0;
 }

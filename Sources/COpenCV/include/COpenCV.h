@@ -90,6 +90,13 @@ int lk_flatten_sharpen(const unsigned char *gray, int width, int height, int str
 // of two or three pixels get room for their edges. Returns 0, or -1 when OpenCV failed.
 int lk_enlarge_sharpen(const unsigned char *gray, int width, int height, int stride, double sigma, unsigned char *out);
 
+// As lk_enlarge_sharpen, then each pixel black (0) or white (255) against the mean of the
+// `block` by `block` pixels around it (odd, at least 3): a symbol's own place made black and
+// white at the scale of its modules, whatever the light across it. Returns 0, or -1 when OpenCV
+// failed or `block` is not odd and at least 3.
+int lk_enlarge_threshold(const unsigned char *gray, int width, int height, int stride, double sigma, int block,
+                         unsigned char *out);
+
 // Writes a copy of an 8-bit gray image enlarged twice each way (bicubic), unsharpened, into `out`
 // (tightly packed, 2 x width by 2 x height): a deconvolved copy is sharp already, and sharpening
 // it again rings. Returns 0, or -1 when OpenCV failed.

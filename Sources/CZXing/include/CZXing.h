@@ -41,6 +41,8 @@ enum {
                                   // symbol in it stood square: its outline (the largest patch of
                                   // dense edges) as a rectangle at its angle, then as the corners
                                   // perspective left (PDF417 sheared or seen at a slant)
+    LK_ZX_BINARY = 1 << 7,        // the image is black and white already (0 black, else white):
+                                  // zxing-cpp sets no threshold of its own
 };
 
 typedef struct lk_zx_code {
@@ -80,6 +82,15 @@ int lk_zx_read(const unsigned char *gray, int width, int height, int stride, int
 int lk_zx_read_repaired(const unsigned char *gray, int width, int height, int stride, int flags,
                         const int *known, int known_count, int budget_ms,
                         lk_zx_code *out, int capacity, unsigned char *bytes, int bytes_capacity);
+
+// QR, Aztec and DataMatrix symbols (of `formats`) that zxing-cpp finds in the image but cannot
+// decode: their finders or bullseye and their format were read, but Reed-Solomon could not
+// restore the data. Writes up to `capacity` places, one a symbol however often it was found:
+// its four corners into `quads` (x and y each, top-left, top-right, bottom-right, bottom-left,
+// in the image's pixels). Returns the count, -1 when zxing-cpp failed (it threw: out of
+// memory). Thread-safe.
+int lk_zx_find_undecoded(const unsigned char *gray, int width, int height, int stride, int formats,
+                         int *quads, int capacity);
 
 // What lk_zx_locate looks for.
 enum {

@@ -20,7 +20,8 @@ import Dispatch
 /// 4. EAN and UPC symbols where rows of bars are (`linearPlaces`), within the budget: read in
 ///    their place as it is, and in copies of it, also turned upright; small or leaning symbols;
 ///    where nothing stands, flattened and deconvolved too, with ZBar vouching on the flattened copy.
-///    Then QR codes that lost one finder pattern to glare, a bright spot or a tear, read with it
+///    Then QR, Aztec and DataMatrix symbols zxing-cpp found but could not decode, read again in
+///    their own place, enlarged and made black and white there (`UndecodedSymbolReader`). Then QR codes that lost one finder pattern to glare, a bright spot or a tear, read with it
 ///    painted back where the two left say it was (`lk_zx_read_repaired`), within the budget; then
 ///    QR codes of small blurred modules where the picture looks like a matrix symbol, enlarged in
 ///    their place (`enlargedPlaces`): in pictures of any size; toned first when glare or
@@ -38,6 +39,7 @@ final class StillCodeReader {
     let types: Set<MetadataObjectType>
     private let preparations: CodeSecondPass?
     private let windows: ZXingFrameReader?
+    private let undecoded: UndecodedSymbolReader?
     /// ZBar over a place's flattened copy (`linearPlaces`): another decoder on the copy, its own
     /// scanner (the first looks' may be busy in the other lane).
     let placeZBar: BarcodeScanner?
@@ -60,6 +62,7 @@ final class StillCodeReader {
         preparations = zbarTypes.isEmpty ? nil
             : CodeSecondPass(types: zbarTypes, steps: CodeSecondPass.Step.allCases.filter { $0 != .zxing })
         windows = types.contains(where: \.isReadByZXingOnly) ? ZXingFrameReader(types: types) : nil
+        undecoded = UndecodedSymbolReader(types: types)
         let linearTypes = types.intersection(Self.vouchedInCopies)
         placeZBar = linearTypes.isEmpty ? nil : BarcodeScanner(types: linearTypes)
         lanes = (processors > 1 ? Self.sideBySide : [Look.allCases]).map {
@@ -83,6 +86,9 @@ final class StillCodeReader {
             var placed = linearPlaces(pixels, region: region, known: codes, deadline: deadline)
             confirm(&placed, in: pixels, deadline: confirming)
             codes.addNewSymbols(placed)
+        }
+        if let undecoded, budget > 0, MonotonicClock.nanoseconds() < deadline {
+            codes.addNewSymbols(undecoded.read(pixels, region: region, known: codes, deadline: deadline))
         }
         if types.contains(.qr), budget > 0 {
             codes.addNewSymbols(repaired(pixels, region: region, known: codes, deadline: deadline))

@@ -26,6 +26,9 @@ final class ZXingScanner {
         /// One threshold for the whole image (zxing-cpp's GlobalHistogram binarizer) instead of
         /// local averages: modules a local average loses in a blurred, evenly lit picture.
         static let globalThreshold = Effort(rawValue: Int32(LK_ZX_GLOBAL_THRESHOLD))
+        /// The image is black and white already (0 black, anything else white): zxing-cpp sets
+        /// no threshold of its own (`UndecodedSymbolReader`'s copies).
+        static let binary = Effort(rawValue: Int32(LK_ZX_BINARY))
         /// A still image: everything but turned copies.
         static let thorough: Effort = [.harder, .rotated, .inverted, .downscaled]
     }
@@ -113,6 +116,21 @@ final class ZXingScanner {
             }
         }
         return codes(count: count, width: width, height: height, scale: 1)
+    }
+
+    /// QR, Aztec and DataMatrix symbols of the wanted types that zxing-cpp finds in a plane but
+    /// cannot decode (`lk_zx_find_undecoded`): each one's corners, in the plane's pixels.
+    func undecoded(plane: UnsafeRawPointer, width: Int, height: Int, bytesPerRow: Int) -> [[Point]] {
+        let matrix = formats & Int32(LK_ZX_QR | LK_ZX_AZTEC | LK_ZX_DATAMATRIX)
+        guard matrix != 0, width > 0, height > 0 else { return [] }
+        let capacity = 64
+        var quads = [Int32](repeating: 0, count: 8 * capacity)
+        let count = lk_zx_find_undecoded(plane.assumingMemoryBound(to: UInt8.self), Int32(width), Int32(height),
+                                         Int32(bytesPerRow), matrix, &quads, Int32(capacity))
+        if count < 0 { failures += 1 }
+        return (0..<max(0, Int(count))).map { symbol in
+            (0..<4).map { Point(x: Double(quads[8 * symbol + 2 * $0]), y: Double(quads[8 * symbol + 2 * $0 + 1])) }
+        }
     }
 
     /// The first `count` codes zxing-cpp wrote, as scanned codes.

@@ -1,0 +1,76 @@
+// Matrix symbols zxing-cpp finds but cannot decode (see lk_zx_find_undecoded in CZXing.h): their
+// finders or bullseye and their format were read, so the place is the symbol's own, exactly;
+// only Reed-Solomon could not restore the data from the modules its threshold gave. The caller
+// reads that place again in a copy of its own.
+#include "CZXing.h"
+
+#include <ZXing/ReadBarcode.h>
+
+#include <algorithm>
+#include <exception>
+#include <vector>
+
+namespace {
+
+// Not Micro QR, rMQR or an Aztec rune: their undecoded finds were parts of larger symbols or of
+// none (measured). A symbol not decoded is named by its family (QR Code, Aztec), or a variant.
+bool full_size(ZXing::BarcodeFormat format) {
+    char variant = ZXing::VariantKey(format);
+    switch (ZXing::SymbologyKey(format)) {
+    case 'Q': return variant != 'm' && variant != 'r';
+    case 'z': return variant != 'r';
+    case 'd': return true;
+    default: return false;
+    }
+}
+
+bool inside(float x, float y, const int *quad) {
+    int left = std::min({quad[0], quad[2], quad[4], quad[6]}), right = std::max({quad[0], quad[2], quad[4], quad[6]});
+    int top = std::min({quad[1], quad[3], quad[5], quad[7]}), bottom = std::max({quad[1], quad[3], quad[5], quad[7]});
+    return x >= left && x <= right && y >= top && y <= bottom;
+}
+
+} // namespace
+
+extern "C" int lk_zx_find_undecoded(const unsigned char *gray, int width, int height, int stride, int formats,
+                                    int *quads, int capacity) {
+    using F = ZXing::BarcodeFormat;
+    std::vector<F> chosen;
+    if (formats & LK_ZX_QR) chosen.push_back(F::QRCode);
+    if (formats & LK_ZX_AZTEC) chosen.push_back(F::Aztec);
+    if (formats & LK_ZX_DATAMATRIX) chosen.push_back(F::DataMatrix);
+    if (!gray || width < 16 || height < 16 || stride < width || chosen.empty() || capacity <= 0) return 0;
+    try {
+        // Matrix symbols read turned as they are, and a light symbol on dark ground is the
+        // inverted reads' (lk_zx_read): neither is searched for here, a third of the time.
+        ZXing::ReaderOptions options;
+        options.setFormats(ZXing::BarcodeFormats(std::move(chosen)))
+            .setTryHarder(true)
+            .setTryRotate(false)
+            .setTryInvert(false)
+            .setTryDownscale(true)
+            .setReturnErrors(true)
+            .setMaxNumberOfSymbols(255);
+        ZXing::ImageView image(gray, width, height, ZXing::ImageFormat::Lum, stride);
+        int count = 0;
+        for (const auto &barcode : ZXing::ReadBarcodes(image, options)) {
+            if (barcode.isValid() || barcode.error().type() != ZXing::Error::Checksum || !full_size(barcode.format())) continue;
+            const auto &position = barcode.position();
+            float centre_x = 0, centre_y = 0;
+            for (int i = 0; i < 4; i++) centre_x += position[i].x / 4.0f, centre_y += position[i].y / 4.0f;
+            // One place a symbol, however many ways it was found.
+            bool seen = false;
+            for (int k = 0; k < count && !seen; k++) seen = inside(centre_x, centre_y, quads + 8 * k);
+            if (seen) continue;
+            int *quad = quads + 8 * count;
+            for (int i = 0; i < 4; i++) {
+                quad[2 * i] = std::clamp(position[i].x, 0, width - 1);
+                quad[2 * i + 1] = std::clamp(position[i].y, 0, height - 1);
+            }
+            if (++count == capacity) break;
+        }
+        return count;
+    } catch (const std::exception &) {
+        return -1;
+    }
+}
