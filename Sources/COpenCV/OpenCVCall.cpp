@@ -4,6 +4,7 @@
 
 #include <opencv2/core.hpp>
 
+#include <exception>
 #include <pthread.h>
 
 namespace {
@@ -30,11 +31,14 @@ void use_threads(int wanted) {
     pthread_rwlock_unlock(calls());
     if (set) return;
     pthread_rwlock_wrlock(calls()); // once no OpenCV call runs
+    // Released whatever happens: a throw left holding it would stop every OpenCV call for good.
+    struct Release {
+        ~Release() { pthread_rwlock_unlock(calls()); }
+    } release;
     if (threads_set != wanted) {
         cv::setNumThreads(wanted > 0 ? wanted : -1);
         threads_set = wanted;
     }
-    pthread_rwlock_unlock(calls());
 }
 } // namespace
 
@@ -49,4 +53,10 @@ OpenCVCall::OpenCVCall(int threads) {
 
 OpenCVCall::~OpenCVCall() { pthread_rwlock_unlock(calls()); }
 
-extern "C" void lk_opencv_use_threads(int threads) { use_threads(threads); }
+extern "C" void lk_opencv_use_threads(int threads) {
+    try {
+        use_threads(threads);
+    } catch (const std::exception &) {
+        // The count stays as it was; OpenCV's exception has nowhere to go through C.
+    }
+}

@@ -1,7 +1,8 @@
 // Unsharp masking of a luma plane, for the second looks at blurred codes: bars and modules a
 // camera smeared into each other get their edges back (the image plus twice its difference from
 // a Gaussian blur). Used on frames ZBar read nothing in, within the second pass's budget, and on
-// every still; cv::GaussianBlur runs on the calling thread for images of this size.
+// every still; also enlarged first, flattened first, or made black and white after (a symbol's
+// own place). OpenCV may run these in its threads: see OpenCVCall.hpp.
 #include "COpenCV.h"
 #include "OpenCVCall.hpp"
 

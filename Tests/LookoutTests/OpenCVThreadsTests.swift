@@ -43,24 +43,34 @@ struct OpenCVThreadsTests {
         let expected = (enlarged(), sharpened())
         #expect(expected.0 != nil && expected.1 != nil)
 
-        // Until both others are done, the count changes between OpenCV's default and one thread.
-        let differing = Mutex(0), working = Atomic(2), changes = Atomic(0)
-        DispatchQueue.concurrentPerform(iterations: 3) { job in
-            switch job {
-            case 0:
-                while working.load(ordering: .acquiring) > 0 {
-                    lk_opencv_use_threads(Int32(changes.add(1, ordering: .relaxed).newValue % 2))
-                }
-            case 1:
-                for _ in 0..<200 where enlarged() != expected.0 || sharpened() != expected.1 { differing.withLock { $0 += 1 } }
-                working.subtract(1, ordering: .releasing)
-            default:
-                for _ in 0..<20 where (try? detector.detect(image, region: region)).map(Set.init) != faces { differing.withLock { $0 += 1 } }
-                working.subtract(1, ordering: .releasing)
+        // Until both jobs are done, the count changes between OpenCV's default and one thread, on
+        // a thread of its own: the dispatch pool may run the jobs one after the other.
+        let progress = Progress()
+        let changerDone = DispatchSemaphore(value: 0)
+        Thread {
+            while progress.working.load(ordering: .acquiring) > 0 {
+                lk_opencv_use_threads(Int32(progress.changes.add(1, ordering: .relaxed).newValue % 2))
             }
+            changerDone.signal()
+        }.start()
+        let differing = Mutex(0)
+        DispatchQueue.concurrentPerform(iterations: 2) { job in
+            if job == 0 {
+                for _ in 0..<200 where enlarged() != expected.0 || sharpened() != expected.1 { differing.withLock { $0 += 1 } }
+            } else {
+                for _ in 0..<20 where (try? detector.detect(image, region: region)).map(Set.init) != faces { differing.withLock { $0 += 1 } }
+            }
+            progress.working.subtract(1, ordering: .releasing)
         }
+        changerDone.wait()
         lk_opencv_use_threads(0)
         #expect(differing.withLock { $0 } == 0)
-        #expect(changes.load(ordering: .relaxed) > 2)
+        #expect(progress.changes.load(ordering: .relaxed) > 2)
     }
+}
+
+/// The jobs still working, and the changes of count made meanwhile.
+private final class Progress: Sendable {
+    let working = Atomic(2)
+    let changes = Atomic(0)
 }

@@ -21,7 +21,8 @@ import Dispatch
 ///    their place as it is, and in copies of it, also turned upright; small or leaning symbols;
 ///    where nothing stands, flattened and deconvolved too, with ZBar vouching on the flattened copy.
 ///    Then QR, Aztec and DataMatrix symbols zxing-cpp found but could not decode, read again in
-///    their own place, enlarged and made black and white there (`UndecodedSymbolReader`). Then QR codes that lost one finder pattern to glare, a bright spot or a tear, read with it
+///    their own place, enlarged and made black and white there (`UndecodedSymbolReader`). Then
+///    QR codes that lost one finder pattern to glare, a bright spot or a tear, read with it
 ///    painted back where the two left say it was (`lk_zx_read_repaired`), within the budget; then
 ///    QR codes of small blurred modules where the picture looks like a matrix symbol, enlarged in
 ///    their place (`enlargedPlaces`): in pictures of any size; toned first when glare or
@@ -50,7 +51,8 @@ final class StillCodeReader {
     private(set) var secondPassReads = 0
     /// Images zxing-cpp read, and reads that failed.
     private(set) var zxingLooks = 0
-    var zxingFailures: Int { lanes.reduce(0) { sum, lane in sum + lane.withLock { $0.zxing.failures } } + (windows?.failures ?? 0) }
+    var zxingFailures: Int { lanes.reduce(0) { sum, lane in sum + lane.withLock { $0.zxing.failures } } + (windows?.failures ?? 0)
+        + (undecoded?.failures ?? 0) }
 
     /// - Parameters:
     ///   - zbar: the analysis's ZBar scanner (nil when no type ZBar reads is wanted).

@@ -14,6 +14,8 @@ final class UndecodedSymbolReader {
     private let scanner: ZXingScanner
     /// The black and white copy, kept from place to place.
     private var copy: [UInt8] = []
+    /// Searches and reads zxing-cpp failed (it threw: out of memory).
+    var failures: Int { scanner.failures }
 
     /// The margin round a symbol's box in its copy, a share of its longer side.
     static let margin = 0.15
@@ -34,7 +36,7 @@ final class UndecodedSymbolReader {
     /// Reads zxing-cpp's failures that the plane's `region` holds, but those whose centre lies in
     /// a code of `known`; nothing more once `deadline` has passed. Codes in the plane's pixels.
     func read(_ pixels: PixelBuffer, region: PlaneRegion, known: [ScannedCode], deadline: Int64) -> [ScannedCode] {
-        guard region.width >= 16, region.height >= 16 else { return [] }
+        guard region.width >= 16, region.height >= 16, MonotonicClock.nanoseconds() < deadline else { return [] }
         let origin = pixels.baseAddress.assumingMemoryBound(to: UInt8.self) + region.y * pixels.bytesPerRow + region.x
         let places = scanner.undecoded(plane: origin, width: region.width, height: region.height, bytesPerRow: pixels.bytesPerRow)
         let knownBoxes = known.map { Rect.enclosing($0.corners) }
@@ -66,7 +68,7 @@ final class UndecodedSymbolReader {
         let made = copy.withUnsafeMutableBufferPointer {
             lk_enlarge_threshold(start, Int32(width), Int32(height), Int32(pixels.bytesPerRow), Self.sigma, block, $0.baseAddress!)
         }
-        guard made == 0 else { return [] }
+        guard made == 0 else { return [] } // as every copy step: what cannot be copied is not read
         return copy.withUnsafeBytes { [scanner] in
             scanner.scan(plane: $0.baseAddress!, width: 2 * width, height: 2 * height, bytesPerRow: 2 * width, scale: 0.5,
                          effort: [.harder, .binary])
