@@ -25,11 +25,8 @@ pthread_rwlock_t *calls() {
 
 int threads_set = 0; // written with calls() held for writing; 0: OpenCV's default
 
+// With calls() not held.
 void use_threads(int wanted) {
-    pthread_rwlock_rdlock(calls());
-    bool set = threads_set == wanted;
-    pthread_rwlock_unlock(calls());
-    if (set) return;
     pthread_rwlock_wrlock(calls()); // once no OpenCV call runs
     // Released whatever happens: a throw left holding it would stop every OpenCV call for good.
     struct Release {
@@ -44,9 +41,13 @@ void use_threads(int wanted) {
 
 OpenCVCall::OpenCVCall() { pthread_rwlock_rdlock(calls()); }
 
-// Another thread may change the count between the two locks: the call then runs with that
-// count, which costs time, never safety.
+// The count as wanted (every face detection asks): one read lock when it is so already. Another
+// thread may change it again before this call's lock: the call then runs with that count, which
+// costs time, never safety.
 OpenCVCall::OpenCVCall(int threads) {
+    pthread_rwlock_rdlock(calls());
+    if (threads_set == threads) return;
+    pthread_rwlock_unlock(calls());
     use_threads(threads);
     pthread_rwlock_rdlock(calls());
 }
@@ -55,7 +56,7 @@ OpenCVCall::~OpenCVCall() { pthread_rwlock_unlock(calls()); }
 
 extern "C" void lk_opencv_use_threads(int threads) {
     try {
-        use_threads(threads);
+        OpenCVCall call(threads);
     } catch (const std::exception &) {
         // The count stays as it was; OpenCV's exception has nowhere to go through C.
     }

@@ -39,13 +39,16 @@ final class UndecodedSymbolReader {
         guard region.width >= 16, region.height >= 16, MonotonicClock.nanoseconds() < deadline else { return [] }
         let origin = pixels.baseAddress.assumingMemoryBound(to: UInt8.self) + region.y * pixels.bytesPerRow + region.x
         let places = scanner.undecoded(plane: origin, width: region.width, height: region.height, bytesPerRow: pixels.bytesPerRow)
-        let knownBoxes = known.map { Rect.enclosing($0.corners) }
+        // The boxes of codes read, before and here: a place inside one is read already.
+        var covered = known.map { Rect.enclosing($0.corners) }
         var codes = [ScannedCode]()
         for corners in places where MonotonicClock.nanoseconds() < deadline {
             let box = Rect.enclosing(corners)
             let centre = Point(x: Double(region.x) + box.midX, y: Double(region.y) + box.midY)
-            guard !(knownBoxes + codes.map { Rect.enclosing($0.corners) }).contains(where: { $0.contains(centre) }) else { continue }
-            codes += read(box, of: pixels, in: region)
+            guard !covered.contains(where: { $0.contains(centre) }) else { continue }
+            let read = read(box, of: pixels, in: region)
+            covered += read.map { Rect.enclosing($0.corners) }
+            codes += read
         }
         return codes
     }
