@@ -1,5 +1,6 @@
 // Finding a symbol's outline in a region and standing it square (see Rectify.hpp).
 #include "Rectify.hpp"
+#include "CZXing.h"
 #include "Upright.hpp"
 
 #include <algorithm>
@@ -178,13 +179,12 @@ bool symbol_outline(const unsigned char *origin, int width, int height, int stri
     return true;
 }
 
-bool rectify(const unsigned char *origin, int width, int height, int stride, const Quad &quad, float margin, int max_pixels,
-             std::vector<unsigned char> &out, Rectified &rectified) {
+bool plan_rectified(const Quad &quad, float margin, int max_pixels, Rectified &rectified) {
     float across = std::max(distance(quad.x[0], quad.y[0], quad.x[1], quad.y[1]), distance(quad.x[3], quad.y[3], quad.x[2], quad.y[2]));
     float down = std::max(distance(quad.x[0], quad.y[0], quad.x[3], quad.y[3]), distance(quad.x[1], quad.y[1], quad.x[2], quad.y[2]));
-    if (across < 16 || down < 16 || margin < 0 || margin >= 0.5f) return false;
-    int w = (int)std::ceil(across / (1 - 2 * margin)), h = (int)std::ceil(down / (1 - 2 * margin));
-    if ((long long)w * h > max_pixels) return false;
+    if (!(across >= 16 && down >= 16) || !(margin >= 0 && margin < 0.5f)) return false; // NaN too
+    double w = std::ceil(across / (1 - 2 * margin)), h = std::ceil(down / (1 - 2 * margin));
+    if (w * h > max_pixels) return false;
     // The copy's corners of the quad, and the homography from the copy to the region.
     const double dx[4] = {margin * w, (1 - margin) * w, (1 - margin) * w, margin * w};
     const double dy[4] = {margin * h, margin * h, (1 - margin) * h, (1 - margin) * h};
@@ -198,18 +198,44 @@ bool rectify(const unsigned char *origin, int width, int height, int stride, con
         b[2 * k + 1] = v;
     }
     if (!solve(a, b, rectified.h)) return false;
-    rectified.width = w;
-    rectified.height = h;
-    out.resize((size_t)w * h);
-    for (int y = 0; y < h; y++) {
-        unsigned char *to = out.data() + (size_t)y * w;
-        for (int x = 0; x < w; x++) {
+    rectified.width = (int)w;
+    rectified.height = (int)h;
+    return true;
+}
+
+void sample_rectified(const unsigned char *origin, int width, int height, int stride, const Rectified &rectified,
+                      unsigned char *out) {
+    for (int y = 0; y < rectified.height; y++) {
+        unsigned char *to = out + (size_t)y * rectified.width;
+        for (int x = 0; x < rectified.width; x++) {
             float sx, sy;
             rectified.source((float)x, (float)y, sx, sy);
             to[x] = sample_bilinear(origin, width, height, stride, sx, sy);
         }
     }
+}
+
+bool rectify(const unsigned char *origin, int width, int height, int stride, const Quad &quad, float margin, int max_pixels,
+             std::vector<unsigned char> &out, Rectified &rectified) {
+    if (!plan_rectified(quad, margin, max_pixels, rectified)) return false;
+    out.resize((size_t)rectified.width * rectified.height);
+    sample_rectified(origin, width, height, stride, rectified, out.data());
     return true;
 }
 
 } // namespace lookout
+
+extern "C" int lk_zx_rectify(const unsigned char *gray, int width, int height, int stride, const float *quad, float margin,
+                             unsigned char *out, int capacity, int *copy_width, int *copy_height, double *homography) {
+    if (!gray || !quad || !copy_width || !copy_height || !homography || width <= 0 || height <= 0 || stride < width) return -1;
+    lookout::Quad corners;
+    for (int k = 0; k < 4; k++) corners.x[k] = quad[2 * k], corners.y[k] = quad[2 * k + 1];
+    lookout::Rectified rectified;
+    if (!lookout::plan_rectified(corners, margin, 16 << 20, rectified)) return -1;
+    *copy_width = rectified.width;
+    *copy_height = rectified.height;
+    if (!out || (long long)rectified.width * rectified.height > capacity) return 1;
+    lookout::sample_rectified(gray, width, height, stride, rectified, out);
+    std::copy(rectified.h, rectified.h + 8, homography);
+    return 0;
+}

@@ -1,7 +1,8 @@
-// Matrix symbols zxing-cpp finds but cannot decode (see lk_zx_find_undecoded in CZXing.h): their
-// finders or bullseye and their format were read, so the place is the symbol's own, exactly;
-// only Reed-Solomon could not restore the data from the modules its threshold gave. The caller
-// reads that place again in a copy of its own.
+// Symbols zxing-cpp finds but cannot decode (see lk_zx_find_undecoded in CZXing.h): the finders
+// or bullseye and the format of a matrix symbol, or a PDF417's start and stop patterns and row
+// indicators, were read, so the place is the symbol's own, exactly; only Reed-Solomon could not
+// restore the data from the modules or codewords sampled. The caller reads that place again in a
+// copy of its own.
 #include "CZXing.h"
 
 #include <ZXing/ReadBarcode.h>
@@ -12,15 +13,17 @@
 
 namespace {
 
-// Not Micro QR, rMQR or an Aztec rune: their undecoded finds were parts of larger symbols or of
-// none (measured). A symbol not decoded is named by its family (QR Code, Aztec), or a variant.
-bool full_size(ZXing::BarcodeFormat format) {
+// The LK_ZX_ bit of a symbol not decoded, or 0 for Micro QR, rMQR, an Aztec rune and MicroPDF417:
+// their undecoded finds were parts of larger symbols or of none (measured; MicroPDF417 was not).
+// A symbol not decoded is named by its family (QR Code, Aztec), or a variant.
+int full_size_format(ZXing::BarcodeFormat format) {
     char variant = ZXing::VariantKey(format);
     switch (ZXing::SymbologyKey(format)) {
-    case 'Q': return variant != 'm' && variant != 'r';
-    case 'z': return variant != 'r';
-    case 'd': return true;
-    default: return false;
+    case 'Q': return variant != 'm' && variant != 'r' ? LK_ZX_QR : 0;
+    case 'z': return variant != 'r' ? LK_ZX_AZTEC : 0;
+    case 'd': return LK_ZX_DATAMATRIX;
+    case 'L': return variant != 'm' ? LK_ZX_PDF417 : 0;
+    default: return 0;
     }
 }
 
@@ -33,16 +36,18 @@ bool inside(float x, float y, const int *quad) {
 } // namespace
 
 extern "C" int lk_zx_find_undecoded(const unsigned char *gray, int width, int height, int stride, int formats,
-                                    int *quads, int capacity) {
+                                    int *quads, int *found_formats, int capacity) {
     using F = ZXing::BarcodeFormat;
     std::vector<F> chosen;
     if (formats & LK_ZX_QR) chosen.push_back(F::QRCode);
     if (formats & LK_ZX_AZTEC) chosen.push_back(F::Aztec);
     if (formats & LK_ZX_DATAMATRIX) chosen.push_back(F::DataMatrix);
-    if (!gray || width < 16 || height < 16 || stride < width || chosen.empty() || capacity <= 0) return 0;
+    if (formats & LK_ZX_PDF417) chosen.push_back(F::PDF417);
+    if (!gray || !quads || !found_formats || width < 16 || height < 16 || stride < width || chosen.empty() || capacity <= 0)
+        return 0;
     try {
-        // Matrix symbols read turned as they are, and a light symbol on dark ground is the
-        // inverted reads' (lk_zx_read): neither is searched for here, a third of the time.
+        // Matrix and PDF417 symbols read turned as they are, and a light symbol on dark ground
+        // is the inverted reads' (lk_zx_read): neither is searched for here, a third of the time.
         ZXing::ReaderOptions options;
         options.setFormats(ZXing::BarcodeFormats(std::move(chosen)))
             .setTryHarder(true)
@@ -54,7 +59,8 @@ extern "C" int lk_zx_find_undecoded(const unsigned char *gray, int width, int he
         ZXing::ImageView image(gray, width, height, ZXing::ImageFormat::Lum, stride);
         int count = 0;
         for (const auto &barcode : ZXing::ReadBarcodes(image, options)) {
-            if (barcode.isValid() || barcode.error().type() != ZXing::Error::Checksum || !full_size(barcode.format())) continue;
+            int format = full_size_format(barcode.format());
+            if (barcode.isValid() || barcode.error().type() != ZXing::Error::Checksum || format == 0) continue;
             const auto &position = barcode.position();
             float centre_x = 0, centre_y = 0;
             for (int i = 0; i < 4; i++) centre_x += position[i].x / 4.0f, centre_y += position[i].y / 4.0f;
@@ -62,6 +68,7 @@ extern "C" int lk_zx_find_undecoded(const unsigned char *gray, int width, int he
             bool seen = false;
             for (int k = 0; k < count && !seen; k++) seen = inside(centre_x, centre_y, quads + 8 * k);
             if (seen) continue;
+            found_formats[count] = format;
             int *quad = quads + 8 * count;
             for (int i = 0; i < 4; i++) {
                 quad[2 * i] = std::clamp(position[i].x, 0, width - 1);

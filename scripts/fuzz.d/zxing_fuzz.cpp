@@ -188,13 +188,34 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     // Symbols found but not decoded, as UndecodedSymbolReader asks; exactly the capacity stated.
     const int places = 1 + h[10] % 64;
-    std::vector<int> quads(8 * places);
-    int undecoded = lk_zx_find_undecoded(gray, width, height, stride, formats, quads.data(), places);
+    std::vector<int> quads(8 * places), kinds(places);
+    int undecoded = lk_zx_find_undecoded(gray, width, height, stride, formats, quads.data(), kinds.data(), places);
     if (undecoded < -1 || undecoded > places) broken("lk_zx_find_undecoded count", undecoded, places);
-    for (int i = 0; i < undecoded; i++)
+    for (int i = 0; i < undecoded; i++) {
+        const int known_kinds = LK_ZX_QR | LK_ZX_AZTEC | LK_ZX_DATAMATRIX | LK_ZX_PDF417;
+        if (!(kinds[i] & formats & known_kinds) || (kinds[i] & (kinds[i] - 1)))
+            broken("lk_zx_find_undecoded format", kinds[i], formats);
         for (int c = 0; c < 4; c++) {
             int x = quads[8 * i + 2 * c], y = quads[8 * i + 2 * c + 1];
             if (x < 0 || x >= width || y < 0 || y >= height) broken("lk_zx_find_undecoded corner outside the image", x, y);
         }
+        // Each place stood square, as UndecodedSymbolReader does a PDF417's: into exactly the
+        // bytes its size asks, every point of the copy mapped back near the image.
+        float quad[8];
+        for (int k = 0; k < 8; k++) quad[k] = (float)quads[8 * i + k];
+        int copy_width = 0, copy_height = 0;
+        double homography[8];
+        int planned = lk_zx_rectify(gray, width, height, stride, quad, 0.08f, nullptr, 0, &copy_width, &copy_height, homography);
+        if (planned == 1) {
+            if (copy_width <= 0 || copy_height <= 0 || (long long)copy_width * copy_height > (16 << 20))
+                broken("lk_zx_rectify size", copy_width, copy_height);
+            std::vector<unsigned char> copy((size_t)copy_width * copy_height);
+            int made = lk_zx_rectify(gray, width, height, stride, quad, 0.08f, copy.data(), (int)copy.size(), &copy_width,
+                                     &copy_height, homography);
+            if (made != 0) broken("lk_zx_rectify into the size it asked for", made, (int)copy.size());
+        } else if (planned != -1) {
+            broken("lk_zx_rectify without a buffer", planned, 0);
+        }
+    }
     return 0;
 }

@@ -83,14 +83,28 @@ int lk_zx_read_repaired(const unsigned char *gray, int width, int height, int st
                         const int *known, int known_count, int budget_ms,
                         lk_zx_code *out, int capacity, unsigned char *bytes, int bytes_capacity);
 
-// QR, Aztec and DataMatrix symbols (of `formats`) that zxing-cpp finds in the image but cannot
-// decode: their finders or bullseye and their format were read, but Reed-Solomon could not
-// restore the data. Writes up to `capacity` places, one a symbol however often it was found:
-// its four corners into `quads` (x and y each, top-left, top-right, bottom-right, bottom-left,
-// in the image's pixels). Returns the count, -1 when zxing-cpp failed (it threw: out of
-// memory). Thread-safe.
+// QR, Aztec, DataMatrix and PDF417 symbols (of `formats`) that zxing-cpp finds in the image but
+// cannot decode: a matrix symbol's finders or bullseye and its format, or a PDF417's start, stop
+// and row indicators, were read, but Reed-Solomon could not restore the data. Writes up to
+// `capacity` places, one a symbol however often it was found: its four corners into `quads` (x
+// and y each, top-left, top-right, bottom-right, bottom-left of the symbol as it reads, in the
+// image's pixels) and its LK_ZX_ bit into `found_formats`. Returns the count, -1 when zxing-cpp
+// failed (it threw: out of memory). Thread-safe.
 int lk_zx_find_undecoded(const unsigned char *gray, int width, int height, int stride, int formats,
-                         int *quads, int capacity);
+                         int *quads, int *found_formats, int capacity);
+
+// Writes a copy of the part of an 8-bit gray image inside `quad` (four corners, x and y each, in
+// the order lk_zx_find_undecoded gives them) re-sampled (bilinear) so that it stands as an
+// upright rectangle as long as its sides, with `margin` (0 to 0.5) of the copy's each side
+// around it; outside the image, its border pixels repeat. Into `out` (tightly packed) when the
+// copy fits `capacity` bytes. Writes its size into `copy_width` and `copy_height` and, into
+// `homography`, the first eight terms (the ninth is 1) mapping a point of the copy (x, y) back
+// into the image: ((h0 x + h1 y + h2) / w, (h3 x + h4 y + h5) / w), w = h6 x + h7 y + 1.
+// Returns 0; 1 when the copy needs more than `capacity` bytes (its size written, nothing else);
+// -1 when the quad is degenerate (a side under 16 pixels, no homography) or the copy would pass
+// 16 Mpx. Thread-safe.
+int lk_zx_rectify(const unsigned char *gray, int width, int height, int stride, const float *quad, float margin,
+                  unsigned char *out, int capacity, int *copy_width, int *copy_height, double *homography);
 
 // What lk_zx_locate looks for.
 enum {

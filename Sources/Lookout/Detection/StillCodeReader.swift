@@ -20,8 +20,9 @@ import Dispatch
 /// 4. EAN and UPC symbols where rows of bars are (`linearPlaces`), within the budget: read in
 ///    their place as it is, and in copies of it, also turned upright; small or leaning symbols;
 ///    where nothing stands, flattened and deconvolved too, with ZBar vouching on the flattened copy.
-///    Then QR, Aztec and DataMatrix symbols zxing-cpp found but could not decode, read again in
-///    their own place, enlarged and made black and white there (`UndecodedSymbolReader`). Then
+///    Then QR, Aztec, DataMatrix and PDF417 symbols zxing-cpp found but could not decode, read
+///    again in their own place: enlarged and made black and white there, a PDF417 stood square
+///    by its corners (`UndecodedSymbolReader`). Then
 ///    QR codes that lost one finder pattern to glare, a bright spot or a tear, read with it
 ///    painted back where the two left say it was (`lk_zx_read_repaired`), within the budget; then
 ///    QR codes of small blurred modules where the picture looks like a matrix symbol, enlarged in

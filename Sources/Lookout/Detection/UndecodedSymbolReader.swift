@@ -1,21 +1,31 @@
 import COpenCV
+import CZXing
 
-/// QR, Aztec and DataMatrix symbols that zxing-cpp finds in a still but cannot decode
+/// QR, Aztec, DataMatrix and PDF417 symbols that zxing-cpp finds in a still but cannot decode
 /// (`lk_zx_find_undecoded`), read again in their own place (`lookout scan`, within its budget).
 ///
-/// zxing-cpp read their finders or bullseye and their format, so the place is exactly the
-/// symbol's; only its threshold gave more wrong modules than Reed-Solomon restores: light
-/// falling unevenly across a small symbol (over-exposed, wrapped round a can). The place, with a
-/// margin, is enlarged twice (bicubic), sharpened, and made black and white against the mean of
-/// a quarter of the symbol's side around each pixel (`lk_enlarge_threshold`), then read as it is.
-/// Reads stand on their Reed-Solomon check, as every matrix read does. docs/accuracy.md has what
-/// it adds and costs.
+/// zxing-cpp read a matrix symbol's finders or bullseye and its format, or a PDF417's start and
+/// stop patterns and row indicators, so the place is exactly the symbol's; only Reed-Solomon
+/// could not restore what was sampled there.
+/// - A matrix symbol's threshold gave too many wrong modules: light falling unevenly across a
+///   small symbol (over-exposed, wrapped round a can). The place, with a margin, is enlarged
+///   twice (bicubic), sharpened, and made black and white against the mean of a quarter of the
+///   symbol's side around each pixel (`lk_enlarge_threshold`), then read as it is.
+/// - A PDF417 seen at a slant has rows that zxing-cpp's scan lines cross at an angle and
+///   codewords that shrink along them. The place is stood square by its four corners
+///   (`lk_zx_rectify`), with a margin for the quiet zone, and read with local thresholds, then one
+///   threshold for the copy.
+///
+/// Reads stand on their Reed-Solomon check, as every matrix and PDF417 read does.
+/// docs/accuracy.md has what it adds and costs.
 final class UndecodedSymbolReader {
     private let scanner: ZXingScanner
-    /// The black and white copy, kept from place to place.
+    /// PDF417 alone, for the squared copies; nil when PDF417 is not wanted.
+    private let rowsScanner: ZXingScanner?
+    /// The black and white or squared copy, kept from place to place.
     private var copy: [UInt8] = []
     /// Searches and reads zxing-cpp failed (it threw: out of memory).
-    var failures: Int { scanner.failures }
+    var failures: Int { scanner.failures + (rowsScanner?.failures ?? 0) }
 
     /// The margin round a symbol's box in its copy, a share of its longer side.
     static let margin = 0.15
@@ -25,12 +35,16 @@ final class UndecodedSymbolReader {
     static let shortestSide = 12.0
     /// The sharpening, in the enlarged copy's pixels.
     static let sigma = 2.0
+    /// The margin round a PDF417 stood square, a share of each side of its copy: a few modules
+    /// of quiet zone beside the start and stop patterns, and above and below the rows.
+    static let squaredMargin: Float = 0.08
 
-    /// Nil when no type it reads (QR, Aztec, DataMatrix) is wanted.
+    /// Nil when no type it reads (QR, Aztec, DataMatrix, PDF417) is wanted.
     init?(types: Set<MetadataObjectType>) {
-        let matrix = types.intersection([.qr, .aztec, .dataMatrix])
-        guard !matrix.isEmpty else { return nil }
-        scanner = ZXingScanner(types: matrix)
+        let read = types.intersection([.qr, .aztec, .dataMatrix, .pdf417])
+        guard !read.isEmpty else { return nil }
+        scanner = ZXingScanner(types: read)
+        rowsScanner = read.contains(.pdf417) ? ZXingScanner(types: [.pdf417]) : nil
     }
 
     /// Reads zxing-cpp's failures that the plane's `region` holds, but those whose centre lies in
@@ -42,11 +56,11 @@ final class UndecodedSymbolReader {
         // The boxes of codes read, before and here: a place inside one is read already.
         var covered = known.map { Rect.enclosing($0.corners) }
         var codes = [ScannedCode]()
-        for corners in places where MonotonicClock.nanoseconds() < deadline {
-            let box = Rect.enclosing(corners)
+        for place in places where MonotonicClock.nanoseconds() < deadline {
+            let box = Rect.enclosing(place.corners)
             let centre = Point(x: Double(region.x) + box.midX, y: Double(region.y) + box.midY)
             guard !covered.contains(where: { $0.contains(centre) }) else { continue }
-            let read = read(box, of: pixels, in: region)
+            let read = place.type == .pdf417 ? readSquared(place.corners, of: pixels, in: region) : read(box, of: pixels, in: region)
             covered += read.map { Rect.enclosing($0.corners) }
             codes += read
         }
@@ -76,5 +90,45 @@ final class UndecodedSymbolReader {
             scanner.scan(plane: $0.baseAddress!, width: 2 * width, height: 2 * height, bytesPerRow: 2 * width, scale: 0.5,
                          effort: [.harder, .binary])
         }.map { $0.offset(x: region.x + left, y: region.y + top) }
+    }
+
+    /// The codes read in a copy of the PDF417 symbol within `corners` (the region's pixels), stood
+    /// square; corners mapped back into the plane's pixels.
+    private func readSquared(_ corners: [Point], of pixels: PixelBuffer, in region: PlaneRegion) -> [ScannedCode] {
+        guard let rowsScanner, corners.count == 4 else { return [] }
+        let origin = pixels.baseAddress.assumingMemoryBound(to: UInt8.self) + region.y * pixels.bytesPerRow + region.x
+        let quad = corners.flatMap { [Float($0.x), Float($0.y)] }
+        var width: Int32 = 0, height: Int32 = 0
+        var homography = [Double](repeating: 0, count: 8)
+        var made = copy.withUnsafeMutableBufferPointer {
+            lk_zx_rectify(origin, Int32(region.width), Int32(region.height), Int32(pixels.bytesPerRow), quad, Self.squaredMargin,
+                          $0.baseAddress, Int32($0.count), &width, &height, &homography)
+        }
+        if made == 1 {
+            copy = [UInt8](repeating: 0, count: Int(width) * Int(height))
+            made = copy.withUnsafeMutableBufferPointer {
+                lk_zx_rectify(origin, Int32(region.width), Int32(region.height), Int32(pixels.bytesPerRow), quad, Self.squaredMargin,
+                              $0.baseAddress, Int32($0.count), &width, &height, &homography)
+            }
+        }
+        guard made == 0 else { return [] }
+        // Local thresholds first; one threshold for the copy where light fell evenly across it
+        // and the local averages lose thin bars (an over-exposed label).
+        var read = [ScannedCode]()
+        for effort: ZXingScanner.Effort in [[.harder], [.harder, .globalThreshold]] where read.isEmpty {
+            read = copy.withUnsafeBytes {
+                rowsScanner.scan(plane: $0.baseAddress!, width: Int(width), height: Int(height), bytesPerRow: Int(width), effort: effort)
+            }
+        }
+        let h = homography
+        return read.map { code in
+            var placed = code
+            placed.corners = code.corners.map { p in
+                let w = h[6] * p.x + h[7] * p.y + 1
+                return Point(x: Double(region.x) + (h[0] * p.x + h[1] * p.y + h[2]) / w,
+                             y: Double(region.y) + (h[3] * p.x + h[4] * p.y + h[5]) / w)
+            }
+            return placed
+        }
     }
 }

@@ -118,18 +118,35 @@ final class ZXingScanner {
         return codes(count: count, width: width, height: height, scale: 1)
     }
 
-    /// QR, Aztec and DataMatrix symbols of the wanted types that zxing-cpp finds in a plane but
-    /// cannot decode (`lk_zx_find_undecoded`): each one's corners, in the plane's pixels.
-    func undecoded(plane: UnsafeRawPointer, width: Int, height: Int, bytesPerRow: Int) -> [[Point]] {
-        let matrix = formats & Int32(LK_ZX_QR | LK_ZX_AZTEC | LK_ZX_DATAMATRIX)
-        guard matrix != 0, width > 0, height > 0 else { return [] }
+    /// A symbol zxing-cpp found but could not decode: its corners (top-left, top-right,
+    /// bottom-right, bottom-left as it reads) in the plane's pixels, and its type.
+    struct UndecodedSymbol {
+        var corners: [Point]
+        var type: MetadataObjectType
+    }
+
+    /// QR, Aztec, DataMatrix and PDF417 symbols of the wanted types that zxing-cpp finds in a
+    /// plane but cannot decode (`lk_zx_find_undecoded`).
+    func undecoded(plane: UnsafeRawPointer, width: Int, height: Int, bytesPerRow: Int) -> [UndecodedSymbol] {
+        let wanted = formats & Int32(LK_ZX_QR | LK_ZX_AZTEC | LK_ZX_DATAMATRIX | LK_ZX_PDF417)
+        guard wanted != 0, width > 0, height > 0 else { return [] }
         let capacity = 64
         var quads = [Int32](repeating: 0, count: 8 * capacity)
+        var kinds = [Int32](repeating: 0, count: capacity)
         let count = lk_zx_find_undecoded(plane.assumingMemoryBound(to: UInt8.self), Int32(width), Int32(height),
-                                         Int32(bytesPerRow), matrix, &quads, Int32(capacity))
+                                         Int32(bytesPerRow), wanted, &quads, &kinds, Int32(capacity))
         if count < 0 { failures += 1 }
-        return (0..<max(0, Int(count))).map { symbol in
-            (0..<4).map { Point(x: Double(quads[8 * symbol + 2 * $0]), y: Double(quads[8 * symbol + 2 * $0 + 1])) }
+        return (0..<max(0, Int(count))).compactMap { symbol in
+            let type: MetadataObjectType
+            switch kinds[symbol] {
+            case Int32(LK_ZX_QR): type = .qr
+            case Int32(LK_ZX_AZTEC): type = .aztec
+            case Int32(LK_ZX_DATAMATRIX): type = .dataMatrix
+            case Int32(LK_ZX_PDF417): type = .pdf417
+            default: return nil
+            }
+            let corners = (0..<4).map { Point(x: Double(quads[8 * symbol + 2 * $0]), y: Double(quads[8 * symbol + 2 * $0 + 1])) }
+            return UndecodedSymbol(corners: corners, type: type)
         }
     }
 
