@@ -34,6 +34,13 @@ struct Rectified {
     double h[8] = {}; // copy to region: the homography's first eight terms (the ninth is 1)
 };
 
+// The copy's size and homography for `quad`, as rectify makes them; false as rectify.
+bool plan_rectified(const Quad &quad, float margin, int max_pixels, Rectified &rectified);
+
+// The copy `rectified` plans, into `out` (tightly packed, its width by its height).
+void sample_rectified(const unsigned char *origin, int width, int height, int stride, const Rectified &rectified,
+                      unsigned char *out);
+
 // False when the quad is degenerate (no homography, or a side under 16 pixels) or the copy would
 // pass `max_pixels`.
 bool rectify(const unsigned char *origin, int width, int height, int stride, const Quad &quad,
