@@ -180,9 +180,12 @@ bool symbol_outline(const unsigned char *origin, int width, int height, int stri
 }
 
 bool plan_rectified(const Quad &quad, float margin, int max_pixels, Rectified &rectified) {
+    if (!std::isfinite(margin)) return false;
+    for (int k = 0; k < 4; k++)
+        if (!std::isfinite(quad.x[k]) || !std::isfinite(quad.y[k])) return false;
     float across = std::max(distance(quad.x[0], quad.y[0], quad.x[1], quad.y[1]), distance(quad.x[3], quad.y[3], quad.x[2], quad.y[2]));
     float down = std::max(distance(quad.x[0], quad.y[0], quad.x[3], quad.y[3]), distance(quad.x[1], quad.y[1], quad.x[2], quad.y[2]));
-    if (!(across >= 16 && down >= 16) || !(margin >= 0 && margin < 0.5f)) return false; // NaN too
+    if (across < 16 || down < 16 || margin < 0 || margin >= 0.5f) return false;
     double w = std::ceil(across / (1 - 2 * margin)), h = std::ceil(down / (1 - 2 * margin));
     if (w * h > max_pixels) return false;
     // The copy's corners of the quad, and the homography from the copy to the region.
@@ -232,6 +235,8 @@ extern "C" int lk_zx_rectify(const unsigned char *gray, int width, int height, i
     for (int k = 0; k < 4; k++) corners.x[k] = quad[2 * k], corners.y[k] = quad[2 * k + 1];
     lookout::Rectified rectified;
     if (!lookout::plan_rectified(corners, margin, 16 << 20, rectified)) return -1;
+    for (double term : rectified.h)
+        if (!std::isfinite(term)) return -1;
     *copy_width = rectified.width;
     *copy_height = rectified.height;
     if (!out || (long long)rectified.width * rectified.height > capacity) return 1;

@@ -41,8 +41,9 @@ bool plan_rectified(const Quad &quad, float margin, int max_pixels, Rectified &r
 void sample_rectified(const unsigned char *origin, int width, int height, int stride, const Rectified &rectified,
                       unsigned char *out);
 
-// False when the quad is degenerate (no homography, or a side under 16 pixels) or the copy would
-// pass `max_pixels`.
+// False when a corner or the margin is not finite, the margin is outside 0 to under 0.5, the
+// longer of each pair of opposite sides is under 16 pixels, there is no homography, or the copy
+// would pass `max_pixels`.
 bool rectify(const unsigned char *origin, int width, int height, int stride, const Quad &quad,
              float margin, int max_pixels, std::vector<unsigned char> &out, Rectified &rectified);
 

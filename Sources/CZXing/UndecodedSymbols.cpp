@@ -13,9 +13,10 @@
 
 namespace {
 
-// The LK_ZX_ bit of a symbol not decoded, or 0 for Micro QR, rMQR, an Aztec rune and MicroPDF417:
-// their undecoded finds were parts of larger symbols or of none (measured; MicroPDF417 was not).
-// A symbol not decoded is named by its family (QR Code, Aztec), or a variant.
+// The LK_ZX_ bit of a symbol not decoded, or 0 for Micro QR, rMQR and an Aztec rune, whose
+// undecoded finds were parts of larger symbols or of none (measured), and for MicroPDF417, which
+// was not measured (the PDF417 family searched includes its reader). A symbol not decoded is
+// named by its family (QR Code, Aztec), or a variant.
 int full_size_format(ZXing::BarcodeFormat format) {
     char variant = ZXing::VariantKey(format);
     switch (ZXing::SymbologyKey(format)) {
@@ -25,6 +26,21 @@ int full_size_format(ZXing::BarcodeFormat format) {
     case 'L': return variant != 'm' ? LK_ZX_PDF417 : 0;
     default: return 0;
     }
+}
+
+// Whether the corners make a strictly convex quadrilateral, turning one way all round: a failed
+// PDF417 that had only its start or only its stop pattern comes back with the other side's
+// corners at a default point (an image corner), which is no place to read or to set aside.
+bool convex(const ZXing::Position &position) {
+    int sign = 0;
+    for (int i = 0; i < 4; i++) {
+        const auto &a = position[i], &b = position[(i + 1) % 4], &c = position[(i + 2) % 4];
+        long long cross = (long long)(b.x - a.x) * (c.y - b.y) - (long long)(b.y - a.y) * (c.x - b.x);
+        int turn = cross > 0 ? 1 : cross < 0 ? -1 : 0;
+        if (turn == 0 || (sign != 0 && turn != sign)) return false;
+        sign = turn;
+    }
+    return true;
 }
 
 bool inside(float x, float y, const int *quad) {
@@ -46,8 +62,10 @@ extern "C" int lk_zx_find_undecoded(const unsigned char *gray, int width, int he
     if (!gray || !quads || !found_formats || width < 16 || height < 16 || stride < width || chosen.empty() || capacity <= 0)
         return 0;
     try {
-        // Matrix and PDF417 symbols read turned as they are, and a light symbol on dark ground
-        // is the inverted reads' (lk_zx_read): neither is searched for here, a third of the time.
+        // Matrix symbols read turned as they are, and a light symbol on dark ground is the
+        // inverted reads' (lk_zx_read): neither is searched for here, a third of the time.
+        // (zxing-cpp's PDF417 search looks both ways up whatever the options; its corners are
+        // the symbol's as it reads.)
         ZXing::ReaderOptions options;
         options.setFormats(ZXing::BarcodeFormats(std::move(chosen)))
             .setTryHarder(true)
@@ -62,6 +80,7 @@ extern "C" int lk_zx_find_undecoded(const unsigned char *gray, int width, int he
             int format = full_size_format(barcode.format());
             if (barcode.isValid() || barcode.error().type() != ZXing::Error::Checksum || format == 0) continue;
             const auto &position = barcode.position();
+            if (!convex(position)) continue;
             float centre_x = 0, centre_y = 0;
             for (int i = 0; i < 4; i++) centre_x += position[i].x / 4.0f, centre_y += position[i].y / 4.0f;
             // One place a symbol, however many ways it was found.

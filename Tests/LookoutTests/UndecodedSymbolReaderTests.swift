@@ -1,3 +1,4 @@
+import CZXing
 import Foundation
 @testable import Lookout
 import Testing
@@ -70,10 +71,14 @@ struct UndecodedSymbolReaderTests {
         #expect(places.map(\.type) == [.pdf417], "\(places)")
 
         let reader = try #require(UndecodedSymbolReader(types: [.pdf417, .qr]))
-        // The label's corners in the crop: (50, 52), (427, 103), (468, 185), (107, 125).
+        // The symbol's corners, in order, within a few pixels of the label's corners in the
+        // crop: (50, 52), (427, 103), (468, 185), (107, 125).
         func onTheLabel(_ codes: [ScannedCode]) -> Bool {
-            codes.allSatisfy { $0.type == .pdf417 && $0.corners.count == 4
-                && $0.corners.allSatisfy { $0.x >= 30 && $0.x <= 490 && $0.y >= 30 && $0.y <= 210 } }
+            let label = [Point(x: 50, y: 52), Point(x: 427, y: 103), Point(x: 468, y: 185), Point(x: 107, y: 125)]
+            return codes.allSatisfy { code in
+                code.type == .pdf417 && code.corners.count == 4
+                    && zip(code.corners, label).allSatisfy { abs($0.x - $1.x) <= 6 && abs($0.y - $1.y) <= 6 }
+            }
         }
         let codes = reader.read(image, region: whole, known: [], deadline: .max)
         #expect(codes.map { String(decoding: $0.payload, as: UTF8.self) } == [text])
@@ -82,7 +87,55 @@ struct UndecodedSymbolReaderTests {
         let inPart = reader.read(image, region: part, known: [], deadline: .max)
         #expect(inPart.map { String(decoding: $0.payload, as: UTF8.self) } == [text])
         #expect(onTheLabel(inPart), "\(inPart.map(\.corners))")
-        // Asked for matrix symbols only, it takes no PDF417 place.
-        #expect(try #require(UndecodedSymbolReader(types: [.qr, .dataMatrix])).read(image, region: whole, known: [], deadline: .max).isEmpty)
+        // Asked for matrix symbols only, zxing-cpp is not asked for PDF417 failures.
+        #expect(ZXingScanner(types: [.qr, .dataMatrix]).undecoded(plane: image.baseAddress, width: image.width, height: image.height,
+                                                                  bytesPerRow: image.bytesPerRow).isEmpty)
+    }
+
+    /// lk_zx_rectify's contract, as the reader uses it: the size alone first, then the copy into
+    /// exactly that many bytes, its homography taking the copy's corners of the quad back onto the
+    /// quad and each copied pixel from its place in the image; bad quads and margins give -1.
+    @Test func aQuadIsStoodSquareIntoTheSizeItAsksFor() {
+        let width = 100, height = 80
+        // Each pixel's value tells where it is: x + y.
+        let image = (0..<height).flatMap { y in (0..<width).map { x in UInt8(x + y) } }
+        let quad: [Float] = [10, 10, 90, 20, 85, 70, 15, 60]
+        let margin: Float = 0.1
+        var copyWidth: Int32 = 0, copyHeight: Int32 = 0
+        var homography = [Double](repeating: 7, count: 8)
+        #expect(lk_zx_rectify(image, Int32(width), Int32(height), Int32(width), quad, margin, nil, 0, &copyWidth, &copyHeight,
+                              &homography) == 1)
+        #expect(copyWidth >= 80 && copyHeight >= 50, "\(copyWidth) x \(copyHeight)")
+        #expect(homography == [Double](repeating: 7, count: 8), "the size alone writes no homography")
+        var copy = [UInt8](repeating: 0, count: Int(copyWidth * copyHeight) - 1)
+        #expect(lk_zx_rectify(image, Int32(width), Int32(height), Int32(width), quad, margin, &copy, Int32(copy.count),
+                              &copyWidth, &copyHeight, &homography) == 1)
+        copy.append(0)
+        #expect(lk_zx_rectify(image, Int32(width), Int32(height), Int32(width), quad, margin, &copy, Int32(copy.count),
+                              &copyWidth, &copyHeight, &homography) == 0)
+        let region = (x: 0, y: 0, width: width, height: height)
+        let inset = (x: Double(margin) * Double(copyWidth), y: Double(margin) * Double(copyHeight))
+        let copyCorners = [Point(x: inset.x, y: inset.y), Point(x: Double(copyWidth) - inset.x, y: inset.y),
+                           Point(x: Double(copyWidth) - inset.x, y: Double(copyHeight) - inset.y),
+                           Point(x: inset.x, y: Double(copyHeight) - inset.y)]
+        for (k, corner) in copyCorners.enumerated() {
+            let back = UndecodedSymbolReader.source(of: corner, through: homography, in: region)
+            #expect(back.map { abs($0.x - Double(quad[2 * k])) < 0.01 && abs($0.y - Double(quad[2 * k + 1])) < 0.01 } == true,
+                    "corner \(k): \(String(describing: back))")
+        }
+        for (x, y) in [(Int(inset.x), Int(inset.y)), (Int(copyWidth) / 2, Int(copyHeight) / 2), (Int(copyWidth) - 12, Int(copyHeight) - 9)] {
+            let at = UndecodedSymbolReader.source(of: Point(x: Double(x), y: Double(y)), through: homography, in: region)
+            let expected = at.map { $0.x + $0.y } ?? -100
+            #expect(abs(Double(copy[y * Int(copyWidth) + x]) - expected) <= 1.5, "copy (\(x), \(y)) from \(String(describing: at))")
+        }
+        // A side too short, a corner not finite, a margin of half the copy: no copy.
+        for (bad, badMargin): ([Float], Float) in [([10, 10, 20, 10, 20, 70, 10, 70], margin), ([10, 10, .nan, 20, 85, 70, 15, 60], margin),
+                                                   ([10, 10, .infinity, 20, 85, 70, 15, 60], margin), (quad, 0.5), (quad, -0.1)] {
+            #expect(lk_zx_rectify(image, Int32(width), Int32(height), Int32(width), bad, badMargin, &copy, Int32(copy.count),
+                                  &copyWidth, &copyHeight, &homography) == -1, "\(bad) \(badMargin)")
+        }
+        // A homography that sends a point to infinity gives no corner.
+        let horizon = [1, 0, 0, 0, 1, 0, -0.01, 0] as [Double]
+        #expect(UndecodedSymbolReader.source(of: Point(x: 100, y: 5), through: horizon, in: region) == nil)
     }
 }

@@ -27,6 +27,7 @@
 #include "CZXing.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -104,6 +105,37 @@ void check_codes(int count, int capacity, int formats, const std::vector<lk_zx_c
             broken("payload not packed within the buffer", c.offset, c.length);
         used += c.length;
         if (memchr(c.aim, 0, sizeof c.aim) == nullptr) broken("AIM identifier not NUL-ended", i, count);
+    }
+}
+
+// lk_zx_rectify as UndecodedSymbolReader calls it: the size first, then into exactly that many
+// bytes; a copy it makes has a finite homography, which takes the copy's corners of the quad back
+// to the quad's corners when `exact` (a convex quad of zxing-cpp's; any floats may be too
+// ill-conditioned for that).
+void rectify(const unsigned char *gray, int width, int height, int stride, const float *quad, float margin, bool exact) {
+    int copy_width = 0, copy_height = 0;
+    double homography[8];
+    int planned = lk_zx_rectify(gray, width, height, stride, quad, margin, nullptr, 0, &copy_width, &copy_height, homography);
+    if (planned == -1) return;
+    if (planned != 1) broken("lk_zx_rectify without a buffer", planned, 0);
+    if (copy_width <= 0 || copy_height <= 0 || (long long)copy_width * copy_height > (16 << 20))
+        broken("lk_zx_rectify size", copy_width, copy_height);
+    if (copy_width * copy_height > (4 << 20)) return; // a copy that large only costs time here
+    std::vector<unsigned char> copy((size_t)copy_width * copy_height);
+    int made = lk_zx_rectify(gray, width, height, stride, quad, margin, copy.data(), (int)copy.size(), &copy_width,
+                             &copy_height, homography);
+    if (made != 0) broken("lk_zx_rectify into the size it asked for", made, (int)copy.size());
+    const double xs[4] = {margin * copy_width, (1 - margin) * copy_width, (1 - margin) * copy_width, margin * copy_width};
+    const double ys[4] = {margin * copy_height, margin * copy_height, (1 - margin) * copy_height, (1 - margin) * copy_height};
+    for (double term : homography)
+        if (!std::isfinite(term)) broken("lk_zx_rectify homography not finite", made, 0);
+    for (int k = 0; k < 4 && exact; k++) {
+        const double *g = homography;
+        double w = g[6] * xs[k] + g[7] * ys[k] + 1;
+        double x = (g[0] * xs[k] + g[1] * ys[k] + g[2]) / w, y = (g[3] * xs[k] + g[4] * ys[k] + g[5]) / w;
+        double tolerance = 1e-3 * (1 + std::fabs(quad[2 * k]) + std::fabs(quad[2 * k + 1]));
+        if (!std::isfinite(x) || !std::isfinite(y) || std::fabs(x - quad[2 * k]) > tolerance || std::fabs(y - quad[2 * k + 1]) > tolerance)
+            broken("lk_zx_rectify homography misses a corner", k, made);
     }
 }
 
@@ -200,22 +232,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             if (x < 0 || x >= width || y < 0 || y >= height) broken("lk_zx_find_undecoded corner outside the image", x, y);
         }
         // Each place stood square, as UndecodedSymbolReader does a PDF417's: into exactly the
-        // bytes its size asks, every point of the copy mapped back near the image.
+        // bytes its size asks, with a finite homography that puts the copy's corners of the
+        // quad back on the quad's corners.
         float quad[8];
         for (int k = 0; k < 8; k++) quad[k] = (float)quads[8 * i + k];
-        int copy_width = 0, copy_height = 0;
-        double homography[8];
-        int planned = lk_zx_rectify(gray, width, height, stride, quad, 0.08f, nullptr, 0, &copy_width, &copy_height, homography);
-        if (planned == 1) {
-            if (copy_width <= 0 || copy_height <= 0 || (long long)copy_width * copy_height > (16 << 20))
-                broken("lk_zx_rectify size", copy_width, copy_height);
-            std::vector<unsigned char> copy((size_t)copy_width * copy_height);
-            int made = lk_zx_rectify(gray, width, height, stride, quad, 0.08f, copy.data(), (int)copy.size(), &copy_width,
-                                     &copy_height, homography);
-            if (made != 0) broken("lk_zx_rectify into the size it asked for", made, (int)copy.size());
-        } else if (planned != -1) {
-            broken("lk_zx_rectify without a buffer", planned, 0);
-        }
+        rectify(gray, width, height, stride, quad, 0.08f, true);
     }
+    // A quad of any floats (NaN, infinities, huge, degenerate) and any margin, from the header.
+    float wild[8], margin;
+    std::memcpy(wild, h + 16, sizeof wild);
+    std::memcpy(&margin, h + 48, sizeof margin);
+    rectify(gray, width, height, stride, wild, margin, false);
     return 0;
 }

@@ -95,14 +95,15 @@ int lk_zx_find_undecoded(const unsigned char *gray, int width, int height, int s
 
 // Writes a copy of the part of an 8-bit gray image inside `quad` (four corners, x and y each, in
 // the order lk_zx_find_undecoded gives them) re-sampled (bilinear) so that it stands as an
-// upright rectangle as long as its sides, with `margin` (0 to 0.5) of the copy's each side
+// upright rectangle as long as its sides, with `margin` (0 to under 0.5) of the copy's each side
 // around it; outside the image, its border pixels repeat. Into `out` (tightly packed) when the
 // copy fits `capacity` bytes. Writes its size into `copy_width` and `copy_height` and, into
 // `homography`, the first eight terms (the ninth is 1) mapping a point of the copy (x, y) back
 // into the image: ((h0 x + h1 y + h2) / w, (h3 x + h4 y + h5) / w), w = h6 x + h7 y + 1.
-// Returns 0; 1 when the copy needs more than `capacity` bytes (its size written, nothing else);
-// -1 when the quad is degenerate (a side under 16 pixels, no homography) or the copy would pass
-// 16 Mpx. Thread-safe.
+// Returns 0; 1 when `out` is NULL or the copy needs more than `capacity` bytes (its size written,
+// nothing else); -1 for bad arguments, a margin out of range, a corner not finite, a quad whose
+// longer side across and down is under 16 pixels, no homography, or a copy over 16 Mpx.
+// Thread-safe.
 int lk_zx_rectify(const unsigned char *gray, int width, int height, int stride, const float *quad, float margin,
                   unsigned char *out, int capacity, int *copy_width, int *copy_height, double *homography);
 

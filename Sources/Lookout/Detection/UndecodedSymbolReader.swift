@@ -38,6 +38,10 @@ final class UndecodedSymbolReader {
     /// The margin round a PDF417 stood square, a share of each side of its copy: a few modules
     /// of quiet zone beside the start and stop patterns, and above and below the rows.
     static let squaredMargin: Float = 0.08
+    /// PDF417 copies larger than this (pixels) are not made: two reads of one would take long
+    /// past the budget, and the copy is kept. A symbol of 17-pixel modules across a 4 Mpx
+    /// photograph fits.
+    static let squaredPixels = 2_000_000
 
     /// Nil when no type it reads (QR, Aztec, DataMatrix, PDF417) is wanted.
     init?(types: Set<MetadataObjectType>) {
@@ -105,6 +109,7 @@ final class UndecodedSymbolReader {
                           $0.baseAddress, Int32($0.count), &width, &height, &homography)
         }
         if made == 1 {
+            guard Int(width) * Int(height) <= Self.squaredPixels else { return [] }
             copy = [UInt8](repeating: 0, count: Int(width) * Int(height))
             made = copy.withUnsafeMutableBufferPointer {
                 lk_zx_rectify(origin, Int32(region.width), Int32(region.height), Int32(pixels.bytesPerRow), quad, Self.squaredMargin,
@@ -120,15 +125,29 @@ final class UndecodedSymbolReader {
                 rowsScanner.scan(plane: $0.baseAddress!, width: Int(width), height: Int(height), bytesPerRow: Int(width), effort: effort)
             }
         }
-        let h = homography
-        return read.map { code in
+        return read.compactMap { code in
             var placed = code
-            placed.corners = code.corners.map { p in
-                let w = h[6] * p.x + h[7] * p.y + 1
-                return Point(x: Double(region.x) + (h[0] * p.x + h[1] * p.y + h[2]) / w,
-                             y: Double(region.y) + (h[3] * p.x + h[4] * p.y + h[5]) / w)
+            placed.corners = []
+            for corner in code.corners {
+                guard let point = Self.source(of: corner, through: homography, in: region) else { return nil }
+                placed.corners.append(point)
             }
             return placed
         }
+    }
+
+    /// A point of a squared copy back in the plane's pixels, through the copy's `homography`;
+    /// nil where the homography sends it to infinity or outside the region (steep perspective
+    /// can put the horizon inside the copy's margin).
+    static func source(of point: Point, through h: [Double], in region: PlaneRegion) -> Point? {
+        let w = h[6] * point.x + h[7] * point.y + 1
+        guard w > 1e-6 else { return nil }
+        let x = (h[0] * point.x + h[1] * point.y + h[2]) / w, y = (h[3] * point.x + h[4] * point.y + h[5]) / w
+        // A corner may lie a little outside: the copy's margin repeats the region's border.
+        let slack = 0.1 * Double(max(region.width, region.height))
+        guard x.isFinite, y.isFinite, x >= -slack, y >= -slack, x <= Double(region.width) + slack,
+              y <= Double(region.height) + slack else { return nil }
+        return Point(x: Double(region.x) + min(max(0, x), Double(region.width)),
+                     y: Double(region.y) + min(max(0, y), Double(region.height)))
     }
 }
