@@ -28,14 +28,14 @@ int full_size_format(ZXing::BarcodeFormat format) {
     }
 }
 
-// Whether the corners make a strictly convex quadrilateral, turning one way all round: a failed
-// PDF417 that had only its start or only its stop pattern comes back with the other side's
+// Whether a quad (four corners, x and y each) is strictly convex, turning one way all round: a
+// failed PDF417 that had only its start or only its stop pattern comes back with the other side's
 // corners at a default point (an image corner), which is no place to read or to set aside.
-bool convex(const ZXing::Position &position) {
+bool convex(const int *quad) {
     int sign = 0;
     for (int i = 0; i < 4; i++) {
-        const auto &a = position[i], &b = position[(i + 1) % 4], &c = position[(i + 2) % 4];
-        long long cross = (long long)(b.x - a.x) * (c.y - b.y) - (long long)(b.y - a.y) * (c.x - b.x);
+        const int *a = quad + 2 * i, *b = quad + 2 * ((i + 1) % 4), *c = quad + 2 * ((i + 2) % 4);
+        long long cross = ((long long)b[0] - a[0]) * ((long long)c[1] - b[1]) - ((long long)b[1] - a[1]) * ((long long)c[0] - b[0]);
         int turn = cross > 0 ? 1 : cross < 0 ? -1 : 0;
         if (turn == 0 || (sign != 0 && turn != sign)) return false;
         sign = turn;
@@ -80,19 +80,20 @@ extern "C" int lk_zx_find_undecoded(const unsigned char *gray, int width, int he
             int format = full_size_format(barcode.format());
             if (barcode.isValid() || barcode.error().type() != ZXing::Error::Checksum || format == 0) continue;
             const auto &position = barcode.position();
-            if (!convex(position)) continue;
-            float centre_x = 0, centre_y = 0;
-            for (int i = 0; i < 4; i++) centre_x += position[i].x / 4.0f, centre_y += position[i].y / 4.0f;
-            // One place a symbol, however many ways it was found.
-            bool seen = false;
-            for (int k = 0; k < count && !seen; k++) seen = inside(centre_x, centre_y, quads + 8 * k);
-            if (seen) continue;
-            found_formats[count] = format;
+            // The corners within the image, then convex: clamping can put three in a line.
             int *quad = quads + 8 * count;
             for (int i = 0; i < 4; i++) {
                 quad[2 * i] = std::clamp(position[i].x, 0, width - 1);
                 quad[2 * i + 1] = std::clamp(position[i].y, 0, height - 1);
             }
+            if (!convex(quad)) continue;
+            float centre_x = 0, centre_y = 0;
+            for (int i = 0; i < 4; i++) centre_x += quad[2 * i] / 4.0f, centre_y += quad[2 * i + 1] / 4.0f;
+            // One place a symbol, however many ways it was found.
+            bool seen = false;
+            for (int k = 0; k < count && !seen; k++) seen = inside(centre_x, centre_y, quads + 8 * k);
+            if (seen) continue;
+            found_formats[count] = format;
             if (++count == capacity) break;
         }
         return count;

@@ -125,8 +125,8 @@ void rectify(const unsigned char *gray, int width, int height, int stride, const
     int made = lk_zx_rectify(gray, width, height, stride, quad, margin, copy.data(), (int)copy.size(), &copy_width,
                              &copy_height, homography);
     if (made != 0) broken("lk_zx_rectify into the size it asked for", made, (int)copy.size());
-    const double xs[4] = {margin * copy_width, (1 - margin) * copy_width, (1 - margin) * copy_width, margin * copy_width};
-    const double ys[4] = {margin * copy_height, margin * copy_height, (1 - margin) * copy_height, (1 - margin) * copy_height};
+    const double m = margin, xs[4] = {m * copy_width, (1 - m) * copy_width, (1 - m) * copy_width, m * copy_width};
+    const double ys[4] = {m * copy_height, m * copy_height, (1 - m) * copy_height, (1 - m) * copy_height};
     for (double term : homography)
         if (!std::isfinite(term)) broken("lk_zx_rectify homography not finite", made, 0);
     for (int k = 0; k < 4 && exact; k++) {
