@@ -201,6 +201,9 @@ bool plan_rectified(const Quad &quad, float margin, int max_pixels, Rectified &r
         b[2 * k + 1] = v;
     }
     if (!solve(a, b, rectified.h)) return false;
+    // A nearly singular system can solve to infinities: no copy to sample through them.
+    for (double term : rectified.h)
+        if (!std::isfinite(term)) return false;
     rectified.width = (int)w;
     rectified.height = (int)h;
     return true;
@@ -235,8 +238,6 @@ extern "C" int lk_zx_rectify(const unsigned char *gray, int width, int height, i
     for (int k = 0; k < 4; k++) corners.x[k] = quad[2 * k], corners.y[k] = quad[2 * k + 1];
     lookout::Rectified rectified;
     if (!lookout::plan_rectified(corners, margin, 16 << 20, rectified)) return -1;
-    for (double term : rectified.h)
-        if (!std::isfinite(term)) return -1;
     *copy_width = rectified.width;
     *copy_height = rectified.height;
     if (!out || (long long)rectified.width * rectified.height > capacity) return 1;

@@ -42,8 +42,8 @@ void sample_rectified(const unsigned char *origin, int width, int height, int st
                       unsigned char *out);
 
 // False when a corner or the margin is not finite, the margin is outside 0 to under 0.5, the
-// longer of each pair of opposite sides is under 16 pixels, there is no homography, or the copy
-// would pass `max_pixels`.
+// longer of each pair of opposite sides is under 16 pixels, there is no finite homography, or the
+// copy would pass `max_pixels`.
 bool rectify(const unsigned char *origin, int width, int height, int stride, const Quad &quad,
              float margin, int max_pixels, std::vector<unsigned char> &out, Rectified &rectified);
 

@@ -104,17 +104,18 @@ final class UndecodedSymbolReader {
         let quad = corners.flatMap { [Float($0.x), Float($0.y)] }
         var width: Int32 = 0, height: Int32 = 0
         var homography = [Double](repeating: 0, count: 8)
-        var made = copy.withUnsafeMutableBufferPointer {
-            lk_zx_rectify(origin, Int32(region.width), Int32(region.height), Int32(pixels.bytesPerRow), quad, Self.squaredMargin,
-                          $0.baseAddress, Int32($0.count), &width, &height, &homography)
-        }
-        if made == 1 {
-            guard Int(width) * Int(height) <= Self.squaredPixels else { return [] }
-            copy = [UInt8](repeating: 0, count: Int(width) * Int(height))
-            made = copy.withUnsafeMutableBufferPointer {
+        // Into the kept copy; 1 (its size written) when the copy needs more room.
+        func square() -> Int32 {
+            copy.withUnsafeMutableBufferPointer {
                 lk_zx_rectify(origin, Int32(region.width), Int32(region.height), Int32(pixels.bytesPerRow), quad, Self.squaredMargin,
                               $0.baseAddress, Int32($0.count), &width, &height, &homography)
             }
+        }
+        var made = square()
+        if made == 1 {
+            guard Int(width) * Int(height) <= Self.squaredPixels else { return [] }
+            copy = [UInt8](repeating: 0, count: Int(width) * Int(height))
+            made = square()
         }
         guard made == 0 else { return [] }
         // Local thresholds first; one threshold for the copy where light fell evenly across it
@@ -136,7 +137,8 @@ final class UndecodedSymbolReader {
         }
     }
 
-    /// A point of a squared copy back in the plane's pixels, through the copy's `homography`;
+    /// A point of a squared copy back in the plane's pixels, through the copy's `homography` (as
+    /// `lookout::Rectified::source` maps it in C++, here for the codes' corners);
     /// nil where the homography sends it to infinity or outside the region (steep perspective
     /// can put the horizon inside the copy's margin).
     static func source(of point: Point, through h: [Double], in region: PlaneRegion) -> Point? {
