@@ -1,5 +1,6 @@
 // libFuzzer target over zxing-cpp 3 in process: lk_zx_read, lk_zx_locate, lk_zx_find_undecoded and
-// (when QR is asked for) lk_zx_read_repaired (Sources/CZXing), called
+// (when QR is asked for) lk_zx_read_repaired (Sources/CZXing), and lk_ean13_from_profiles
+// (Sources/CPlanes) on the places of rows of bars and the header's regions, called
 // as Lookout calls them, on a gray image and a header of how to read it. scripts/fuzz builds it with
 // clang -fsanitize=fuzzer,address,undefined against the instrumented libZXing.a
 // (scripts/zxing-cpp fuzz); zxing_seeds.py writes seeds in this layout.
@@ -17,13 +18,16 @@
 //   8    how many of the header's regions (% 5)
 //   9    lk_zx_locate's cell (% 40: below 4 is refused)
 //   10   capacity in codes (0: 256, as Lookout); 11 payload bytes / 16 (0: 256 KiB, as Lookout)
-//   12   what lk_zx_locate looks for in mode 7 (& 1: LK_ZX_PLACES_MATRIX or _ROWS)
+//   12   what lk_zx_locate looks for in mode 7 (& 1: LK_ZX_PLACES_MATRIX or _ROWS); & 2: also
+//        lk_ean13_from_profiles on the first place of rows of bars (grown by a tenth, as a still's
+//        linear places are) and on the header's first region
 //   16   four regions of 9 bytes: x, y, width, height (i16 LE, may lie outside the image), then
 //        shrink: 0 -> 1, 1 -> 2, 2 -> -2, 3 -> 0, 4 -> 3, else 1
 // Every call's results are checked: counts within capacity, payloads packed in order within the
 // buffer, one LK_ZX_ bit per code, a NUL-ended AIM identifier, located and undecoded places inside
-// the image.
+// the image; an EAN-13 read from its bars' grey levels is 13 digits whose check digit holds.
 // LOOKOUT_ZXING_FUZZ_VERBOSE=1 prints each input's size, regions, codes read and times to stderr.
+#include "CPlanes.h"
 #include "CZXing.h"
 
 #include <algorithm>
@@ -139,7 +143,32 @@ void rectify(const unsigned char *gray, int width, int height, int stride, const
     }
 }
 
-} // namespace
+// lk_ean13_from_profiles on a place (any ints), as EAN13ProfileReader calls it: -1 for a place
+// outside the image, else each half's digits empty or 13 digits whose check digit holds, and
+// finite corners.
+void profiles(const uint8_t *gray, int width, int height, int stride, int x, int y, int place_width, int place_height) {
+    lk_ean13_band bands[2];
+    float corners[8];
+    int result = lk_ean13_from_profiles(gray, width, height, stride, x, y, place_width, place_height, bands, corners);
+    bool inside = x >= 0 && y >= 0 && place_width >= 16 && place_height >= 8 && x <= width - place_width && y <= height - place_height
+        && (double)place_width * place_height <= 4e6;
+    if (result < -1 || result > 1 || (!inside && result != -1)) broken("lk_ean13_from_profiles result", result, inside);
+    for (const lk_ean13_band &band : bands) {
+        size_t length = strnlen(band.digits, sizeof band.digits);
+        if (length == sizeof band.digits) broken("lk_ean13_from_profiles digits without a NUL", result, 0);
+        if (length == 0) continue;
+        if (result != 1 || length != 13) broken("lk_ean13_from_profiles digits", result, (long)length);
+        int sum = 0;
+        for (int i = 0; i < 13; i++) {
+            if (band.digits[i] < '0' || band.digits[i] > '9') broken("lk_ean13_from_profiles not a digit", i, band.digits[i]);
+            sum += (band.digits[i] - '0') * (i % 2 ? 3 : 1);
+        }
+        if (sum % 10) broken("lk_ean13_from_profiles check digit", sum, 0);
+    }
+    for (float c : corners) if (!std::isfinite(c)) broken("lk_ean13_from_profiles corner not finite", result, 0);
+}
+
+}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (size < header_size) return 0;
@@ -243,5 +272,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     std::memcpy(wild, h + 16, sizeof wild);
     std::memcpy(&margin, h + 48, sizeof margin);
     rectify(gray, width, height, stride, wild, margin, false);
+    if (h[12] & 2) {
+        std::vector<lk_zx_region> rows;
+        locate(gray, width, height, stride, std::max(6, shorter / 180), LK_ZX_PLACES_ROWS, 1, &rows);
+        for (const lk_zx_region &r : rows) {
+            if (r.shrink != 1) continue;
+            int dx = r.width / 10, dy = r.height / 10;
+            int left = std::max(0, r.x - dx), top = std::max(0, r.y - dy);
+            profiles(gray, width, height, stride, left, top, std::min(width, r.x + r.width + dx) - left,
+                     std::min(height, r.y + r.height + dy) - top);
+        }
+        if (!listed.empty()) profiles(gray, width, height, stride, listed[0].x, listed[0].y, listed[0].width, listed[0].height);
+    }
     return 0;
 }

@@ -92,6 +92,9 @@ def main():
         seed(f"{name}-still", width, rows, formats=kind, mode=STILL, flags=31)
         seed(f"{name}-global", width, rows, formats=kind, flags=15 | 32)
         seed(f"{name}-frame", width, rows, flags=11, formats=MATRIX, mode=FRAME)
+        # EAN-13 from its bars' grey levels: on the place of rows of bars, and on the middle half.
+        if kind == EAN13:
+            seed(f"{name}-profiles", width, rows, formats=kind, places=2, regions=[(width // 4, height // 4, width // 2, height // 2, 1)])
         # Regions partly outside the image, shrunk and grown, and a padded stride.
         seed(f"{name}-regions", width, rows, mode=WHOLE_AND_LISTED, pad=5, regions=[
             (-width // 4, -height // 4, width, height, 2), (width // 2, height // 2, width, height, -2),

@@ -67,14 +67,19 @@ extension StillCodeReader {
                 }
             }
             // When nothing stands yet: flattened (a light label on a dark can sets the rows'
-            // thresholds where its bars are lost) and deconvolved; what a copy read alone may then
-            // be vouched for by another, or by ZBar reading the flattened copy alike.
+            // thresholds where its bars are lost) and deconvolved, and then, when nothing stands
+            // still, an EAN-13 read from the bars' grey levels, each half of them a copy; what a
+            // copy read alone may then be vouched for by another, or by ZBar reading the flattened
+            // copy alike.
             if codes.isEmpty, !copies.joined().contains(where: { Self.vouching(for: $0, by: copies) == .twice }) {
                 copies.append(lane.readCopy(.flattened, of: pixels, region: place)
                     .joined().filter { Self.vouchedInCopies.contains($0.type) })
                 let small = max(place.width, place.height) <= Self.enlargedDeconvolutionSide
                 copies += Self.deconvolutions.filter { !$0.enlarged || small }.map {
                     lane.readDeconvolved(pixels, region: place, sigma: $0.sigma, noise: $0.noise, enlarged: $0.enlarged)
+                }
+                if !copies.joined().contains(where: { isNew($0) && Self.vouching(for: $0, by: copies) == .twice }) {
+                    copies += EAN13ProfileReader.halves(in: pixels, region: place, wanted: types)
                 }
                 if let placeZBar, copies.joined().contains(where: { isNew($0) && Self.vouching(for: $0, by: copies) == .once }) {
                     copies.append(lane.readFlattened(by: placeZBar, of: pixels, region: place))

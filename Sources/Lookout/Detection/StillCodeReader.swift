@@ -19,7 +19,8 @@ import Dispatch
 /// on two processors they run in two lanes (`Look`, `sideBySide`), the same reads in less time;
 /// 4. EAN and UPC symbols where rows of bars are (`linearPlaces`), within the budget: read in
 ///    their place as it is, and in copies of it, also turned upright; small or leaning symbols;
-///    where nothing stands, flattened and deconvolved too, with ZBar vouching on the flattened copy.
+///    where nothing stands, flattened and deconvolved too, and an EAN-13 read from its bars' grey
+///    levels in two halves (`EAN13ProfileReader`), with ZBar vouching on the flattened copy.
 ///    Then QR, Aztec, DataMatrix and PDF417 symbols zxing-cpp found but could not decode, read
 ///    again in their own place: enlarged and made black and white there, a PDF417 stood square
 ///    by its corners (`UndecodedSymbolReader`). Then

@@ -179,14 +179,21 @@ final class ZXingScanner {
         case Int32(LK_ZX_QR): return .qr
         case Int32(LK_ZX_EAN13), Int32(LK_ZX_UPCA):
             if format == Int32(LK_ZX_UPCA), payload.count == 12 { payload.insert(zero, at: 0) }
-            if types.contains(.upcA), payload.count == 13, payload.first == zero {
-                payload.removeFirst()
-                return .upcA
-            }
-            if types.contains(.ean13) { return .ean13 }
-            return types.contains(.isbn13) ? .isbn13 : (types.contains(.isbn10) ? .isbn10 : nil)
+            return Self.type(ofEAN13: &payload, wanted: types)
         default:
             return types.first { Self.format(of: $0) == format }
         }
+    }
+
+    /// The wanted type an EAN-13 symbol (13 digits) is reported as: UPC-A (its 12 digits) when it
+    /// starts with 0 and UPC-A is asked for, else EAN-13, else ISBN as asked; nil when none is.
+    static func type(ofEAN13 payload: inout [UInt8], wanted types: Set<MetadataObjectType>) -> MetadataObjectType? {
+        let zero = UInt8(ascii: "0")
+        if types.contains(.upcA), payload.count == 13, payload.first == zero {
+            payload.removeFirst()
+            return .upcA
+        }
+        if types.contains(.ean13) { return .ean13 }
+        return types.contains(.isbn13) ? .isbn13 : (types.contains(.isbn10) ? .isbn10 : nil)
     }
 }

@@ -1,0 +1,104 @@
+import CPlanes
+import Foundation
+import Testing
+@testable import Lookout
+
+/// EAN-13 symbols read from the grey levels of their bars (`EAN13ProfileReader`,
+/// `lk_ean13_from_profiles`): bars blurred past what a threshold tells apart.
+@Suite("EAN-13 from its bars' grey levels")
+struct EAN13ProfileReaderTests {
+    static let outOfFocusText = "7612345678900"
+
+    /// An EAN-13 of 3.2 px modules out of focus by 0.8 of a module, upside down
+    /// (Tests/Fixtures/ean13-out-of-focus.png): no first look reads it, nor does any copy of its
+    /// place or rung of the deconvolution ladder vouch for it; both halves of its bars read it
+    /// alike from their grey levels, so `scan` reports it, once, with its corners in reading order.
+    @Test func anOutOfFocusSymbolIsReadFromItsBarsGreyLevels() throws {
+        let (image, whole, reader) = try LinearPlacesTests.unreadByFirstLooks("ean13-out-of-focus.png", types: [.ean13])
+        let place = try LinearPlacesTests.densestPlace(in: image)
+        let (copies, rungs) = reader.lanes[0].withLock { lane in
+            (LinearPlacesTests.copyTexts(&lane, image: image, place: place),
+             StillCodeReader.deconvolutions.map {
+                 lane.readDeconvolved(image, region: place, sigma: $0.sigma, noise: $0.noise, enlarged: $0.enlarged)
+                     .map { String(decoding: $0.payload, as: UTF8.self) }
+             })
+        }
+        #expect((copies + rungs).filter { $0.contains(Self.outOfFocusText) }.count < 2,
+                "copies or rungs vouch for the symbol: the test no longer tests its grey levels \(copies) \(rungs)")
+
+        let halves = EAN13ProfileReader.halves(in: image, region: place, wanted: [.ean13])
+        #expect(halves.map { $0.map { String(decoding: $0.payload, as: UTF8.self) } } == [[Self.outOfFocusText], [Self.outOfFocusText]])
+        #expect(halves.joined().allSatisfy { $0.type == .ean13 && $0.decoder == .lookout })
+
+        let codes = reader.read(image, region: whole, budget: 600_000, planeIsHalfSize: false)
+        #expect(codes.map { String(decoding: $0.payload, as: UTF8.self) } == [Self.outOfFocusText])
+        #expect(codes.allSatisfy { !$0.needsConfirmation })
+        // Upside down, the symbol starts at the right: its first corners lie right of its last.
+        // The bars lie about (150..480, 140..340) of the picture.
+        let corners = try #require(codes.first?.corners)
+        #expect(corners.count == 4 && corners[0].x > corners[3].x + 200 && corners[1].x > corners[2].x + 200, "\(corners)")
+        #expect(corners.allSatisfy { $0.x > 130 && $0.x < 500 && $0.y > 120 && $0.y < 360 }, "\(corners)")
+
+        let objects = try jsonObjects(try lookout(["scan", "--types", "ean13", Fixtures.path("ean13-out-of-focus.png")]))
+        #expect(objects.map { $0["value"] as? String } == [Self.outOfFocusText])
+        #expect(objects.first?["decoder"] as? String == "lookout")
+        #expect(objects.first?["aim_id"] as? String == "]E0")
+    }
+
+    /// Stripes of one width and random bars between quiet zones are matched to some symbol, but
+    /// the model explains too little of them for either half to give digits; a flat plane shows no
+    /// bars at all; and bad arguments are refused with the bands emptied.
+    @Test func stripesRandomBarsAndBadArgumentsGiveNoDigits() {
+        let (width, height) = (400, 200)
+        var stripes = [UInt8](repeating: 200, count: width * height)
+        var random = stripes
+        // Bars and spaces of 2 to 8 px in an irregular order, alternately dark and light.
+        let runs = [2, 5, 3, 8, 4, 2, 6, 3, 7, 2, 4, 5, 3, 6, 2, 8, 5, 3, 2, 7]
+        var (x, index) = (100, 0)
+        while x < 300 {
+            let end = min(300, x + runs[index % runs.count])
+            if index % 2 == 0 { for column in x..<end { for row in 40..<160 { random[row * width + column] = 40 } } }
+            (x, index) = (end, index + 1)
+        }
+        for column in 100..<300 where (column / 3) % 2 == 0 { for row in 40..<160 { stripes[row * width + column] = 40 } }
+        let flat = [UInt8](repeating: 128, count: width * height)
+        for (name, plane, matched) in [("stripes", stripes, Int32(1)), ("random bars", random, 1), ("flat", flat, 0)] {
+            let (result, bands) = Self.read(plane, width: width, height: height, place: (150, 60, 100, 80))
+            #expect(result == matched, "\(name)")
+            #expect(bands.allSatisfy { $0.isEmpty }, "\(name): \(bands)")
+        }
+        // A place outside the plane, too small, a short stride or no plane: refused.
+        for place in [(350, 60, 100, 80), (150, 60, 8, 80), (-1, 60, 100, 80), (150, 190, 100, 20)] {
+            #expect(Self.read(flat, width: width, height: height, place: place).result == -1, "\(place)")
+        }
+        #expect(Self.read(flat, width: width, height: height, stride: width - 1, place: (150, 60, 100, 80)).result == -1)
+        var bands = [lk_ean13_band](repeating: lk_ean13_band(), count: 2), corners = [Float](repeating: 1, count: 8)
+        #expect(lk_ean13_from_profiles(nil, 400, 200, 400, 150, 60, 100, 80, &bands, &corners) == -1)
+        #expect(corners.allSatisfy { $0 == 0 })
+    }
+
+    /// The type an EAN-13 is reported as: UPC-A without its leading 0 when asked for, else EAN-13,
+    /// else ISBN as asked, else nothing.
+    @Test func anEAN13IsReportedAsTheTypeAskedFor() {
+        func reported(_ text: String, _ types: Set<MetadataObjectType>) -> (MetadataObjectType?, String) {
+            var payload = Array(text.utf8)
+            let type = ZXingScanner.type(ofEAN13: &payload, wanted: types)
+            return (type, String(decoding: payload, as: UTF8.self))
+        }
+        #expect(reported("0012345678905", [.upcA, .ean13]) == (.upcA, "012345678905"))
+        #expect(reported("0012345678905", [.ean13]) == (.ean13, "0012345678905"))
+        #expect(reported("7612345678900", [.upcA, .ean13]) == (.ean13, "7612345678900"))
+        #expect(reported("9780306406157", [.isbn13]) == (.isbn13, "9780306406157"))
+        #expect(reported("7612345678900", [.ean8]) == (nil, "7612345678900"))
+    }
+
+    static func read(_ plane: [UInt8], width: Int, height: Int, stride: Int? = nil,
+                     place: (Int, Int, Int, Int)) -> (result: Int32, bands: [String]) {
+        var bands = [lk_ean13_band](repeating: lk_ean13_band(), count: 2), corners = [Float](repeating: 0, count: 8)
+        let result = plane.withUnsafeBufferPointer {
+            lk_ean13_from_profiles($0.baseAddress, Int32(width), Int32(height), Int32(stride ?? width), Int32(place.0), Int32(place.1),
+                                   Int32(place.2), Int32(place.3), &bands, &corners)
+        }
+        return (result, bands.map { band in withUnsafeBytes(of: band.digits) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) } })
+    }
+}
