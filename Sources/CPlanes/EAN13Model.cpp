@@ -61,11 +61,10 @@ void symbolModules(const char *digits, unsigned char *out) {
     }
 }
 
-// The squared residual over samples [t0, t1) of every pair of patterns of the digits either
-// side (`a` of digit ka, `b` of digit kb; 0 for a guard and quiet zone only).
-// Samples lie at t = n / 2 + 1/4 (segments start at a digit's centre, k + 1/2, or at -4 and 99),
-// so t - m for a module m takes a few values only: key 2 (t - m) - 1/2, from -10 to 9 for the
-// modules within 4 of a sample.
+// Samples lie at t = n / 2 + 1/4 (a segment starts at -4 or at a digit's centre, k + 1/2, and
+// samples are half a module apart), so t - m for a module m within 4 of a sample takes a few
+// values only: key 2 (t - m) - 1/2, from -8 to 9.
+static_assert(perModule == 2, "Responses keys samples half a module apart");
 struct Responses {
     double values[20];
     explicit Responses(const Hypothesis &h) {
@@ -74,26 +73,29 @@ struct Responses {
     double at(double t, int m) const { return values[(int)std::lround(2 * (t - m) - 0.5) + 10]; }
 };
 
+// The squared residual over samples [t0, t1) of every pair of patterns of the digits either
+// side (`a` of digit ka, `b` of digit kb; 0 for a guard and quiet zone only).
 void segmentErrors(const std::vector<float> &p, const Hypothesis &h, const Responses &responses, double t0, double t1, int ka, int kb,
                    double *errors) {
     double r[32], ca[20][32], cb[20][32];
     int n = std::min(32, (int)std::lround((t1 - t0) * perModule));
     int na = ka == 0 ? 1 : ka <= 6 ? 20 : 10, nb = kb == 0 ? 1 : kb <= 6 ? 20 : 10;
-    int setA = ka > 6 ? 20 : 0, setB = kb > 6 ? 20 : 0;
+    int offsetA = ka > 6 ? 20 : 0, offsetB = kb > 6 ? 20 : 0;
     for (int j = 0; j < n; j++) {
         double t = t0 + (j + 0.5) / perModule, x = h.x0 + t * h.width;
         r[j] = sample(p, x) - (h.light + h.slope * x);
         for (int q = 0; q < 20; q++) ca[q][j] = cb[q][j] = 0;
-        // Modules beyond four of t respond by under 1e-4 at a sigma of a module.
+        // Modules beyond four of t respond by under 1e-4 of the contrast at a blur of a module
+        // (and 4e-3 at the 1.2 a read may have).
         for (int m = (int)std::floor(t) - 4; m <= (int)std::floor(t) + 4; m++) {
             if (m < 0 || m >= modules) continue;
             double k = responses.at(t, m);
             if (guardDark(m)) r[j] -= k;
             if (ka && m >= start(ka) && m < start(ka) + 7) {
-                for (int q = 0; q < na; q++) ca[q][j] += patterns.bits[setA + q][m - start(ka)] * k;
+                for (int q = 0; q < na; q++) ca[q][j] += patterns.bits[offsetA + q][m - start(ka)] * k;
             }
             if (kb && m >= start(kb) && m < start(kb) + 7) {
-                for (int q = 0; q < nb; q++) cb[q][j] += patterns.bits[setB + q][m - start(kb)] * k;
+                for (int q = 0; q < nb; q++) cb[q][j] += patterns.bits[offsetB + q][m - start(kb)] * k;
             }
         }
     }
@@ -191,7 +193,7 @@ Read decode(const std::vector<float> &p, const Hypothesis &h, bool exact) {
     segmentErrors(p, h, responses, centre[12], modules + 4, 12, 0, errors[12]);
     if (!exact) {
         // The best cost over every pattern of every digit, parities and check digit aside: a
-        // bound from below, ten to fifty times cheaper, that ranks hypotheses as well.
+        // bound from below that ranks hypotheses as well, at a fraction of the exact programme.
         double cost[20], next[20];
         for (int q = 0; q < 20; q++) cost[q] = errors[0][q];
         for (int k = 2; k <= 12; k++) {
@@ -257,8 +259,7 @@ Read refine(const std::vector<float> &profile, const Hypothesis &at) {
         current.explained = explained;
         current.at = fitted;
         if (round == 2) break;
-        // The neighbours ranked by the bound (an exact decode costs five times as much), the best
-        // then decoded exactly.
+        // The neighbours ranked by the bound, the best then decoded exactly.
         Hypothesis chosen = fitted;
         double least = decode(p, fitted, false).cost;
         for (double ds : {-0.1, 0.0, 0.1}) {

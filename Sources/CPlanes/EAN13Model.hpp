@@ -31,7 +31,7 @@ Read decode(const std::vector<float> &profile, const Hypothesis &at, bool exact 
 Read search(const std::vector<float> &profile, int lo, int hi, double light, double dark);
 
 // The best symbol near `at`, its grey levels fitted: a half of the rows read with the model the
-// whole band found (reversed as that was).
+// whole band found (the caller reverses the half as the whole band's read was).
 Read refine(const std::vector<float> &profile, const Hypothesis &at);
 
 }  // namespace lookout::ean13

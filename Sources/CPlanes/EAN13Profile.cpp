@@ -127,7 +127,6 @@ std::vector<double> smoothed(const std::vector<double> &values, int radius) {
     return out;
 }
 
-// The mean of rows [first, last) at each column; columns missing in a fifth of the rows are NaN.
 // The mean of rows [first, middle), of [middle, last) and of both at each column, in one pass;
 // a column missing in a fifth of a band's rows is NaN there.
 void profiles(const Turned &t, int first, int middle, int last, std::vector<float> bands[3]) {
@@ -212,7 +211,7 @@ extern "C" int lk_ean13_from_profiles(const unsigned char *gray, int width, int 
     double ax, ay;
     if (!across(gray + (size_t)y * stride + x, placeWidth, placeHeight, stride, &ax, &ay)) return 0;
     const int place[4] = {x, y, placeWidth, placeHeight};
-    // Twice the place's longer side either way, within 16 million samples in all (64 MB).
+    // Twice the place's longer side either way, within 16 million samples in all (the work bounded).
     double diagonal = std::hypot(placeWidth, placeHeight);
     double reach = std::clamp((16e6 / diagonal - diagonal) / 2, 0.0, 2.0 * std::max(placeWidth, placeHeight)), placeU;
     Turned t = turn(gray, width, height, stride, place, ax, ay, reach, &placeU);
@@ -258,7 +257,10 @@ extern "C" int lk_ean13_from_profiles(const unsigned char *gray, int width, int 
         if (best.reversed) std::reverse(halves[i].begin(), halves[i].end());
         Read half = lookout::ean13::refine(halves[i], best.at);
         if (half.digits[0] == 0) continue;
-        if (half.explained >= leastExplained && half.at.sigma <= mostBlur) std::memcpy(bands[i].digits, half.digits, sizeof bands[i].digits);
+        // Dark bars on light, explained, not blurred past the model, and the whole middle's digits.
+        bool stands = half.at.contrast < 0 && half.explained >= leastExplained && half.at.sigma <= mostBlur
+            && std::strcmp(half.digits, best.digits) == 0;
+        if (stands) std::memcpy(bands[i].digits, half.digits, sizeof bands[i].digits);
         bands[i].fit = (float)half.fit;
         bands[i].explained = (float)half.explained;
         bands[i].sigma = (float)half.at.sigma;

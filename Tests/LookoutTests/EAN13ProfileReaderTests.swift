@@ -39,10 +39,23 @@ struct EAN13ProfileReaderTests {
         #expect(corners.count == 4 && corners[0].x > corners[3].x + 200 && corners[1].x > corners[2].x + 200, "\(corners)")
         #expect(corners.allSatisfy { $0.x > 130 && $0.x < 500 && $0.y > 120 && $0.y < 360 }, "\(corners)")
 
-        let objects = try jsonObjects(try lookout(["scan", "--types", "ean13", Fixtures.path("ean13-out-of-focus.png")]))
+        // A budget no loaded machine runs out of.
+        let objects = try jsonObjects(try lookout(["scan", "--types", "ean13", "--code-budget", "60000",
+                                                   Fixtures.path("ean13-out-of-focus.png")]))
         #expect(objects.map { $0["value"] as? String } == [Self.outOfFocusText])
         #expect(objects.first?["decoder"] as? String == "lookout")
         #expect(objects.first?["aim_id"] as? String == "]E0")
+    }
+
+    /// The symbol the right way up, of another first digit (Tests/Fixtures/ean13-defocused.png,
+    /// "5...", turned by 8 degrees): both halves read it, its first corners at the left.
+    @Test func aSymbolTheRightWayUpIsReadFromItsStart() throws {
+        let image = try StillImage.load(path: Fixtures.path("ean13-defocused.png"))
+        let place = try LinearPlacesTests.densestPlace(in: image)
+        let halves = EAN13ProfileReader.halves(in: image, region: place, wanted: [.ean13, .upcA])
+        #expect(halves.map { $0.map { String(decoding: $0.payload, as: UTF8.self) } } == [["5852188715482"], ["5852188715482"]])
+        let corners = try #require(halves.first?.first?.corners)
+        #expect(corners[3].x > corners[0].x + 200 && corners[2].x > corners[1].x + 200, "\(corners)")
     }
 
     /// Stripes of one width and random bars between quiet zones are matched to some symbol, but

@@ -17,10 +17,10 @@ void lk_half_scale(const unsigned char *gray, int width, int height, int stride,
 // large that the turned samples would pass 16 million; places of over 4 Mpx are refused). The
 // rows across the bars are averaged into a profile, and the symbol whose blurred modules best
 // explain it is found (position, module width, blur and grey levels searched; the check digit
-// holding). The middle of
-// the bars is then read in two halves, each on its own with the model the whole middle gave:
-// `bands` gets each half's digits when its model explains at least 85 % of the symbol's grey-level
-// variance with a blur of at most 1.2 modules, and its measures either way. `corners` gets the
+// holding). The middle of the bars is then read in two halves, each on its own with the model
+// the whole middle gave: `bands` gets each half's digits when they are the whole middle's, its
+// bars are dark on light, and its model explains at least 85 % of the symbol's grey-level
+// variance with a blur of at most 1.2 modules; and its measures either way. `corners` gets the
 // symbol's corners in the plane's pixels, in reading order: where it starts, top then bottom,
 // then where it ends. Returns 1 when a symbol was matched (its halves given or not), 0 when the
 // place shows no bars between quiet zones, -1 for bad arguments.
