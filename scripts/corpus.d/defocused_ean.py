@@ -9,26 +9,18 @@ read, the wrong texts and every miss. Needs zint, and numpy, PIL and zxingcpp: r
 .cache/accuracy-venv/bin/python (scripts/accuracy makes that environment).
 
 Usage: scripts/corpus.d/defocused_ean.py [--lookout PATH] [--out DIR] [-- scan options]"""
-import argparse, json, os, random, subprocess, sys
+import os, random, sys
 import numpy as np
-import zxingcpp
 from PIL import Image, ImageFilter
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ean_sets
 
-parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-parser.add_argument("--lookout", default=".build/release/lookout")
-parser.add_argument("--out", default=".cache/corpus/defocused-ean")
-parser.add_argument("scan_options", nargs="*")
-args = parser.parse_args()
-os.makedirs(args.out, exist_ok=True)
-
+args = ean_sets.arguments(__doc__, ".cache/corpus/defocused-ean")
 rng = random.Random(7)
 truth = []
 for index in range(60):
     digits = "".join(rng.choice("0123456789") for _ in range(12))
-    symbol_path = os.path.join(args.out, f"symbol-{index:02d}.png")
-    subprocess.run(["zint", "-b", "EANX", "--scale=1", "-d", digits, "-o", symbol_path], check=True, capture_output=True)
-    symbol = Image.open(symbol_path).convert("L")
-    os.remove(symbol_path)
+    symbol = ean_sets.symbol(digits, args.out)
     module = rng.uniform(2.5, 6.0)
     scale = module * 113 / symbol.width            # an EAN-13 with its quiet zones is 113 modules wide
     symbol = symbol.resize((int(symbol.width * scale), int(symbol.height * scale * 0.8)), Image.NEAREST)
@@ -49,25 +41,5 @@ for index in range(60):
     path = os.path.join(args.out, f"ean{index:02d}.jpg")
     Image.fromarray(np.clip(noisy, 0, 255).astype("uint8")).save(path, quality=rng.randint(40, 85))
     truth.append({"file": path, "digits": digits, "module": round(module, 2), "blur": round(blur, 2)})
-json.dump(truth, open(os.path.join(args.out, "truth.json"), "w"), indent=1)
 
-result = subprocess.run([args.lookout, "scan", "--types", "ean13", *args.scan_options, *[e["file"] for e in truth]],
-                        capture_output=True, text=True)
-if result.returncode != 0:
-    sys.exit(f"defocused_ean: lookout scan failed ({result.returncode}): {result.stderr.strip()}")
-found = {}
-for line in result.stdout.splitlines():
-    record = json.loads(line)
-    found.setdefault(record["source"], []).append(record["value"])
-read = {"lookout": 0, "zxing-cpp": 0}
-wrong = {"lookout": 0, "zxing-cpp": 0}
-for e in truth:
-    texts = {"lookout": found.get(e["file"], []),
-             "zxing-cpp": [b.text for b in zxingcpp.read_barcodes(Image.open(e["file"]), formats=zxingcpp.BarcodeFormat.EAN13)]}
-    for reader, values in texts.items():
-        read[reader] += any(v[:12] == e["digits"] for v in values)
-        wrong[reader] += sum(v[:12] != e["digits"] for v in values)
-    if not any(v[:12] == e["digits"] for v in texts["lookout"]):
-        print(f"  lookout missed {os.path.basename(e['file'])} (module {e['module']} px, blur {e['blur']} px)")
-for reader in read:
-    print(f"{reader}: {read[reader]} of {len(truth)} read, {wrong[reader]} wrong texts")
+ean_sets.evaluate(args, truth, lambda e: f"module {e['module']} px, blur {e['blur']} px")

@@ -1,0 +1,54 @@
+"""What the EAN-13 sets made by defocused_ean.py and small_ean.py share: a picture's label drawn
+from zint's symbol, and the reading of the set by `lookout scan --types ean13` and by zxing-cpp
+alone (its PyPI wheel), with the wrong texts and every miss printed."""
+import argparse, json, os, subprocess, sys
+import zxingcpp
+from PIL import Image
+
+
+def arguments(doc, out):
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--lookout", default=".build/release/lookout")
+    parser.add_argument("--out", default=out)
+    parser.add_argument("scan_options", nargs="*")
+    args = parser.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    return args
+
+
+def symbol(digits, out):
+    """zint's EAN-13 of the 12 digits (and their check digit), a module a pixel, in grey levels."""
+    path = os.path.join(out, f"symbol-{digits}.png")
+    subprocess.run(["zint", "-b", "EANX", "--scale=1", "-d", digits, "-o", path], check=True, capture_output=True)
+    image = Image.open(path).convert("L")
+    os.remove(path)
+    return image
+
+
+def evaluate(args, truth, describe):
+    """Reads the pictures of `truth` (file, digits) with Lookout and zxing-cpp; `describe` says
+    what a missed picture is."""
+    json.dump(truth, open(os.path.join(args.out, "truth.json"), "w"), indent=1)
+    result = subprocess.run([args.lookout, "scan", "--types", "ean13", *args.scan_options, *[e["file"] for e in truth]],
+                            capture_output=True, text=True)
+    if result.returncode != 0:
+        sys.exit(f"{os.path.basename(sys.argv[0])}: lookout scan failed ({result.returncode}): {result.stderr.strip()}")
+    found = {}
+    for line in result.stdout.splitlines():
+        record = json.loads(line)
+        found.setdefault(record["source"], []).append(record["value"])
+    read = {"lookout": 0, "zxing-cpp": 0}
+    wrong = {"lookout": 0, "zxing-cpp": 0}
+    for e in truth:
+        texts = {"lookout": found.get(e["file"], []),
+                 "zxing-cpp": [b.text for b in zxingcpp.read_barcodes(Image.open(e["file"]), formats=zxingcpp.BarcodeFormat.EAN13)]}
+        for reader, values in texts.items():
+            read[reader] += any(v[:12] == e["digits"] for v in values)
+            wrong[reader] += sum(v[:12] != e["digits"] for v in values)
+            for value in values:
+                if value[:12] != e["digits"]:
+                    print(f"  {reader} read {value} in {os.path.basename(e['file'])} ({describe(e)})")
+        if not any(v[:12] == e["digits"] for v in texts["lookout"]):
+            print(f"  lookout missed {os.path.basename(e['file'])} ({describe(e)})")
+    for reader in read:
+        print(f"{reader}: {read[reader]} of {len(truth)} read, {wrong[reader]} wrong texts")
