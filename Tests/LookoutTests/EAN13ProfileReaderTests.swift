@@ -89,6 +89,32 @@ struct EAN13ProfileReaderTests {
         #expect(bands.allSatisfy { $0.explained >= 0.78 && $0.explained < 0.85 && $0.sigma < 0.7 }, "\(bands)")
     }
 
+    /// An EAN-13 of 1.19 px modules out of focus (Tests/Fixtures/ean13-enlarged-misread.jpg,
+    /// picture 180 of scripts/corpus.d/small_ean.py): its place's copies enlarged at sigma 2 and at
+    /// sigma 3 read the same wrong digits, and its bars' grey levels read it right in both halves.
+    /// The copies of one look vouch once, so the grey levels are asked too, and the two reads
+    /// contradict each other: a miss, never the wrong digits.
+    @Test func copiesOfOneLookReadingWrongDigitsAlikeAreContradictedByTheBarsGreyLevels() throws {
+        let (right, wrong) = ("3271597610249", "9211191610249")
+        let (image, whole, reader) = try LinearPlacesTests.unreadByFirstLooks("ean13-enlarged-misread.jpg", types: [.ean13])
+        let place = try LinearPlacesTests.densestPlace(in: image)
+        let copies = reader.lanes[0].withLock { LinearPlacesTests.copyTexts(&$0, image: image, place: place) }
+        #expect(copies.count == 3 && copies[1] == [wrong] && copies[2] == [wrong] && !copies[0].contains(right),
+                "the enlarged copies no longer read the wrong digits alike: the test no longer tests them \(copies)")
+        let halves = EAN13ProfileReader.halves(in: image, region: place, wanted: [.ean13])
+        #expect(halves.map { $0.map { String(decoding: $0.payload, as: UTF8.self) } } == [[right], [right]])
+
+        let reads = reader.lanes[0].withLock { lane in
+            StillCodeReader.linearPlaceCopies.map { lane.readCopy($0.look, of: image, region: place, sigma: $0.sigma, also: .turned).joined() }
+        }
+        let misread = try #require(reads[1].first)
+        #expect(StillCodeReader.vouching(for: misread, by: reads.map { Array($0) }) == .twice)
+        #expect(StillCodeReader.vouching(for: misread, by: StillCodeReader.byLook(reads.map { Array($0) })) == .once)
+
+        let codes = reader.read(image, region: whole, budget: 600_000, planeIsHalfSize: false)
+        #expect(codes.isEmpty, "\(codes.map { String(decoding: $0.payload, as: UTF8.self) })")
+    }
+
     /// Stripes of one width and random bars between quiet zones are matched to some symbol, but
     /// the model explains too little of them for either half to give digits; a flat plane shows no
     /// bars at all; and bad arguments are refused with the bands emptied.

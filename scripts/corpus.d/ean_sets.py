@@ -2,14 +2,16 @@
 from zint's symbol, and the reading of the set by `lookout scan --types ean13` and by zxing-cpp
 alone (its PyPI wheel), with the wrong texts and every miss printed."""
 import argparse, json, os, subprocess, sys
-import zxingcpp
 from PIL import Image
 
 
-def arguments(doc, out):
+def arguments(doc, out, one_picture=False):
     parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--lookout", default=".build/release/lookout")
     parser.add_argument("--out", default=out)
+    if one_picture:
+        parser.add_argument("--picture", type=int, help="make picture N only, into --to, and read nothing")
+        parser.add_argument("--to", help="where --picture goes")
     parser.add_argument("scan_options", nargs="*")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
@@ -28,6 +30,7 @@ def symbol(digits, out):
 def evaluate(args, truth, describe):
     """Reads the pictures of `truth` (file, digits) with Lookout and zxing-cpp; `describe` says
     what a missed picture is."""
+    import zxingcpp                                   # only to read: the accuracy environment's
     json.dump(truth, open(os.path.join(args.out, "truth.json"), "w"), indent=1)
     result = subprocess.run([args.lookout, "scan", "--types", "ean13", *args.scan_options, *[e["file"] for e in truth]],
                             capture_output=True, text=True)

@@ -8,14 +8,15 @@ at arm's length. Fixed seeds.
 Makes the pictures in OUT (default .cache/corpus/small-ean) and reads them as defocused_ean.py
 does (ean_sets.py): run it with .cache/accuracy-venv/bin/python.
 
-Usage: scripts/corpus.d/small_ean.py [--lookout PATH] [--out DIR] [-- scan options]"""
+Usage: scripts/corpus.d/small_ean.py [--lookout PATH] [--out DIR] [-- scan options]
+       scripts/corpus.d/small_ean.py --picture N --to PATH   (one picture, for a fixture)"""
 import os, random, sys
 import numpy as np
 from PIL import Image, ImageFilter
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ean_sets
 
-args = ean_sets.arguments(__doc__, ".cache/corpus/small-ean")
+args = ean_sets.arguments(__doc__, ".cache/corpus/small-ean", one_picture=True)
 rng = random.Random(11)
 truth = []
 drawn = 4                                              # drawn at four times the picture's size
@@ -49,8 +50,10 @@ for index in range(300):
         picture = Image.fromarray(np.clip(moved, 0, 255).astype("uint8"))
     picture = picture.resize((width, height), Image.BOX)
     noise = np.random.default_rng(index).normal(0, rng.uniform(1, 6), (height, width))
-    path = os.path.join(args.out, f"small{index:03d}.jpg")
+    path = args.to if args.picture == index else os.path.join(args.out, f"small{index:03d}.jpg")
     Image.fromarray(np.clip(np.asarray(picture).astype(float) + noise, 0, 255).astype("uint8")).save(path, quality=rng.randint(30, 85))
     truth.append({"file": path, "digits": digits, "module": round(module, 2), "kind": kind})
+    if args.picture == index:
+        sys.exit(0)
 
 ean_sets.evaluate(args, truth, lambda e: f"module {e['module']} px, {e['kind']}")

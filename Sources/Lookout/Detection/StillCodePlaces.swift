@@ -18,6 +18,22 @@ extension StillCodeReader {
     /// (`vouching`); read by one alone, it is confirmed as a weak read is.
     static let linearPlaceCopies: [(look: Look, sigma: Double)] = [(.sharpened, 1), (.enlarged, 2), (.enlarged, 3)]
 
+    /// The reads of `linearPlaceCopies`, gathered by look: the copies of one look differ in their
+    /// sharpening only, and can misread alike (enlarged at sigma 2 and 3, an EAN-13 of 1.2 px
+    /// modules out of focus gave the same wrong digits in both), so together they vouch once.
+    static func byLook(_ copies: [[ScannedCode]]) -> [[ScannedCode]] {
+        var looks = [Look](), gathered = [[ScannedCode]]()
+        for (copy, reads) in zip(linearPlaceCopies, copies) {
+            if let index = looks.firstIndex(of: copy.look) {
+                gathered[index] += reads
+            } else {
+                looks.append(copy.look)
+                gathered.append(reads)
+            }
+        }
+        return gathered
+    }
+
     /// A rung of a deconvolution ladder: the Gaussian blur (sigma, in pixels) undone, the Wiener
     /// filter's noise-to-signal ratio (`lk_deconvolve`), and whether the copy is then enlarged twice.
     typealias DeconvolutionRung = (sigma: Double, noise: Double, enlarged: Bool)
@@ -84,6 +100,12 @@ extension StillCodeReader {
                 if let placeZBar, copies.joined().contains(where: { isNew($0) && Self.vouching(for: $0, by: copies) == .once }) {
                     copies.append(lane.readFlattened(by: placeZBar, of: pixels, region: place))
                 }
+            } else if codes.isEmpty, copies.joined().contains(where: {
+                isNew($0) && Self.vouching(for: $0, by: copies) == .twice && Self.vouching(for: $0, by: Self.byLook(copies)) == .once
+            }) {
+                // Vouched for by the copies of one look alone: the bars' grey levels, where they
+                // read, vouch for it again or contradict it.
+                copies += EAN13ProfileReader.halves(in: pixels, region: place, wanted: types)
             }
             vouched(by: copies)
             return codes
