@@ -75,7 +75,7 @@ struct EAN13ProfileReaderTests {
     /// An EAN-13 whose bars and spaces are one or two whole pixels wide (1.3 px modules scaled by
     /// the nearest pixel, as a printer lays dots; Tests/Fixtures/ean13-whole-pixels.png): a model of
     /// even modules explains only about 0.82 of its grey levels, but at a blur of under a module,
-    /// where nothing without an EAN-13 explained more than 0.52, so both halves give its digits.
+    /// where nothing without an EAN-13 explained more than 0.57, so both halves give its digits.
     @Test func barsOfWholePixelsAreReadAtTheShareASharpModelExplains() throws {
         let image = try StillImage.load(path: Fixtures.path("ean13-whole-pixels.png"))
         let place = try LinearPlacesTests.densestPlace(in: image)

@@ -10,10 +10,13 @@ def arguments(doc, out, one_picture=False):
     parser.add_argument("--lookout", default=".build/release/lookout")
     parser.add_argument("--out", default=out)
     if one_picture:
+        parser.add_argument("--seed", type=int, default=11, help="another set of the same kind")
         parser.add_argument("--picture", type=int, help="make picture N only, into --to, and read nothing")
         parser.add_argument("--to", help="where --picture goes")
     parser.add_argument("scan_options", nargs="*")
     args = parser.parse_args()
+    if one_picture and (args.picture is None) != (args.to is None):
+        parser.error("--picture and --to go together")
     os.makedirs(args.out, exist_ok=True)
     return args
 
@@ -31,7 +34,8 @@ def evaluate(args, truth, describe):
     """Reads the pictures of `truth` (file, digits) with Lookout and zxing-cpp; `describe` says
     what a missed picture is."""
     import zxingcpp                                   # only to read: the accuracy environment's
-    json.dump(truth, open(os.path.join(args.out, "truth.json"), "w"), indent=1)
+    with open(os.path.join(args.out, "truth.json"), "w") as file:
+        json.dump(truth, file, indent=1)
     result = subprocess.run([args.lookout, "scan", "--types", "ean13", *args.scan_options, *[e["file"] for e in truth]],
                             capture_output=True, text=True)
     if result.returncode != 0:

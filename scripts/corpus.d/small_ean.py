@@ -9,7 +9,8 @@ Makes the pictures in OUT (default .cache/corpus/small-ean) and reads them as de
 does (ean_sets.py): run it with .cache/accuracy-venv/bin/python.
 
 Usage: scripts/corpus.d/small_ean.py [--lookout PATH] [--out DIR] [-- scan options]
-       scripts/corpus.d/small_ean.py --picture N --to PATH   (one picture, for a fixture)"""
+       scripts/corpus.d/small_ean.py --picture N --to PATH   (one picture, for a fixture)
+       --seed S makes another set of the same kind (11 by default)"""
 import os, random, sys
 import numpy as np
 from PIL import Image, ImageFilter
@@ -17,7 +18,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ean_sets
 
 args = ean_sets.arguments(__doc__, ".cache/corpus/small-ean", one_picture=True)
-rng = random.Random(11)
+rng = random.Random(args.seed)
 truth = []
 drawn = 4                                              # drawn at four times the picture's size
 width, height = 512, 384
@@ -51,9 +52,13 @@ for index in range(300):
     picture = picture.resize((width, height), Image.BOX)
     noise = np.random.default_rng(index).normal(0, rng.uniform(1, 6), (height, width))
     path = args.to if args.picture == index else os.path.join(args.out, f"small{index:03d}.jpg")
-    Image.fromarray(np.clip(np.asarray(picture).astype(float) + noise, 0, 255).astype("uint8")).save(path, quality=rng.randint(30, 85))
+    quality = rng.randint(30, 85)
+    if args.picture in (None, index):
+        Image.fromarray(np.clip(np.asarray(picture).astype(float) + noise, 0, 255).astype("uint8")).save(path, quality=quality)
     truth.append({"file": path, "digits": digits, "module": round(module, 2), "kind": kind})
     if args.picture == index:
         sys.exit(0)
 
+if args.picture is not None:
+    sys.exit(f"small_ean: picture {args.picture} is not made (too large for its picture, or past the last)")
 ean_sets.evaluate(args, truth, lambda e: f"module {e['module']} px, {e['kind']}")

@@ -18,16 +18,18 @@ extension StillCodeReader {
     /// (`vouching`); read by one alone, it is confirmed as a weak read is.
     static let linearPlaceCopies: [(look: Look, sigma: Double)] = [(.sharpened, 1), (.enlarged, 2), (.enlarged, 3)]
 
-    /// The reads of `linearPlaceCopies`, gathered by look: the copies of one look differ in their
-    /// sharpening only, and can misread alike (enlarged at sigma 2 and 3, an EAN-13 of 1.2 px
-    /// modules out of focus gave the same wrong digits in both), so together they vouch once.
+    /// The reads of `linearPlaceCopies` gathered by look, any later copies as they are: the copies
+    /// of one look differ in their sharpening only, and can misread alike (enlarged at sigma 2 and
+    /// 3, an EAN-13 of 1.2 px modules out of focus gave the same wrong digits in both). A read
+    /// they alone vouch for is asked of the bars' grey levels as well (`linearPlaces`).
     static func byLook(_ copies: [[ScannedCode]]) -> [[ScannedCode]] {
-        var looks = [Look](), gathered = [[ScannedCode]]()
-        for (copy, reads) in zip(linearPlaceCopies, copies) {
-            if let index = looks.firstIndex(of: copy.look) {
-                gathered[index] += reads
+        var looks = [Look?](), gathered = [[ScannedCode]]()
+        for (index, reads) in copies.enumerated() {
+            let look = index < linearPlaceCopies.count ? linearPlaceCopies[index].look : nil
+            if let look, let earlier = looks.firstIndex(of: look) {
+                gathered[earlier] += reads
             } else {
-                looks.append(copy.look)
+                looks.append(look)
                 gathered.append(reads)
             }
         }
@@ -100,12 +102,17 @@ extension StillCodeReader {
                 if let placeZBar, copies.joined().contains(where: { isNew($0) && Self.vouching(for: $0, by: copies) == .once }) {
                     copies.append(lane.readFlattened(by: placeZBar, of: pixels, region: place))
                 }
-            } else if codes.isEmpty, copies.joined().contains(where: {
-                isNew($0) && Self.vouching(for: $0, by: copies) == .twice && Self.vouching(for: $0, by: Self.byLook(copies)) == .once
-            }) {
+            } else if codes.isEmpty {
                 // Vouched for by the copies of one look alone: the bars' grey levels, where they
-                // read, vouch for it again or contradict it.
-                copies += EAN13ProfileReader.halves(in: pixels, region: place, wanted: types)
+                // read the same symbol, vouch for it again or contradict it (and add nothing else).
+                let byOneLook = copies.joined().filter {
+                    isNew($0) && Self.vouching(for: $0, by: copies) == .twice && Self.vouching(for: $0, by: Self.byLook(copies)) == .once
+                }
+                if !byOneLook.isEmpty {
+                    copies += EAN13ProfileReader.halves(in: pixels, region: place, wanted: types).map { half in
+                        half.filter { read in byOneLook.contains { $0.isSameSymbol(as: read) } }
+                    }
+                }
             }
             vouched(by: copies)
             return codes
