@@ -92,9 +92,9 @@ struct EAN13ProfileReaderTests {
     /// An EAN-13 of 1.19 px modules out of focus (Tests/Fixtures/ean13-enlarged-misread.jpg,
     /// picture 180 of scripts/corpus.d/small_ean.py): its place's copies enlarged at sigma 2 and at
     /// sigma 3 read the same wrong digits, and its bars' grey levels read it right in both halves.
-    /// The copies of one look vouch once, so the grey levels are asked too, and the two reads
-    /// contradict each other: a miss, never the wrong digits.
-    @Test func copiesOfOneLookReadingWrongDigitsAlikeAreContradictedByTheBarsGreyLevels() throws {
+    /// The copies of one look vouch once, so the grey levels are asked too; both halves read alike
+    /// at modules near a pixel, so their digits stand and the copies' do not.
+    @Test func copiesOfOneLookReadingWrongDigitsAlikeGiveWayToTheBarsGreyLevels() throws {
         let (right, wrong) = ("3271597610249", "9211191610249")
         let (image, whole, reader) = try LinearPlacesTests.unreadByFirstLooks("ean13-enlarged-misread.jpg", types: [.ean13])
         let place = try LinearPlacesTests.densestPlace(in: image)
@@ -112,7 +112,52 @@ struct EAN13ProfileReaderTests {
         #expect(StillCodeReader.vouching(for: misread, by: StillCodeReader.byLook(reads.map { Array($0) })) == .once)
 
         let codes = reader.read(image, region: whole, budget: 600_000, planeIsHalfSize: false)
-        #expect(codes.isEmpty, "\(codes.map { String(decoding: $0.payload, as: UTF8.self) })")
+        #expect(codes.map { String(decoding: $0.payload, as: UTF8.self) } == [right])
+        #expect(codes.map(\.decoder) == [.lookout])
+    }
+
+    /// The halves stand against the copies only when both read the same digits, at modules under
+    /// `checkedModule` (the bars' length over 95).
+    @Test func halvesStandAgainstCopiesOnlyAlikeAndOfSmallModules() {
+        func half(_ text: String, length: Double) -> [ScannedCode] {
+            [ScannedCode(type: .ean13, payload: Array(text.utf8),
+                         corners: [Point(x: 10, y: 10), Point(x: 10, y: 60), Point(x: 10 + length, y: 60), Point(x: 10 + length, y: 10)],
+                         decoder: .lookout)]
+        }
+        let small = 95 * (EAN13ProfileReader.checkedModule - 0.1), large = 95 * (EAN13ProfileReader.checkedModule + 0.1)
+        #expect(EAN13ProfileReader.agreedOnSmallModules([half(Self.outOfFocusText, length: small), half(Self.outOfFocusText, length: small)])?
+            .payload == Array(Self.outOfFocusText.utf8))
+        #expect(EAN13ProfileReader.agreedOnSmallModules([half(Self.outOfFocusText, length: large), half(Self.outOfFocusText, length: large)]) == nil)
+        #expect(EAN13ProfileReader.agreedOnSmallModules([half(Self.outOfFocusText, length: small), half("4006381333931", length: small)]) == nil)
+        #expect(EAN13ProfileReader.agreedOnSmallModules([half(Self.outOfFocusText, length: small), []]) == nil)
+        #expect(EAN13ProfileReader.agreedOnSmallModules([[], half(Self.outOfFocusText, length: small)]) == nil)
+    }
+
+    /// A UPC-A of 1.3 px modules, sharp (Tests/Fixtures/ean13-small-misread.jpg): zxing-cpp's
+    /// first look reads other digits that pass the check digit, and its bars' grey levels read
+    /// the symbol right, in both halves alike. The first look's read is replaced by the halves',
+    /// the right digits stand as read, and `scan` reports the right digits alone.
+    @Test func aFirstLookMisreadOfSmallModulesIsContradictedByTheBarsAndItsPlaceReadAgain() throws {
+        let (right, wrong) = ("865307973507", "864307073507")
+        let image = try StillImage.load(path: Fixtures.path("ean13-small-misread.jpg"))
+        let whole = (x: 0, y: 0, width: image.width, height: image.height)
+        let types: Set<MetadataObjectType> = [.ean13, .upcA]
+        let reader = StillCodeReader(types: types, zbar: BarcodeScanner(types: types), processors: 1)
+        let first = reader.firstLooks(image, region: whole, planeIsHalfSize: false)
+        let misread = try #require(first.first { $0.payload == Array(wrong.utf8) },
+                                   "the first looks no longer misread it: the test no longer tests the check \(first)")
+        #expect(misread.type == .upcA && misread.decoder == .zxing)
+        let checked = EAN13ProfileReader.checked(misread, in: image, region: whole, wanted: types)
+        #expect(checked.map { String(decoding: $0.payload, as: UTF8.self) } == right)
+        #expect(checked?.type == .upcA && checked?.decoder == .lookout && checked?.symbologyIdentifier == "]E0")
+        // The right digits stand as they were read; an EAN-13 only wanted, the halves' read is not a UPC-A.
+        var corrected = misread
+        corrected.payload = Array(right.utf8)
+        #expect(EAN13ProfileReader.checked(corrected, in: image, region: whole, wanted: types)?.decoder == .zxing)
+        #expect(EAN13ProfileReader.checked(misread, in: image, region: whole, wanted: [.ean13])?.type == .ean13)
+
+        let codes = reader.read(image, region: whole, budget: 600_000, planeIsHalfSize: false)
+        #expect(codes.map { String(decoding: $0.payload, as: UTF8.self) } == [right])
     }
 
     /// Stripes of one width and random bars between quiet zones are matched to some symbol, but

@@ -27,4 +27,68 @@ enum EAN13ProfileReader {
                                 symbologyIdentifier: SymbologyIdentifier.plain(type))]
         }
     }
+
+    /// The widest modules (pixels) an EAN-13 or UPC-A read is asked of its bars' grey levels at.
+    /// Bars of about a pixel and a quarter lose their edges to a threshold: the first looks and
+    /// the enlarged copies then read some such symbols as other digits that pass the check digit
+    /// (3 in 900 pictures of 1.1 to 1.8 px modules, at 1.17 to 1.31 px), where the grey levels
+    /// read the symbol right; 1.6 leaves a margin, and larger modules are the threshold's.
+    static let checkedModule = 1.6
+
+    /// `read` as its bars' grey levels have it, when it is an EAN-13 or UPC-A of modules under
+    /// `checkedModule` (other reads as they are): the read itself when no half reads its symbol
+    /// otherwise; the halves' read when both read other digits alike (two copies vouching, as in
+    /// `StillCodeReader.linearPlaces`: a threshold's misread against a model of the blurred bars,
+    /// which gave no wrong digits on the small-module sets); nil when a half alone reads other
+    /// digits, or the halves' digits are not of a wanted type. The halves read a band round the
+    /// place the read's corners give (the line a scan crossed, or the symbol), at least a third
+    /// of its length across.
+    static func checked(_ read: ScannedCode, in pixels: PixelBuffer, region: PlaneRegion,
+                        wanted types: Set<MetadataObjectType>) -> ScannedCode? {
+        guard read.decoder != .lookout, read.corners.count == 4, let digits = thirteenDigits(of: read) else { return read }
+        let length = length(of: read.corners)
+        guard length / 95 < checkedModule, length >= 40 else { return read }
+        let box = Rect.enclosing(read.corners)
+        let width = max(box.width, length / 3), height = max(box.height, length / 3)
+        let left = max(region.x, Int(box.midX - width / 2)), top = max(region.y, Int(box.midY - height / 2))
+        let right = min(region.x + region.width, Int((box.midX + width / 2).rounded(.up)))
+        let bottom = min(region.y + region.height, Int((box.midY + height / 2).rounded(.up)))
+        guard right > left, bottom > top else { return read }
+        var probe = read
+        (probe.type, probe.payload) = (.ean13, digits)
+        let others = halves(in: pixels, region: (x: left, y: top, width: right - left, height: bottom - top), wanted: [.ean13])
+            .map { $0.filter { $0.isSameSymbol(as: probe) && $0.payload != digits } }
+        if others.allSatisfy(\.isEmpty) { return read }
+        guard others.count == 2, var agreed = others[0].first, others[1].contains(where: { $0.payload == agreed.payload }),
+              let type = ZXingScanner.type(ofEAN13: &agreed.payload, wanted: types) else { return nil }
+        agreed.type = type
+        agreed.symbologyIdentifier = SymbologyIdentifier.plain(type)
+        return agreed
+    }
+
+    /// The halves' read when both read it alike and its modules are under `checkedModule`: it
+    /// stands against the copies' threshold reads of its place, as in `checked`.
+    static func agreedOnSmallModules(_ halves: [[ScannedCode]]) -> ScannedCode? {
+        guard halves.count == 2, let read = halves[0].first, halves[1].contains(where: { $0.payload == read.payload }),
+              length(of: read.corners) / 95 < checkedModule else { return nil }
+        return read
+    }
+
+    /// The length of the bars a read's four corners give: the longer of its first two sides (a
+    /// scan's line, or the symbol's).
+    static func length(of corners: [Point]) -> Double {
+        guard corners.count == 4 else { return 0 }
+        func distance(_ a: Point, _ b: Point) -> Double { ((b.x - a.x) * (b.x - a.x) + (b.y - a.y) * (b.y - a.y)).squareRoot() }
+        return max(distance(corners[0], corners[1]), distance(corners[1], corners[2]))
+    }
+
+    /// The 13 digits of an EAN-13 the read stands for (a UPC-A's with its leading zero), or nil
+    /// for other types.
+    static func thirteenDigits(of read: ScannedCode) -> [UInt8]? {
+        switch read.type {
+        case .ean13, .isbn13: read.payload.count == 13 ? read.payload : nil
+        case .upcA: read.payload.count == 12 ? [UInt8(ascii: "0")] + read.payload : nil
+        default: nil
+        }
+    }
 }

@@ -84,6 +84,17 @@ extension StillCodeReader {
                     }
                 }
             }
+            // The bars' grey levels, each half a copy (of the reads `keep` keeps). Modules near a
+            // pixel: the halves alike stand against the copies' threshold reads, as in
+            // `EAN13ProfileReader.checked`.
+            func askBars(keeping keep: (ScannedCode) -> Bool) {
+                let halves = EAN13ProfileReader.halves(in: pixels, region: place, wanted: types).map { $0.filter(keep) }
+                if let agreed = EAN13ProfileReader.agreedOnSmallModules(halves), isNew(agreed) {
+                    codes.append(agreed)
+                } else {
+                    copies += halves
+                }
+            }
             // When nothing stands yet: flattened (a light label on a dark can sets the rows'
             // thresholds where its bars are lost) and deconvolved, and then, when nothing stands
             // still, an EAN-13 read from the bars' grey levels, each half of them a copy; what a
@@ -97,21 +108,20 @@ extension StillCodeReader {
                     lane.readDeconvolved(pixels, region: place, sigma: $0.sigma, noise: $0.noise, enlarged: $0.enlarged)
                 }
                 if !copies.joined().contains(where: { isNew($0) && Self.vouching(for: $0, by: copies) == .twice }) {
-                    copies += EAN13ProfileReader.halves(in: pixels, region: place, wanted: types)
+                    askBars { _ in true }
                 }
                 if let placeZBar, copies.joined().contains(where: { isNew($0) && Self.vouching(for: $0, by: copies) == .once }) {
                     copies.append(lane.readFlattened(by: placeZBar, of: pixels, region: place))
                 }
             } else if codes.isEmpty {
                 // Vouched for by the copies of one look alone: the bars' grey levels, where they
-                // read the same symbol, vouch for it again or contradict it (and add nothing else).
+                // read the same symbol, vouch for it again, contradict it, or (both halves alike, of
+                // small modules) stand for their own digits; they add no other symbol.
                 let byOneLook = copies.joined().filter {
                     isNew($0) && Self.vouching(for: $0, by: copies) == .twice && Self.vouching(for: $0, by: Self.byLook(copies)) == .once
                 }
                 if !byOneLook.isEmpty {
-                    copies += EAN13ProfileReader.halves(in: pixels, region: place, wanted: types).map { half in
-                        half.filter { read in byOneLook.contains { $0.isSameSymbol(as: read) } }
-                    }
+                    askBars { read in byOneLook.contains { $0.isSameSymbol(as: read) } }
                 }
             }
             vouched(by: copies)

@@ -20,7 +20,9 @@ import Dispatch
 /// 4. EAN and UPC symbols where rows of bars are (`linearPlaces`), within the budget: read in
 ///    their place as it is, and in copies of it, also turned upright; small or leaning symbols;
 ///    where nothing stands, flattened and deconvolved too, and an EAN-13 read from its bars' grey
-///    levels in two halves (`EAN13ProfileReader`), with ZBar vouching on the flattened copy.
+///    levels in two halves (`EAN13ProfileReader`), with ZBar vouching on the flattened copy. An
+///    EAN-13 or UPC-A of modules near a pixel, read at first or in its place, is asked of its
+///    bars' grey levels (`EAN13ProfileReader.checked`): a threshold misreads such bars.
 ///    Then QR, Aztec, DataMatrix and PDF417 symbols zxing-cpp found but could not decode, read
 ///    again in their own place: enlarged and made black and white there, a PDF417 stood square
 ///    by its corners (`UndecodedSymbolReader`). Then
@@ -86,9 +88,12 @@ final class StillCodeReader {
         zxingLooks += 1
         let confirming = max(deadline, start + Int64(CodeAnalysis.confirmationBudget * 1e6))
         confirm(&codes, in: pixels, deadline: confirming)
+        // Before the places are read, so that the place of a read dropped is read again.
+        codes = codes.compactMap { EAN13ProfileReader.checked($0, in: pixels, region: region, wanted: types) }
         if budget > 0, !types.isDisjoint(with: Self.vouchedInCopies) {
             var placed = linearPlaces(pixels, region: region, known: codes, deadline: deadline)
             confirm(&placed, in: pixels, deadline: confirming)
+            placed = placed.compactMap { EAN13ProfileReader.checked($0, in: pixels, region: region, wanted: types) }
             codes.addNewSymbols(placed)
         }
         if let undecoded, budget > 0, MonotonicClock.nanoseconds() < deadline {
@@ -265,7 +270,7 @@ final class StillCodeReader {
         }.map { $0.offset(x: region.x, y: region.y) }
     }
 
-    private func firstLooks(_ pixels: PixelBuffer, region: PlaneRegion, planeIsHalfSize: Bool) -> [ScannedCode] {
+    func firstLooks(_ pixels: PixelBuffer, region: PlaneRegion, planeIsHalfSize: Bool) -> [ScannedCode] {
         let found = Locked([[[ScannedCode]]](repeating: [], count: Look.allCases.count))
         let lanes = lanes
         let run = { @Sendable (lane: Locked<Lane>) in
