@@ -116,6 +116,34 @@ struct EAN13ProfileReaderTests {
         #expect(codes.map(\.decoder) == [.lookout])
     }
 
+    /// A read judged by the halves: it stands when no half reads its symbol otherwise (nor when
+    /// they read another place); both halves reading other digits alike replace it, as the wanted
+    /// type; one half alone, or digits of no wanted type, drop it.
+    @Test func aReadStandsIsReplacedOrIsDroppedByWhatTheHalvesRead() {
+        func code(_ type: MetadataObjectType, _ text: String, at x: Double, decoder: CodeDecoder) -> ScannedCode {
+            ScannedCode(type: type, payload: Array(text.utf8),
+                        corners: [Point(x: x, y: 10), Point(x: x + 120, y: 10), Point(x: x + 120, y: 80), Point(x: x, y: 80)], decoder: decoder)
+        }
+        let read = code(.upcA, "864307073507", at: 10, decoder: .zxing)
+        let digits = Array("0864307073507".utf8)
+        let right = code(.ean13, "0865307973507", at: 10, decoder: .lookout), same = code(.ean13, "0864307073507", at: 10, decoder: .lookout)
+        let elsewhere = code(.ean13, "4006381333931", at: 400, decoder: .lookout)
+        let both: Set<MetadataObjectType> = [.ean13, .upcA]
+        func text(_ judged: ScannedCode?) -> String? { judged.map { String(decoding: $0.payload, as: UTF8.self) } }
+
+        #expect(EAN13ProfileReader.judged(read, digits: digits, by: [[], []], wanted: both)?.decoder == .zxing)
+        #expect(EAN13ProfileReader.judged(read, digits: digits, by: [[same], [same]], wanted: both)?.decoder == .zxing)
+        #expect(EAN13ProfileReader.judged(read, digits: digits, by: [[elsewhere], [elsewhere]], wanted: both)?.decoder == .zxing)
+        let replaced = EAN13ProfileReader.judged(read, digits: digits, by: [[right], [right]], wanted: both)
+        #expect(text(replaced) == "865307973507" && replaced?.type == .upcA && replaced?.decoder == .lookout)
+        #expect(text(EAN13ProfileReader.judged(read, digits: digits, by: [[right], [right]], wanted: [.ean13])) == "0865307973507")
+        #expect(EAN13ProfileReader.judged(read, digits: digits, by: [[right], []], wanted: both) == nil)
+        #expect(EAN13ProfileReader.judged(read, digits: digits, by: [[], [right]], wanted: both) == nil)
+        #expect(EAN13ProfileReader.judged(read, digits: digits, by: [[right], [same]], wanted: both) == nil)
+        let notUPC = code(.ean13, "4006381333931", at: 10, decoder: .lookout)
+        #expect(EAN13ProfileReader.judged(read, digits: digits, by: [[notUPC], [notUPC]], wanted: [.upcA]) == nil)
+    }
+
     /// The halves stand against the copies only when both read the same digits, at modules under
     /// `checkedModule` (the bars' length over 95).
     @Test func halvesStandAgainstCopiesOnlyAlikeAndOfSmallModules() {
@@ -137,7 +165,7 @@ struct EAN13ProfileReaderTests {
     /// first look reads other digits that pass the check digit, and its bars' grey levels read
     /// the symbol right, in both halves alike. The first look's read is replaced by the halves',
     /// the right digits stand as read, and `scan` reports the right digits alone.
-    @Test func aFirstLookMisreadOfSmallModulesIsContradictedByTheBarsAndItsPlaceReadAgain() throws {
+    @Test func aFirstLookMisreadOfSmallModulesIsReplacedByTheBarsReading() throws {
         let (right, wrong) = ("865307973507", "864307073507")
         let image = try StillImage.load(path: Fixtures.path("ean13-small-misread.jpg"))
         let whole = (x: 0, y: 0, width: image.width, height: image.height)

@@ -5,7 +5,7 @@ public enum CodeDecoder: String, Sendable, Equatable, CaseIterable {
     /// zxing-cpp, in the second pass over frames where ZBar found nothing, and for the kinds only
     /// it reads (PDF417, Aztec, DataMatrix).
     case zxing
-    /// Lookout's own reading of EAN-13 bars blurred past a threshold's reach, from their grey
-    /// levels (`lookout scan` only; `EAN13ProfileReader`).
+    /// Lookout's own reading of EAN-13 bars from their grey levels, where blur or modules near a
+    /// pixel defeat a threshold (`lookout scan` only; `EAN13ProfileReader`).
     case lookout
 }

@@ -36,16 +36,13 @@ enum EAN13ProfileReader {
     static let checkedModule = 1.6
 
     /// `read` as its bars' grey levels have it, when it is an EAN-13 or UPC-A of modules under
-    /// `checkedModule` (other reads as they are): the read itself when no half reads its symbol
-    /// otherwise; the halves' read when both read other digits alike (two copies vouching, as in
-    /// `StillCodeReader.linearPlaces`: a threshold's misread against a model of the blurred bars,
-    /// which gave no wrong digits on the small-module sets); nil when a half alone reads other
-    /// digits, or the halves' digits are not of a wanted type. The halves read a band round the
-    /// place the read's corners give (the line a scan crossed, or the symbol), at least a third
-    /// of its length across.
+    /// `checkedModule` (other reads as they are; `judged` says how). The halves read a band round
+    /// the place the read's corners give (the line a scan crossed, or the symbol), at least a
+    /// third of its length across. ZBar's corners are an upright box, which makes a leaning
+    /// symbol's modules look up to 1.4 times wider: some such reads are not checked.
     static func checked(_ read: ScannedCode, in pixels: PixelBuffer, region: PlaneRegion,
                         wanted types: Set<MetadataObjectType>) -> ScannedCode? {
-        guard read.decoder != .lookout, read.corners.count == 4, let digits = thirteenDigits(of: read) else { return read }
+        guard read.decoder != .lookout, let digits = thirteenDigits(of: read) else { return read }
         let length = length(of: read.corners)
         guard length / 95 < checkedModule, length >= 40 else { return read }
         let box = Rect.enclosing(read.corners)
@@ -54,10 +51,20 @@ enum EAN13ProfileReader {
         let right = min(region.x + region.width, Int((box.midX + width / 2).rounded(.up)))
         let bottom = min(region.y + region.height, Int((box.midY + height / 2).rounded(.up)))
         guard right > left, bottom > top else { return read }
+        let halves = halves(in: pixels, region: (x: left, y: top, width: right - left, height: bottom - top), wanted: [.ean13])
+        return judged(read, digits: digits, by: halves, wanted: types)
+    }
+
+    /// `read` (its symbol's 13 `digits`) judged by the halves' reads (as EAN-13): the read itself
+    /// when no half reads its symbol otherwise; the halves' read when both read other digits alike
+    /// (a threshold's misread against the model of the blurred bars, which gave no wrong digits on
+    /// the small-module sets; the halves are one model's fit, each half accepting it); nil when a
+    /// half alone reads other digits, or theirs are not of a wanted type.
+    static func judged(_ read: ScannedCode, digits: [UInt8], by halves: [[ScannedCode]],
+                       wanted types: Set<MetadataObjectType>) -> ScannedCode? {
         var probe = read
         (probe.type, probe.payload) = (.ean13, digits)
-        let others = halves(in: pixels, region: (x: left, y: top, width: right - left, height: bottom - top), wanted: [.ean13])
-            .map { $0.filter { $0.isSameSymbol(as: probe) && $0.payload != digits } }
+        let others = halves.map { $0.filter { $0.isSameSymbol(as: probe) && $0.payload != digits } }
         if others.allSatisfy(\.isEmpty) { return read }
         guard others.count == 2, var agreed = others[0].first, others[1].contains(where: { $0.payload == agreed.payload }),
               let type = ZXingScanner.type(ofEAN13: &agreed.payload, wanted: types) else { return nil }
@@ -66,8 +73,9 @@ enum EAN13ProfileReader {
         return agreed
     }
 
-    /// The halves' read when both read it alike and its modules are under `checkedModule`: it
-    /// stands against the copies' threshold reads of its place, as in `checked`.
+    /// The halves' read when both read it alike and its modules are under `checkedModule`: it may
+    /// stand against a copy's threshold misread of its place (`StillCodeReader.linearPlaces`), as
+    /// in `checked`.
     static func agreedOnSmallModules(_ halves: [[ScannedCode]]) -> ScannedCode? {
         guard halves.count == 2, let read = halves[0].first, halves[1].contains(where: { $0.payload == read.payload }),
               length(of: read.corners) / 95 < checkedModule else { return nil }

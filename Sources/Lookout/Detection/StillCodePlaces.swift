@@ -85,11 +85,12 @@ extension StillCodeReader {
                 }
             }
             // The bars' grey levels, each half a copy (of the reads `keep` keeps). Modules near a
-            // pixel: the halves alike stand against the copies' threshold reads, as in
-            // `EAN13ProfileReader.checked`.
+            // pixel: the halves alike stand against the threshold misreads of one look (as in
+            // `EAN13ProfileReader.checked`), not against copies of several looks reading otherwise.
             func askBars(keeping keep: (ScannedCode) -> Bool) {
                 let halves = EAN13ProfileReader.halves(in: pixels, region: place, wanted: types).map { $0.filter(keep) }
-                if let agreed = EAN13ProfileReader.agreedOnSmallModules(halves), isNew(agreed) {
+                if let agreed = EAN13ProfileReader.agreedOnSmallModules(halves), isNew(agreed),
+                   Self.byLook(copies).filter({ $0.contains { $0.isSameSymbol(as: agreed) && $0.payload != agreed.payload } }).count <= 1 {
                     codes.append(agreed)
                 } else {
                     copies += halves

@@ -21,8 +21,9 @@ import Dispatch
 ///    their place as it is, and in copies of it, also turned upright; small or leaning symbols;
 ///    where nothing stands, flattened and deconvolved too, and an EAN-13 read from its bars' grey
 ///    levels in two halves (`EAN13ProfileReader`), with ZBar vouching on the flattened copy. An
-///    EAN-13 or UPC-A of modules near a pixel, read at first or in its place, is asked of its
-///    bars' grey levels (`EAN13ProfileReader.checked`): a threshold misreads such bars.
+///    EAN-13 or UPC-A of modules near a pixel, read by the first looks (at any budget) or in its
+///    place, is asked of its bars' grey levels (`EAN13ProfileReader.checked`): a threshold
+///    misreads such bars.
 ///    Then QR, Aztec, DataMatrix and PDF417 symbols zxing-cpp found but could not decode, read
 ///    again in their own place: enlarged and made black and white there, a PDF417 stood square
 ///    by its corners (`UndecodedSymbolReader`). Then
@@ -88,8 +89,12 @@ final class StillCodeReader {
         zxingLooks += 1
         let confirming = max(deadline, start + Int64(CodeAnalysis.confirmationBudget * 1e6))
         confirm(&codes, in: pixels, deadline: confirming)
-        // Before the places are read, so that the place of a read dropped is read again.
-        codes = codes.compactMap { EAN13ProfileReader.checked($0, in: pixels, region: region, wanted: types) }
+        // Before the places are read, so that the place of a read dropped is read again; at any
+        // budget, as weak reads are confirmed. A read replaced may be of a symbol read twice (as
+        // an EAN-13 and as a UPC-A): one report.
+        let checked = codes.compactMap { EAN13ProfileReader.checked($0, in: pixels, region: region, wanted: types) }
+        codes = []
+        codes.addNewSymbols(checked)
         if budget > 0, !types.isDisjoint(with: Self.vouchedInCopies) {
             var placed = linearPlaces(pixels, region: region, known: codes, deadline: deadline)
             confirm(&placed, in: pixels, deadline: confirming)
