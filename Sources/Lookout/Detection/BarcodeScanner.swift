@@ -34,19 +34,17 @@ struct ScannedCode {
     }
 }
 
-/// ZBar's image scanner, created once and reused for frame after frame (creating one per frame
-/// costs more than many scans). Configured for exact bytes: QR payloads are not re-encoded by ZBar.
+/// ZBar's image scanner, configured for exact bytes: QR payloads are not re-encoded by ZBar.
 ///
-/// ZBar 0.23 keeps memory inside the scanner for every QR code it decodes (about 70 bytes a frame
-/// with a code in view, measured with the bare library too), and gives it back only when the
-/// scanner is destroyed; so the scanner is made afresh every `renewalInterval` scans, which keeps
-/// a long run's memory flat at a negligible cost.
+/// The scanner is made afresh for every scan (a few microseconds). ZBar's decoders keep what they
+/// read between scans, so that a scan line crossing half an EAN symbol completes the half another
+/// line read; but a new image does not clear it. A reused scanner read the left half of one
+/// product and the right half of the one scanned before as a symbol whose check digit held (one
+/// such join in ten passes it), on 13 scan lines. ZBar 0.23 also keeps memory for every QR code
+/// it decodes (about 70 bytes) until its scanner is destroyed.
 final class BarcodeScanner {
-    static let renewalInterval = 1000
-
     private var scanner: OpaquePointer
     private var image: OpaquePointer
-    private var scansSinceRenewal = 0
     /// The half-size plane for `.half` resolution, allocated once per frame size.
     private var halfPlane: [UInt8] = []
     /// The copy of a window (`scan(_:window:region:planeIsHalfSize:)`), grown to the largest yet.
@@ -191,13 +189,8 @@ final class BarcodeScanner {
     /// larger image of `bounds`, by default the plane itself), then multiplied by `scale`.
     func scan(plane: UnsafeRawPointer, width: Int, height: Int, region: PlaneRegion, scale: Double,
               origin: (x: Int, y: Int) = (0, 0), bounds: (width: Int, height: Int)? = nil) -> [ScannedCode] {
-        scansSinceRenewal += 1
-        if scansSinceRenewal >= Self.renewalInterval {
-            Self.destroy(scanner: scanner, image: image)
-            (scanner, image) = Self.make(types: types, density: density)
-            scansSinceRenewal = 0
-        }
-        zbar_image_scanner_recycle_image(scanner, image)
+        Self.destroy(scanner: scanner, image: image)
+        (scanner, image) = Self.make(types: types, density: density)
         zbar_image_set_size(image, UInt32(width), UInt32(height))
         zbar_image_set_crop(image, UInt32(region.x), UInt32(region.y), UInt32(region.width), UInt32(region.height))
         zbar_image_set_data(image, plane, UInt(width * height), nil)
