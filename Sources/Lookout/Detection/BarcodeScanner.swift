@@ -36,15 +36,13 @@ struct ScannedCode {
 
 /// ZBar's image scanner, configured for exact bytes: QR payloads are not re-encoded by ZBar.
 ///
-/// The scanner is made afresh for every scan (a few microseconds). ZBar's decoders keep what they
-/// read between scans, so that a scan line crossing half an EAN symbol completes the half another
-/// line read; but a new image does not clear it. A reused scanner read the left half of one
-/// product and the right half of the one scanned before as a symbol whose check digit held (one
-/// such join in ten passes it), on 13 scan lines. ZBar 0.23 also keeps memory for every QR code
-/// it decodes (about 70 bytes) until its scanner is destroyed.
+/// ZBar's scanner exists only while it scans (made and destroyed in a few microseconds). Its
+/// decoders keep what they read between scan lines, so that one line's half of an EAN symbol
+/// completes another's; but a new image does not clear it. A reused scanner read the left half of
+/// one product and the right half of the one scanned before as a symbol whose check digit held
+/// (one such join in ten passes it), on 13 scan lines. ZBar 0.23 also keeps memory for every QR
+/// code it decodes (about 70 bytes) until its scanner is destroyed.
 final class BarcodeScanner {
-    private var scanner: OpaquePointer
-    private var image: OpaquePointer
     /// The half-size plane for `.half` resolution, allocated once per frame size.
     private var halfPlane: [UInt8] = []
     /// The copy of a window (`scan(_:window:region:planeIsHalfSize:)`), grown to the largest yet.
@@ -62,7 +60,6 @@ final class BarcodeScanner {
         self.types = types
         self.density = max(1, density)
         self.resolution = resolution
-        (scanner, image) = Self.make(types: types, density: self.density)
     }
 
     private static func make(types: Set<MetadataObjectType>, density: Int) -> (scanner: OpaquePointer, image: OpaquePointer) {
@@ -91,10 +88,6 @@ final class BarcodeScanner {
         zbar_image_scanner_recycle_image(scanner, image)
         zbar_image_destroy(image)
         zbar_image_scanner_destroy(scanner)
-    }
-
-    deinit {
-        Self.destroy(scanner: scanner, image: image)
     }
 
     /// Scans the luma plane, limited to `region` (pixels); codes come back in the plane's pixels
@@ -189,16 +182,14 @@ final class BarcodeScanner {
     /// larger image of `bounds`, by default the plane itself), then multiplied by `scale`.
     func scan(plane: UnsafeRawPointer, width: Int, height: Int, region: PlaneRegion, scale: Double,
               origin: (x: Int, y: Int) = (0, 0), bounds: (width: Int, height: Int)? = nil) -> [ScannedCode] {
-        Self.destroy(scanner: scanner, image: image)
-        (scanner, image) = Self.make(types: types, density: density)
+        let (scanner, image) = Self.make(types: types, density: density)
+        // Destroyed with the scan: ZBar keeps no pointer to the frame, whose memory goes back to its pool.
+        defer { Self.destroy(scanner: scanner, image: image) }
         zbar_image_set_size(image, UInt32(width), UInt32(height))
         zbar_image_set_crop(image, UInt32(region.x), UInt32(region.y), UInt32(region.width), UInt32(region.height))
         zbar_image_set_data(image, plane, UInt(width * height), nil)
         let found = zbar_scan_image(scanner, image)
-        guard found > 0 else {
-            zbar_image_set_data(image, nil, 0, nil)
-            return []
-        }
+        guard found > 0 else { return [] }
         var codes = [ScannedCode]()
         var symbol = zbar_image_first_symbol(image)
         while let current = symbol {
@@ -240,8 +231,6 @@ final class BarcodeScanner {
                                      scanLines: type == .qr ? 0 : Int(zbar_symbol_get_quality(current)),
                                      symbologyIdentifier: identifier))
         }
-        // The frame's memory goes back to its pool; ZBar must not keep a pointer to it.
-        zbar_image_set_data(image, nil, 0, nil)
         return codes
     }
 }
