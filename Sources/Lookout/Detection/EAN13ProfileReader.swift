@@ -90,13 +90,11 @@ enum EAN13ProfileReader {
         return max(distance(corners[0], corners[1]), distance(corners[1], corners[2]))
     }
 
-    /// The 13 digits of an EAN-13 the read stands for (a UPC-A's with its leading zero), or nil
-    /// for other types.
+    /// The 13 digits of an EAN-13 the read stands for (a UPC-A's with its leading zero: its GTIN
+    /// without the first zero), or nil for other types.
     static func thirteenDigits(of read: ScannedCode) -> [UInt8]? {
-        switch read.type {
-        case .ean13, .isbn13: read.payload.count == 13 ? read.payload : nil
-        case .upcA: read.payload.count == 12 ? [UInt8(ascii: "0")] + read.payload : nil
-        default: nil
-        }
+        guard [.ean13, .isbn13, .upcA].contains(read.type), let gtin = GS1Data.gtin(read.payload, type: read.type)
+        else { return nil }
+        return Array(gtin.utf8.dropFirst())
     }
 }

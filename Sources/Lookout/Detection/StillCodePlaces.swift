@@ -118,8 +118,9 @@ extension StillCodeReader {
                 // Vouched for by the copies of one look alone: the bars' grey levels, where they
                 // read the same symbol, vouch for it again, contradict it, or (both halves alike, of
                 // small modules) stand for their own digits; they add no other symbol.
+                let looks = Self.byLook(copies)
                 let byOneLook = copies.joined().filter {
-                    isNew($0) && Self.vouching(for: $0, by: copies) == .twice && Self.vouching(for: $0, by: Self.byLook(copies)) == .once
+                    isNew($0) && Self.vouching(for: $0, by: copies) == .twice && Self.vouching(for: $0, by: looks) == .once
                 }
                 if !byOneLook.isEmpty {
                     askBars { read in byOneLook.contains { $0.isSameSymbol(as: read) } }
