@@ -45,13 +45,19 @@ struct Turned {
     int width, height;      // samples across and along
     double u0, v0;          // u and v of sample (0, 0)
 
+    // The image point of (u, v): the one mapping both the samples and the corners use.
+    void map(double u, double v, double &x, double &y) const {
+        x = cx + u * ax - v * ay;
+        y = cy + u * ay + v * ax;
+    }
     void point(double u, double v, float *xy) const {
-        xy[0] = (float)(cx + u * ax - v * ay);
-        xy[1] = (float)(cy + u * ay + v * ax);
+        double x, y;
+        map(u, v, x, y);
+        xy[0] = (float)x, xy[1] = (float)y;
     }
     float at(int column, int row) const {
-        double u = u0 + column, v = v0 + row;
-        double x = cx + u * ax - v * ay, y = cy + u * ay + v * ax;
+        double x, y;
+        map(u0 + column, v0 + row, x, y);
         if (!(x >= 0 && y >= 0 && x <= imageWidth - 1 && y <= imageHeight - 1)) return NAN;
         int x0 = std::min((int)x, imageWidth - 2), y0 = std::min((int)y, imageHeight - 2);
         double fx = x - x0, fy = y - y0;

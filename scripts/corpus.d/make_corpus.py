@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 import numpy as np
-from PIL import Image, ImageDraw, ImageEnhance, ImageFilter, ImageOps
+from PIL import Image, ImageEnhance, ImageFilter, ImageOps
 
 SOURCES, OUT = sys.argv[1], sys.argv[2]
 SKIMAGE = os.path.join(SOURCES, "skimage")

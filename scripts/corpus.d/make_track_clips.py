@@ -7,7 +7,6 @@ only those clips are made again)"""
 import json
 import math
 import os
-import random
 import subprocess
 import sys
 
