@@ -19,7 +19,7 @@ struct EAN13ProfileReaderTests {
         let (copies, rungs) = reader.lanes[0].withLock { lane in
             (LinearPlacesTests.copyTexts(&lane, image: image, place: place),
              StillCodeReader.deconvolutions.map {
-                 lane.readDeconvolved(image, region: place, sigma: $0.sigma, noise: $0.noise, enlarged: $0.enlarged)
+                 lane.readDeconvolved(image, region: place, blur: $0.blur, noise: $0.noise, enlarged: $0.enlarged)
                      .map { String(decoding: $0.payload, as: UTF8.self) }
              })
         }

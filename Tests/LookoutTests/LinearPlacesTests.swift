@@ -49,7 +49,7 @@ struct LinearPlacesTests {
                                     regions: [region], budget: 0),
                     Self.copyTexts(&lane, image: image, place: place),
                     StillCodeReader.deconvolutions.map {
-                        lane.readDeconvolved(image, region: place, sigma: $0.sigma, noise: $0.noise).map { String(decoding: $0.payload, as: UTF8.self) }
+                        lane.readDeconvolved(image, region: place, blur: $0.blur, noise: $0.noise).map { String(decoding: $0.payload, as: UTF8.self) }
                     })
         }
         #expect(asItIs.isEmpty)
@@ -75,7 +75,7 @@ struct LinearPlacesTests {
             (Self.copyTexts(&lane, image: image, place: place),
              StillCodeReader.deconvolutions.map {
                  (enlarged: $0.enlarged,
-                  read: lane.readDeconvolved(image, region: place, sigma: $0.sigma, noise: $0.noise, enlarged: $0.enlarged)
+                  read: lane.readDeconvolved(image, region: place, blur: $0.blur, noise: $0.noise, enlarged: $0.enlarged)
                      .map { String(decoding: $0.payload, as: UTF8.self) })
              })
         }

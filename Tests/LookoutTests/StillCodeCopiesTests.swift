@@ -116,7 +116,7 @@ struct StillCodeCopiesTests {
         let (enlarged, rungs) = reader.lanes[0].withLock { lane in
             (lane.readCopy(.enlarged, of: image, region: whole).joined().map { String(decoding: $0.payload, as: UTF8.self) },
              StillCodeReader.qrDeconvolutions.filter { !$0.enlarged }.map {
-                 lane.readDeconvolved(image, region: whole, sigma: $0.sigma, noise: $0.noise, types: [.qr]).map { String(decoding: $0.payload, as: UTF8.self) }
+                 lane.readDeconvolved(image, region: whole, blur: $0.blur, noise: $0.noise, types: [.qr]).map { String(decoding: $0.payload, as: UTF8.self) }
              })
         }
         #expect(enlarged.isEmpty, "the enlarged copy reads the code: the test no longer tests the deconvolution")
@@ -141,7 +141,7 @@ struct StillCodeCopiesTests {
                 + StillCodeReader.PlaceTone.allCases.map { texts(lane.readToned(image, region: whole, tone: $0)) },
              StillCodeReader.qrDeconvolutions.map {
                  (enlarged: $0.enlarged,
-                  read: texts(lane.readDeconvolved(image, region: whole, sigma: $0.sigma, noise: $0.noise, enlarged: $0.enlarged, types: [.qr])))
+                  read: texts(lane.readDeconvolved(image, region: whole, blur: $0.blur, noise: $0.noise, enlarged: $0.enlarged, types: [.qr])))
              })
         }
         #expect(copies.allSatisfy { $0.isEmpty }, "a copy reads the code: the test no longer tests the deconvolution \(copies)")

@@ -109,6 +109,19 @@ int lk_enlarge(const unsigned char *gray, int width, int height, int stride, uns
 int lk_deconvolve(const unsigned char *gray, int width, int height, int stride, double sigma, double noise,
                   unsigned char *out);
 
+// Estimates a straight motion blur (a camera shaken) in an 8-bit gray place of at least 16 px a
+// side: its `length` in pixels (3 to 16, at most a quarter of the shorter side) and `angle` in
+// radians (0 to pi, x towards y), where the place's cepstrum is lowest. Returns 0, or -1 when
+// OpenCV failed or the place is too small; a place without such blur gives some estimate too.
+int lk_shake_estimate(const unsigned char *gray, int width, int height, int stride, double *length, double *angle);
+
+// Writes a copy of an 8-bit gray image deconvolved by a straight motion blur of `length` pixels
+// at `angle` radians into `out` (tightly packed): a Wiener filter with `noise` as the
+// noise-to-signal ratio, values clipped. Returns 0, or -1 when OpenCV failed or an argument is
+// out of range (length under 1, noise not positive).
+int lk_deconvolve_shake(const unsigned char *gray, int width, int height, int stride, double length, double angle,
+                        double noise, unsigned char *out);
+
 enum {
     LK_IMAGE_OK = 0,
     LK_IMAGE_DAMAGED = 1,      // no decoder took it, or the decoder failed

@@ -36,9 +36,17 @@ extension StillCodeReader {
         return gathered
     }
 
-    /// A rung of a deconvolution ladder: the Gaussian blur (sigma, in pixels) undone, the Wiener
-    /// filter's noise-to-signal ratio (`lk_deconvolve`), and whether the copy is then enlarged twice.
-    typealias DeconvolutionRung = (sigma: Double, noise: Double, enlarged: Bool)
+    /// The blur a deconvolution undoes: a camera out of focus, a Gaussian of `sigma` pixels
+    /// (`lk_deconvolve`); or a camera shaken, the straight motion blur the place's cepstrum shows
+    /// (`lk_shake_estimate`, `lk_deconvolve_shake`), which smears one way by up to two modules.
+    enum Blur: Equatable {
+        case focus(sigma: Double)
+        case shake
+    }
+
+    /// A rung of a deconvolution ladder: the blur undone, the Wiener filter's noise-to-signal
+    /// ratio, and whether the copy is then enlarged twice.
+    typealias DeconvolutionRung = (blur: Blur, noise: Double, enlarged: Bool)
 
     /// The Gaussian blurs (sigma, in pixels) a place that gave nothing else is deconvolved by, with
     /// the Wiener filter's noise-to-signal ratio (`lk_deconvolve`), and whether the deconvolved
@@ -48,7 +56,8 @@ extension StillCodeReader {
     /// apart deconvolved but are read only once enlarged as well; such a symbol's place is at
     /// most `enlargedDeconvolutionSide` on its longer side.
     static let deconvolutions: [DeconvolutionRung] = [
-        (1.5, 0.01, false), (2, 0.01, false), (2.5, 0.01, false), (3, 0.02, false), (1, 0.01, true), (1.25, 0.01, true),
+        (.focus(sigma: 1.5), 0.01, false), (.focus(sigma: 2), 0.01, false), (.focus(sigma: 2.5), 0.01, false),
+        (.focus(sigma: 3), 0.02, false), (.focus(sigma: 1), 0.01, true), (.focus(sigma: 1.25), 0.01, true),
     ]
 
     /// The longest side of a place deconvolved and enlarged (`deconvolutions`): 95 modules of
@@ -106,7 +115,7 @@ extension StillCodeReader {
                     .joined().filter { Self.vouchedInCopies.contains($0.type) })
                 let small = max(place.width, place.height) <= Self.enlargedDeconvolutionSide
                 copies += Self.deconvolutions.filter { !$0.enlarged || small }.map {
-                    lane.readDeconvolved(pixels, region: place, sigma: $0.sigma, noise: $0.noise, enlarged: $0.enlarged)
+                    lane.readDeconvolved(pixels, region: place, blur: $0.blur, noise: $0.noise, enlarged: $0.enlarged)
                 }
                 if !copies.joined().contains(where: { isNew($0) && Self.vouching(for: $0, by: copies) == .twice }) {
                     askBars { _ in true }
@@ -139,7 +148,8 @@ extension StillCodeReader {
     /// a side, then grown by their quiet zone (so up to 480 px): modules of about 2.2 px soft by
     /// a pixel come apart deconvolved but are read only enlarged, as EAN modules of 1.5 to 2 px.
     static let qrDeconvolutions: [DeconvolutionRung] = [
-        (1, 0.03, false), (1.5, 0.01, false), (1, 0.01, true), (1.5, 0.01, true),
+        (.focus(sigma: 1), 0.03, false), (.focus(sigma: 1.5), 0.01, false), (.focus(sigma: 1), 0.01, true),
+        (.focus(sigma: 1.5), 0.01, true), (.shake, 0.01, false),
     ]
 
     /// The most pixels a place may have to be deconvolved for QR codes: a quarter of a megapixel
@@ -164,8 +174,8 @@ extension StillCodeReader {
             if place.width * place.height <= Self.qrDeconvolvedPlacePixels {
                 for rung in Self.qrDeconvolutions
                 where codes.count == before.count && (!rung.enlarged || small) && MonotonicClock.nanoseconds() < deadline {
-                    let read = rung.enlarged ? Self.grown(placeInPlane: place, within: region) : place
-                    codes.addNewSymbols(lane.readDeconvolved(pixels, region: read, sigma: rung.sigma, noise: rung.noise,
+                    let read = rung.enlarged || rung.blur == .shake ? Self.grown(placeInPlane: place, within: region) : place
+                    codes.addNewSymbols(lane.readDeconvolved(pixels, region: read, blur: rung.blur, noise: rung.noise,
                                                              enlarged: rung.enlarged, types: [.qr]))
                 }
             }
@@ -180,7 +190,9 @@ extension StillCodeReader {
     /// 2.5, as it is or enlarged. Which rungs read a symbol shifts with the place's bounds by a
     /// few pixels, so the ladder is wide; it stops at the first read.
     static let matrixDeconvolutions: [DeconvolutionRung] = [
-        (1, 0.01, true), (1.5, 0.01, true), (2, 0.01, false), (1.5, 0.01, false), (2, 0.01, true), (2.5, 0.01, false),
+        (.focus(sigma: 1), 0.01, true), (.focus(sigma: 1.5), 0.01, true), (.focus(sigma: 2), 0.01, false),
+        (.focus(sigma: 1.5), 0.01, false), (.focus(sigma: 2), 0.01, true), (.focus(sigma: 2.5), 0.01, false),
+        (.shake, 0.01, false),
     ]
 
     /// Aztec and DataMatrix symbols whose modules blurred into each other, or are too small for
@@ -197,7 +209,7 @@ extension StillCodeReader {
                    cells: [.small, .medium, .large], longestSide: Self.enlargedDeconvolutionSide,
                    shape: { Self.grown($0, within: region) }) { lane, place, _ in
             for rung in Self.matrixDeconvolutions where MonotonicClock.nanoseconds() < deadline {
-                let reads = lane.readDeconvolved(pixels, region: place, sigma: rung.sigma, noise: rung.noise, enlarged: rung.enlarged,
+                let reads = lane.readDeconvolved(pixels, region: place, blur: rung.blur, noise: rung.noise, enlarged: rung.enlarged,
                                                  types: types)
                 if !reads.isEmpty { return reads }
             }
@@ -276,116 +288,5 @@ extension StillCodeReader {
         let left = max(0, Int(place.x) - dx), top = max(0, Int(place.y) - dy)
         let right = min(region.width, Int(place.x + place.width) + dx), bottom = min(region.height, Int(place.y + place.height) + dy)
         return (x: region.x + left, y: region.y + top, width: right - left, height: bottom - top)
-    }
-}
-
-extension StillCodeReader.Lane {
-    /// A `CopyMaker` for a copy twice the region's size each way: the region as `prepare` writes it
-    /// (into a scratch of the region's size), enlarged by `enlarge` (`lk_enlarge`, or
-    /// `lk_enlarge_sharpen` with its sigma), from the scratch's pointer, width, height and stride.
-    static func enlarging(_ prepare: @escaping CopyMaker, by enlarge: @escaping CopyMaker) -> CopyMaker {
-        { origin, width, height, stride, out in
-            var prepared = [UInt8](repeating: 0, count: Int(width) * Int(height))
-            return prepared.withUnsafeMutableBufferPointer { prepared in
-                guard prepare(origin, width, height, stride, prepared.baseAddress!) == 0 else { return -1 }
-                return enlarge(prepared.baseAddress!, width, height, width, out)
-            }
-        }
-    }
-
-    /// The codes of `types` zxing-cpp reads in the region deconvolved by a Gaussian blur of
-    /// `sigma` (`lk_deconvolve`), then enlarged twice when `enlarged` (`lk_enlarge`: the
-    /// deconvolved copy is sharp already), in the plane's pixels.
-    mutating func readDeconvolved(_ pixels: PixelBuffer, region: PlaneRegion, sigma: Double, noise: Double, enlarged: Bool = false,
-                                  types: Set<MetadataObjectType> = StillCodeReader.vouchedInCopies) -> [ScannedCode] {
-        let deconvolve: CopyMaker = { lk_deconvolve($0, $1, $2, $3, sigma, noise, $4) }
-        return readCopy(of: pixels, region: region, scale: enlarged ? 2 : 1, efforts: [.thorough],
-                        made: enlarged ? Self.enlarging(deconvolve, by: lk_enlarge) : deconvolve)
-            .joined().filter { types.contains($0.type) }
-    }
-
-    /// The symbols ZBar reads on enough scan lines (`ScannedCode.confidentScanLines`) in the
-    /// region flattened (`PlaceTone.flattened`) and enlarged twice, as the second pass's enlarged
-    /// copy is, in the plane's pixels: a second decoder on the copy that lays a label's light
-    /// flat. zxing-cpp alone reads a light label on a dark can there, and one copy's read does
-    /// not stand; at the place's own size ZBar reads it on 9 or 10 scan lines, enlarged on 16 to 20.
-    mutating func readFlattened(by zbar: BarcodeScanner, of pixels: PixelBuffer, region: PlaneRegion) -> [ScannedCode] {
-        let (width, height) = (region.width * 2, region.height * 2)
-        let flattened = Self.enlarging(Self.maker(tone: .flattened), by: lk_enlarge)
-        guard makeCopy(of: pixels, region: region, size: (width, height),
-                       made: { flattened($0, Int32(region.width), Int32(region.height), Int32(pixels.bytesPerRow), $1) == 0 })
-        else { return [] }
-        return copy.withUnsafeBytes {
-            zbar.scan(plane: $0.baseAddress!, width: width, height: height, region: (0, 0, width, height), scale: 0.5)
-        }.filter { !$0.needsConfirmation && StillCodeReader.vouchedInCopies.contains($0.type) }.map { $0.offset(x: region.x, y: region.y) }
-    }
-
-    /// The codes of `types` zxing-cpp reads in the region unrolled (`CylinderView.views`, in turn),
-    /// in the plane's pixels. A read stands when a second view reads the same bytes there and no
-    /// view other ones: a view that bends a symbol the wrong way can sample a grid of its own
-    /// inside it, and 20 views of a place are 20 chances for Reed-Solomon to pass one (a version 1
-    /// code inside a version 5 one under glare, on the benchmark photographs). The second view is
-    /// looked for first beside the one that read (`CylinderView.neighbours`): a wrapped code is
-    /// often read in one of the 20 and, bent a little, in a view beside it (a camera above or below
-    /// a label round a can bows its rows).
-    mutating func readUnrolled(_ pixels: PixelBuffer, region: PlaneRegion, types: Set<MetadataObjectType>, bent: Bool = false) -> [ScannedCode] {
-        var seen = [ScannedCode]()
-        var tried = [CylinderView]()
-        // The codes view reads that stand with those seen: nil when it read other bytes there, and
-        // nothing when it was read already (a neighbour of two views), so no view vouches for itself.
-        // A neighbour samples much as its view does, so what it vouches for must also fill its place.
-        func vouched(by view: CylinderView, neighbour: Bool = false) -> [ScannedCode]? {
-            guard !tried.contains(where: { $0.isSame(as: view) }) else { return [] }
-            tried.append(view)
-            let codes = readUnrolled(pixels, region: region, view: view, types: types)
-            if codes.contains(where: { read in seen.contains { $0.isSameSymbol(as: read) && $0.payload != read.payload } }) { return nil }
-            let agreeing = codes.filter { read in
-                seen.contains { $0.isSameSymbol(as: read) && $0.payload == read.payload } && (!neighbour || Self.fills(region, read))
-            }
-            seen += codes
-            return agreeing
-        }
-        for view in CylinderView.views(width: region.width, height: region.height, bent: bent) {
-            let before = seen.count
-            guard let agreeing = vouched(by: view) else { return [] }
-            if !agreeing.isEmpty { return agreeing }
-            if seen.count == before { continue }
-            for neighbour in view.neighbours {
-                guard let agreeing = vouched(by: neighbour, neighbour: true) else { return [] }
-                if !agreeing.isEmpty { return agreeing }
-            }
-        }
-        return []
-    }
-
-    /// True when a read's box covers at least a tenth of the region it was read in. A code read
-    /// unrolled covers 40 to 60 % of its place (`qr-curved.png`, `qr-curved-bowed.png`); the grid
-    /// one view sampled inside a code under glare ("2356", `qr-glare-unrolled.png`) 3.5 %.
-    static func fills(_ region: PlaneRegion, _ read: ScannedCode) -> Bool {
-        let box = Rect.enclosing(read.corners)
-        return box.width * box.height * 10 >= Double(region.width * region.height)
-    }
-
-    /// The codes of `types` zxing-cpp reads in the region unrolled as `view` sees it, without
-    /// trying harder (the same codes on the benchmark photographs, for 8 s of CPU less).
-    mutating func readUnrolled(_ pixels: PixelBuffer, region: PlaneRegion, view: CylinderView,
-                               types: Set<MetadataObjectType>) -> [ScannedCode] {
-        readCopy(of: pixels, region: region, size: view.copySize(width: region.width, height: region.height), efforts: [[]],
-                 made: { view.unroll($0, width: region.width, height: region.height, bytesPerRow: pixels.bytesPerRow, into: $1) },
-                 placePoint: { view.placePoint($0, width: region.width, height: region.height) })
-            .joined().filter { types.contains($0.type) }
-    }
-
-    /// The codes zxing-cpp reads in the region with its tones set right (`tone`), then enlarged twice
-    /// and sharpened as `Look.enlarged` is when `enlarged`, in the plane's pixels.
-    mutating func readToned(_ pixels: PixelBuffer, region: PlaneRegion, tone: StillCodeReader.PlaceTone, enlarged: Bool = true) -> [ScannedCode] {
-        let toned = Self.maker(tone: tone)
-        return Array(readCopy(of: pixels, region: region, scale: enlarged ? 2 : 1, efforts: [.thorough],
-                              made: enlarged ? Self.enlarging(toned, by: { lk_enlarge_sharpen($0, $1, $2, $3, 2, $4) }) : toned).joined())
-    }
-
-    /// `tone` as a `CopyMaker`.
-    static func maker(tone: StillCodeReader.PlaceTone) -> CopyMaker {
-        { tone.apply($0, width: Int($1), height: Int($2), bytesPerRow: Int($3), into: $4) ? 0 : -1 }
     }
 }
