@@ -28,6 +28,7 @@ void deconvolved(const unsigned char *gray, int width, int height, int stride, i
     cv::idft(spectrum, restored, cv::DFT_SCALE | cv::DFT_REAL_OUTPUT);
     cv::Mat target(height, width, CV_8UC1, out, (size_t)width);
     restored(cv::Rect(margin, margin, width, height)).convertTo(target, CV_8U);
+    CV_Assert(target.data == out);  // written in place, not into a buffer of OpenCV's
 }
 
 }  // namespace lookout
@@ -35,7 +36,7 @@ void deconvolved(const unsigned char *gray, int width, int height, int stride, i
 extern "C" int lk_deconvolve(const unsigned char *gray, int width, int height, int stride, double sigma, double noise,
                              unsigned char *out) {
     OpenCVCall call;
-    if (width <= 0 || height <= 0 || sigma <= 0 || noise <= 0) return -1;
+    if (!gray || !out || width <= 0 || height <= 0 || stride < width || !(sigma > 0) || !(noise > 0)) return -1;
     try {
         // The Gaussian's transfer is real and even: G(f) = exp(-2 pi^2 sigma^2 |f|^2); the filter
         // G / (G^2 + noise) applies to both parts of every frequency. Margins of three sigmas.

@@ -3,7 +3,7 @@
 // sinc across that direction, whose zeros repeat every 1/length: the logarithm of the place's
 // spectrum then has ripples of that period, and its inverse transform (the cepstrum) a trough at
 // the blur's length and direction. A Gaussian deconvolution cannot undo it: it smears one way
-// only, by up to two modules.
+// only, by a module or more.
 #include "COpenCV.h"
 #include "Deconvolve.hpp"
 #include "OpenCVCall.hpp"
@@ -56,16 +56,19 @@ cv::Mat lineTransfer(double length, double angle, int width, int height) {
 
 extern "C" int lk_shake_estimate(const unsigned char *gray, int width, int height, int stride, double *length, double *angle) {
     OpenCVCall call;
-    if (width < 16 || height < 16 || !length || !angle) return -1;
+    if (!gray || width < 16 || height < 16 || stride < width || !length || !angle) return -1;
     try {
-        cv::Mat source(height, width, CV_8UC1, const_cast<unsigned char *>(gray), (size_t)stride), place, window;
+        cv::Mat source(height, width, CV_8UC1, const_cast<unsigned char *>(gray), (size_t)stride), place, window, padded;
         source.convertTo(place, CV_32F);
         place -= cv::mean(place)[0];
-        // A window, so that the place's edges do not stand for lines across the whole spectrum.
+        // A window, so that the place's edges do not stand for lines across the whole spectrum;
+        // then zeros to a size the DFT is fast at (quefrencies stay in pixels).
         cv::createHanningWindow(window, place.size(), CV_32F);
         place = place.mul(window);
+        cv::copyMakeBorder(place, padded, 0, cv::getOptimalDFTSize(height) - height, 0, cv::getOptimalDFTSize(width) - width,
+                           cv::BORDER_CONSTANT, cv::Scalar(0));
         cv::Mat spectrum, magnitude, planes[2];
-        cv::dft(place, spectrum, cv::DFT_COMPLEX_OUTPUT);
+        cv::dft(padded, spectrum, cv::DFT_COMPLEX_OUTPUT);
         cv::split(spectrum, planes);
         cv::magnitude(planes[0], planes[1], magnitude);
         double peak;
@@ -81,14 +84,24 @@ extern "C" int lk_shake_estimate(const unsigned char *gray, int width, int heigh
         // Blurs of 3 px and more (a Gaussian ladder handles less), up to a quarter of the place.
         double longest = std::min(16.0, std::min(width, height) / 4.0), best = 0;
         *length = 0, *angle = 0;
+        // A symbol's modules are boxes too, whose troughs lie at the module's width along both
+        // axes of its grid alike; a shake's lies one way only. The deepest value near right
+        // angles (within 6 degrees and a pixel: a grid seen in perspective is not square).
+        auto across = [&](double l, double a) {
+            float deepest = 0;
+            for (double dl = -1; dl <= 1; dl += 0.5) {
+                for (int degrees = -6; degrees <= 6; degrees += 3) {
+                    double b = a + M_PI / 2 + degrees * M_PI / 180;
+                    deepest = std::min(deepest, sampled(cepstrum, (l + dl) * std::cos(b), (l + dl) * std::sin(b)));
+                }
+            }
+            return deepest;
+        };
         for (double l = 3; l <= longest; l += 0.5) {
             for (int degrees = 0; degrees < 180; degrees += 3) {
                 double a = degrees * M_PI / 180;
                 double value = sampled(cepstrum, l * std::cos(a), l * std::sin(a));
-                // A symbol's modules are boxes too, whose troughs lie at the module's width
-                // along both axes of its grid alike; a shake's lies one way only.
-                if (sampled(cepstrum, -l * std::sin(a), l * std::cos(a)) < 0.5 * value) continue;
-                if (value < best) best = value, *length = l, *angle = a;
+                if (value < best && across(l, a) >= 0.5 * value) best = value, *length = l, *angle = a;
             }
         }
         return *length > 0 ? 0 : -1;
@@ -100,7 +113,9 @@ extern "C" int lk_shake_estimate(const unsigned char *gray, int width, int heigh
 extern "C" int lk_deconvolve_shake(const unsigned char *gray, int width, int height, int stride, double length, double angle,
                                    double noise, unsigned char *out) {
     OpenCVCall call;
-    if (width <= 0 || height <= 0 || !(length >= 1) || noise <= 0) return -1;
+    if (!gray || !out || width <= 0 || height <= 0 || stride < width || !(noise > 0) || !std::isfinite(angle)
+        || !(length >= 1 && length <= std::min(width, height)))
+        return -1;
     try {
         // Wiener: S · conj(H) / (|H|^2 + noise), margins of the blur's length.
         lookout::deconvolved(gray, width, height, stride, (int)std::ceil(length) + 2, [&](cv::Mat &spectrum) {

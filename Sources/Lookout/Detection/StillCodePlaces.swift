@@ -38,7 +38,7 @@ extension StillCodeReader {
 
     /// The blur a deconvolution undoes: a camera out of focus, a Gaussian of `sigma` pixels
     /// (`lk_deconvolve`); or a camera shaken, the straight motion blur the place's cepstrum shows
-    /// (`lk_shake_estimate`, `lk_deconvolve_shake`), which smears one way by up to two modules.
+    /// (`lk_shake_estimate`, `lk_deconvolve_shake`), which smears one way only, by a module or more.
     enum Blur: Equatable {
         case focus(sigma: Double)
         case shake
