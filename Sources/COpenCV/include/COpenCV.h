@@ -111,8 +111,9 @@ int lk_deconvolve(const unsigned char *gray, int width, int height, int stride, 
 
 // Estimates a straight motion blur (a camera shaken) in an 8-bit gray place of at least 16 px a
 // side: its `length` in pixels (3 to 16, at most a quarter of the shorter side) and `angle` in
-// radians (0 to pi, x towards y), where the place's cepstrum is lowest. Returns 0, or -1 when
-// OpenCV failed or the place is too small; a place without such blur gives some estimate too.
+// radians (0 to pi, x towards y), where the place's cepstrum is lowest and no trough half as deep
+// lies across it (a grid of modules). Returns 0, or -1 when OpenCV failed, the place is too
+// small, or no trough is found; a place without such blur can give an estimate too.
 int lk_shake_estimate(const unsigned char *gray, int width, int height, int stride, double *length, double *angle);
 
 // Writes a copy of an 8-bit gray image deconvolved by a straight motion blur of `length` pixels
