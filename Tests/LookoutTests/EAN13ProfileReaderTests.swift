@@ -233,6 +233,51 @@ struct EAN13ProfileReaderTests {
         #expect(reported("7612345678900", [.upcA, .ean13]) == (.ean13, "7612345678900"))
         #expect(reported("9780306406157", [.isbn13]) == (.isbn13, "9780306406157"))
         #expect(reported("7612345678900", [.ean8]) == (nil, "7612345678900"))
+        // Books as ZBar reports them: ISBN-13 first, then ISBN-10 (its own check digit, X for 10),
+        // then EAN-13; 979 has no ISBN-10, and a code that is not a book's is no ISBN.
+        #expect(reported("9780306406157", [.isbn10]) == (.isbn10, "0306406152"))
+        #expect(reported("9780306400094", [.isbn10, .ean13]) == (.isbn10, "030640009X"))
+        #expect(reported("9780306406157", [.isbn10, .isbn13, .ean13]) == (.isbn13, "9780306406157"))
+        #expect(reported("9780306406157", [.isbn13, .ean13]) == (.isbn13, "9780306406157"))
+        #expect(reported("9791234567896", [.isbn10, .ean13]) == (.ean13, "9791234567896"))
+        #expect(reported("9791234567896", [.isbn10, .isbn13]) == (.isbn13, "9791234567896"))
+        #expect(reported("7612345678900", [.isbn10, .isbn13]) == (nil, "7612345678900"))
+    }
+
+    /// zint's drawing of a book's EAN-13 (978-0-306-40615-7, `isbn.png`), read by ZBar and by
+    /// zxing-cpp for the types asked for: both report it as the same type with the same text.
+    @Test func bothDecodersReportABooksCodeAlike() throws {
+        let book = try StillImage.load(path: Fixtures.path("isbn.png")), other = try StillImage.load(path: Fixtures.path("ean13.png"))
+        let cases: [(PixelBuffer, Set<MetadataObjectType>, [MetadataObjectType], [String])] = [
+            (book, [.isbn10], [.isbn10], ["0306406152"]), (book, [.isbn10, .ean13], [.isbn10], ["0306406152"]),
+            (book, [.isbn10, .isbn13, .ean13], [.isbn13], ["9780306406157"]),
+            (book, [.isbn13], [.isbn13], ["9780306406157"]), (book, [.isbn13, .ean13], [.isbn13], ["9780306406157"]),
+            (book, [.ean13], [.ean13], ["9780306406157"]), (other, [.isbn10, .isbn13], [], []),
+        ]
+        for (image, types, type, text) in cases {
+            let zbar = BarcodeScanner(types: types).scan(image, region: (0, 0, image.width, image.height))
+            let zxing = ZXingScanner(types: types).scan(plane: image.baseAddress, width: image.width, height: image.height,
+                                                        bytesPerRow: image.bytesPerRow)
+            for (decoder, codes) in [("zbar", zbar), ("zxing", zxing)] {
+                #expect(codes.map(\.type) == type, "\(decoder) \(types)")
+                #expect(codes.map { String(decoding: $0.payload, as: UTF8.self) } == text, "\(decoder) \(types)")
+            }
+        }
+    }
+
+    /// An ISBN-10 read stands for its book's EAN-13 (978, 9 digits, the EAN check digit), and is
+    /// judged by the bars' grey levels as an EAN-13 read is; replaced, it stays an ISBN-10.
+    @Test func anISBN10ReadIsJudgedAsItsBooksEAN13() {
+        let corners = [Point(x: 10, y: 10), Point(x: 130, y: 10), Point(x: 130, y: 80), Point(x: 10, y: 80)]
+        let read = ScannedCode(type: .isbn10, payload: Array("0306406152".utf8), corners: corners, decoder: .zbar)
+        let digits = EAN13ProfileReader.thirteenDigits(of: read)
+        #expect(digits == Array("9780306406157".utf8))
+        func half(_ text: String) -> [ScannedCode] { [ScannedCode(type: .ean13, payload: Array(text.utf8), corners: corners, decoder: .lookout)] }
+        let same = EAN13ProfileReader.judged(read, digits: digits ?? [], by: [half("9780306406157"), half("9780306406157")], wanted: [.isbn10])
+        #expect(same?.decoder == .zbar && same?.payload == read.payload)
+        let replaced = EAN13ProfileReader.judged(read, digits: digits ?? [], by: [half("9780306406164"), half("9780306406164")], wanted: [.isbn10])
+        #expect(replaced?.type == .isbn10 && replaced?.payload == Array("0306406160".utf8) && replaced?.decoder == .lookout)
+        #expect(EAN13ProfileReader.judged(read, digits: digits ?? [], by: [half("9780306406164"), []], wanted: [.isbn10]) == nil)
     }
 
     static func read(_ plane: [UInt8], width: Int, height: Int, stride: Int? = nil,

@@ -35,10 +35,10 @@ enum EAN13ProfileReader {
     /// read the symbol right; 1.6 leaves a margin, and larger modules are the threshold's.
     static let checkedModule = 1.6
 
-    /// `read` as its bars' grey levels have it, when it is an EAN-13 or UPC-A of modules under
-    /// `checkedModule` (other reads as they are; `judged` says how). The halves read a band round
-    /// the place the read's corners give (the line a scan crossed, or the symbol), at least a
-    /// third of its length across. ZBar's corners are an upright box, which makes a leaning
+    /// `read` as its bars' grey levels have it, when it is an EAN-13, UPC-A or ISBN of modules
+    /// under `checkedModule` (other reads as they are; `judged` says how). The halves read a
+    /// band round the place the read's corners give (the line a scan crossed, or the symbol), at
+    /// least a third of its length across. ZBar's corners are an upright box, which makes a leaning
     /// symbol's modules look up to 1.4 times wider: some such reads are not checked.
     static func checked(_ read: ScannedCode, in pixels: PixelBuffer, region: PlaneRegion,
                         wanted types: Set<MetadataObjectType>) -> ScannedCode? {
@@ -90,10 +90,10 @@ enum EAN13ProfileReader {
         return max(distance(corners[0], corners[1]), distance(corners[1], corners[2]))
     }
 
-    /// The 13 digits of an EAN-13 the read stands for (a UPC-A's with its leading zero: its GTIN
-    /// without the first zero), or nil for other types.
+    /// The 13 digits of an EAN-13 the read stands for (a UPC-A's with its leading zero, an
+    /// ISBN-10's as 978 and its EAN check digit: its GTIN without the first zero), or nil for other types.
     static func thirteenDigits(of read: ScannedCode) -> [UInt8]? {
-        guard [.ean13, .isbn13, .upcA].contains(read.type), let gtin = GS1Data.gtin(read.payload, type: read.type)
+        guard [.ean13, .isbn13, .isbn10, .upcA].contains(read.type), let gtin = GS1Data.gtin(read.payload, type: read.type)
         else { return nil }
         return Array(gtin.utf8.dropFirst())
     }

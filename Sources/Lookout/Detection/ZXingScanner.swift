@@ -172,7 +172,7 @@ final class ZXingScanner {
 
     /// The wanted type a ZXing format is reported as, as ZBar reports it: a UPC-A symbol as UPC-A
     /// (12 digits) when UPC-A is asked for, else as EAN-13 with a leading 0 (zxing-cpp 3 gives
-    /// either, as it reads the symbol); ISBNs as asked.
+    /// either, as it reads the symbol); books' EAN-13 as the ISBN asked for.
     private func type(of format: Int32, payload: inout [UInt8]) -> MetadataObjectType? {
         let zero = UInt8(ascii: "0")
         switch format {
@@ -185,15 +185,32 @@ final class ZXingScanner {
         }
     }
 
-    /// The wanted type an EAN-13 symbol (13 digits) is reported as: UPC-A (its 12 digits) when it
-    /// starts with 0 and UPC-A is asked for, else EAN-13, else ISBN as asked; nil when none is.
+    /// The wanted type an EAN-13 symbol (13 digits) is reported as, as Debian's ZBar 0.23.92
+    /// reports it: UPC-A (its 12 digits) when it starts with 0 and UPC-A is asked for; a book's
+    /// (978 or 979) as ISBN-13 when asked for; a book's (978) as ISBN-10 (its 10 characters) when
+    /// asked for; else EAN-13; nil when none of these is asked for.
     static func type(ofEAN13 payload: inout [UInt8], wanted types: Set<MetadataObjectType>) -> MetadataObjectType? {
         let zero = UInt8(ascii: "0")
         if types.contains(.upcA), payload.count == 13, payload.first == zero {
             payload.removeFirst()
             return .upcA
         }
-        if types.contains(.ean13) { return .ean13 }
-        return types.contains(.isbn13) ? .isbn13 : (types.contains(.isbn10) ? .isbn10 : nil)
+        let prefix = payload.count == 13 ? String(decoding: payload.prefix(3), as: UTF8.self) : ""
+        if types.contains(.isbn13), prefix == "978" || prefix == "979" { return .isbn13 }
+        if types.contains(.isbn10), prefix == "978", let isbn = isbn10(ofEAN13: payload) {
+            payload = isbn
+            return .isbn10
+        }
+        return types.contains(.ean13) ? .ean13 : nil
+    }
+
+    /// The ISBN-10 of a book's EAN-13 (978, 9 digits, its check digit): the 9 digits and their
+    /// own check digit (0 to 9, or X for 10), weighted 10 down to 2 modulo 11.
+    static func isbn10(ofEAN13 digits: [UInt8]) -> [UInt8]? {
+        guard digits.count == 13, digits.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+        let body = Array(digits[3..<12])
+        let sum = body.enumerated().reduce(0) { $0 + Int($1.element - 0x30) * (10 - $1.offset) }
+        let check = (11 - sum % 11) % 11
+        return body + [check == 10 ? UInt8(ascii: "X") : UInt8(0x30 + check)]
     }
 }
