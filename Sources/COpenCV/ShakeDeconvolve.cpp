@@ -17,13 +17,16 @@
 
 namespace {
 
+// `index` wrapped round a plane `size` long: the DFT's plane is periodic.
+int wrapped(int index, int size) { return ((index % size) + size) % size; }
+
 // The cepstrum's value at (x, y), bilinear, the plane wrapping round.
 float sampled(const cv::Mat &cepstrum, double x, double y) {
     int width = cepstrum.cols, height = cepstrum.rows;
     int x0 = (int)std::floor(x), y0 = (int)std::floor(y);
     double fx = x - x0, fy = y - y0;
     auto at = [&](int column, int row) {
-        return cepstrum.at<float>(((row % height) + height) % height, ((column % width) + width) % width);
+        return cepstrum.at<float>(wrapped(row, height), wrapped(column, width));
     };
     return (float)((at(x0, y0) * (1 - fx) + at(x0 + 1, y0) * fx) * (1 - fy) + (at(x0, y0 + 1) * (1 - fx) + at(x0 + 1, y0 + 1) * fx) * fy);
 }
@@ -41,7 +44,7 @@ cv::Mat lineTransfer(double length, double angle, int width, int height) {
         double fx = x - x0, fy = y - y0;
         const double weights[4] = {(1 - fx) * (1 - fy), fx * (1 - fy), (1 - fx) * fy, fx * fy};
         for (int k = 0; k < 4; k++) {
-            int column = ((x0 + (k & 1)) % width + width) % width, row = ((y0 + (k >> 1)) % height + height) % height;
+            int column = wrapped(x0 + (k & 1), width), row = wrapped(y0 + (k >> 1), height);
             kernel.at<float>(row, column) += (float)weights[k];
             total += weights[k];
         }

@@ -91,13 +91,16 @@ func expectRefusal(_ run: MeasuredRun, status: Int32, saying words: String, sour
 }
 
 @Suite("Hostile input", .serialized)
-struct HostileInputTests {
+final class HostileInputTests {
+    /// Each test's own folder for the files it makes, removed when the test ends.
     let directory: String
 
     init() throws {
         directory = NSTemporaryDirectory() + "lookout-hostile-\(UUID().uuidString)/"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     }
+
+    deinit { try? FileManager.default.removeItem(atPath: directory) }
 
     func file(_ name: String, _ bytes: [UInt8]) -> String {
         let path = directory + name

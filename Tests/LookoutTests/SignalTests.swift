@@ -6,16 +6,19 @@ import Testing
 /// leave it running and producing.
 @Suite("Signals", .serialized)
 struct SignalTests {
-    /// Two minutes of a small 10 fps MJPEG made by ffmpeg once: paced with --realtime, a run
-    /// outlives any test that stops it.
+    /// Two minutes of a small 10 fps MJPEG made by ffmpeg once a test process, and removed when
+    /// it exits: paced with --realtime, a run outlives any test that stops it.
     static let pacedClip: String = {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("lookout-paced-\(getpid()).mjpeg").path
+        let path = pacedClipPath
         if !FileManager.default.fileExists(atPath: path) {
             _ = try? RecordingTests.command("/usr/bin/ffmpeg", ["-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc=size=160x120:rate=10",
                                                                 "-t", "120", "-f", "mjpeg", "-y", path])
+            atexit { unlink(SignalTests.pacedClipPath) }
         }
         return path
     }()
+
+    private static let pacedClipPath = FileManager.default.temporaryDirectory.appendingPathComponent("lookout-paced-\(getpid()).mjpeg").path
 
     static let pacedInput = ["--input", pacedClip, "--fps", "10", "--realtime"]
 
