@@ -15,10 +15,6 @@ public enum DetectionProfile: Sendable {
         }
     }
 
-    /// ZBar's scan density: every line for stills, every other for video (half the work; the
-    /// next frame brings the code again).
-    public var density: Int { self == .stills ? 1 : 2 }
-
     public var codeResolution: CodeScanResolution { self == .stills ? .full : .automatic }
 
     /// The cascade's window growth: finer for stills, the peer's (facedetect) for video.

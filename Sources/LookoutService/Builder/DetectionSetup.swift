@@ -52,7 +52,7 @@ public enum DetectionSetup {
     public static func makeMetadataOutput(_ settings: ConfigurationSettings, in session: CaptureSession, profile: DetectionProfile,
                                           isRealTime: Bool = false) throws(CaptureError) -> MetadataOutput {
         let output = MetadataOutput(faceDetector: faceConfiguration(settings, profile: profile),
-                                    codeScanDensity: settings.density ?? profile.density,
+                                    codeScanDensity: settings.resolved(\.density),
                                     codeScanResolution: settings.codeResolution ?? profile.codeResolution)
         try session.addOutput(output)
         try output.setMetadataObjectTypes(settings.resolved(\.types))
@@ -100,7 +100,6 @@ extension DetectionSetup {
         var filled = settings
         let profile = DetectionProfile.video
         let isRealTime = settings.realtime == true || input.isEmpty || FFmpegInput.isURL(input) || CameraInputFactory.isDevice(input)
-        filled.density = settings.density ?? profile.density
         filled.codeBudget = settings.codeBudget ?? profile.codeBudget
         filled.codeResolution = settings.codeResolution ?? profile.codeResolution
         filled.scaleFactor = settings.scaleFactor ?? profile.scaleFactor
