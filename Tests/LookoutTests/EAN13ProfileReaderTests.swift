@@ -244,27 +244,6 @@ struct EAN13ProfileReaderTests {
         #expect(reported("7612345678900", [.isbn10, .isbn13]) == (nil, "7612345678900"))
     }
 
-    /// zint's drawing of a book's EAN-13 (978-0-306-40615-7, `isbn.png`), read by ZBar and by
-    /// zxing-cpp for the types asked for: both report it as the same type with the same text.
-    @Test func bothDecodersReportABooksCodeAlike() throws {
-        let book = try StillImage.load(path: Fixtures.path("isbn.png")), other = try StillImage.load(path: Fixtures.path("ean13.png"))
-        let cases: [(PixelBuffer, Set<MetadataObjectType>, [MetadataObjectType], [String])] = [
-            (book, [.isbn10], [.isbn10], ["0306406152"]), (book, [.isbn10, .ean13], [.isbn10], ["0306406152"]),
-            (book, [.isbn10, .isbn13, .ean13], [.isbn13], ["9780306406157"]),
-            (book, [.isbn13], [.isbn13], ["9780306406157"]), (book, [.isbn13, .ean13], [.isbn13], ["9780306406157"]),
-            (book, [.ean13], [.ean13], ["9780306406157"]), (other, [.isbn10, .isbn13], [], []),
-        ]
-        for (image, types, type, text) in cases {
-            let zbar = BarcodeScanner(types: types).scan(image, region: (0, 0, image.width, image.height))
-            let zxing = ZXingScanner(types: types).scan(plane: image.baseAddress, width: image.width, height: image.height,
-                                                        bytesPerRow: image.bytesPerRow)
-            for (decoder, codes) in [("zbar", zbar), ("zxing", zxing)] {
-                #expect(codes.map(\.type) == type, "\(decoder) \(types)")
-                #expect(codes.map { String(decoding: $0.payload, as: UTF8.self) } == text, "\(decoder) \(types)")
-            }
-        }
-    }
-
     /// An ISBN-10 read stands for its book's EAN-13 (978, 9 digits, the EAN check digit), and is
     /// judged by the bars' grey levels as an EAN-13 read is; replaced, it stays an ISBN-10.
     @Test func anISBN10ReadIsJudgedAsItsBooksEAN13() {

@@ -129,4 +129,15 @@ public struct GS1Data: Equatable, Sendable {
         }
         return [digits[0]] + body + [digits[7]]
     }
+
+    /// UPC-A's 12 digits as the 8 of the UPC-E symbol that holds them (`expandUPCE` undone), or
+    /// nil when no UPC-E symbol holds them: each of UPC-E's four shapes is tried and kept when it
+    /// expands to the same 12 digits.
+    static func compressUPCE(_ upcA: [UInt8]) -> [UInt8]? {
+        guard upcA.count == 12 else { return nil }
+        let u = upcA, three = UInt8(ascii: "3"), four = UInt8(ascii: "4")
+        let shapes: [[UInt8]] = [[u[1], u[2], u[8], u[9], u[10], u[3]], [u[1], u[2], u[3], u[9], u[10], three],
+                                 [u[1], u[2], u[3], u[4], u[10], four], [u[1], u[2], u[3], u[4], u[5], u[10]]]
+        return shapes.lazy.map { [u[0]] + $0 + [u[11]] }.first { expandUPCE($0) == u }
+    }
 }

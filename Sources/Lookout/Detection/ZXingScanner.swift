@@ -172,7 +172,8 @@ final class ZXingScanner {
 
     /// The wanted type a ZXing format is reported as, as ZBar reports it: a UPC-A symbol as UPC-A
     /// (12 digits) when UPC-A is asked for, else as EAN-13 with a leading 0 (zxing-cpp 3 gives
-    /// either, as it reads the symbol); books' EAN-13 as the ISBN asked for.
+    /// either, as it reads the symbol); books' EAN-13 as the ISBN asked for; a UPC-E symbol as its
+    /// own 8 digits (zxing-cpp 3 gives its UPC-A's 13).
     private func type(of format: Int32, payload: inout [UInt8]) -> MetadataObjectType? {
         let zero = UInt8(ascii: "0")
         switch format {
@@ -180,6 +181,11 @@ final class ZXingScanner {
         case Int32(LK_ZX_EAN13), Int32(LK_ZX_UPCA):
             if format == Int32(LK_ZX_UPCA), payload.count == 12 { payload.insert(zero, at: 0) }
             return Self.type(ofEAN13: &payload, wanted: types)
+        case Int32(LK_ZX_UPCE):
+            if payload.count == 13, payload.first == zero, let upcE = GS1Data.compressUPCE(Array(payload.dropFirst())) {
+                payload = upcE
+            }
+            return types.contains(.upcE) ? .upcE : nil
         default:
             return types.first { Self.format(of: $0) == format }
         }
