@@ -6,15 +6,14 @@ import Testing
 /// leave it running and producing.
 @Suite("Signals", .serialized)
 struct SignalTests {
-    /// Two minutes of a small 10 fps MJPEG made by ffmpeg once a test process, and removed when
-    /// it exits: paced with --realtime, a run outlives any test that stops it.
+    /// Two minutes of a small 10 fps MJPEG made by ffmpeg once per test process (over any file a
+    /// killed run left under the same process id), and removed when it exits: paced with
+    /// --realtime, a run outlives any test that stops it.
     static let pacedClip: String = {
         let path = pacedClipPath
-        if !FileManager.default.fileExists(atPath: path) {
-            _ = try? RecordingTests.command("/usr/bin/ffmpeg", ["-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc=size=160x120:rate=10",
-                                                                "-t", "120", "-f", "mjpeg", "-y", path])
-            atexit { unlink(SignalTests.pacedClipPath) }
-        }
+        atexit { unlink(SignalTests.pacedClipPath) }
+        _ = try? RecordingTests.command("/usr/bin/ffmpeg", ["-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc=size=160x120:rate=10",
+                                                            "-t", "120", "-f", "mjpeg", "-y", path])
         return path
     }()
 

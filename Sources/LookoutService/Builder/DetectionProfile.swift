@@ -57,12 +57,6 @@ public enum DetectionProfile: Sendable {
         }
     }
 
-    /// "1 for scan, 2 for run": a default of both commands, as their help states it.
-    public static func scanAndRun<Value: Sendable>(_ value: (DetectionProfile) -> Value,
-                                                  words: (Value) -> String = { DetectionProfile.words($0) }) -> String {
-        "\(words(value(.stills))) for scan, \(words(value(.video))) for run"
-    }
-
     /// "7.5 (0 for scan)": run's default, which the configuration file sets, with scan's beside it.
     public static func runThenScan<Value: Sendable>(_ value: (DetectionProfile) -> Value,
                                                    words: (Value) -> String = { DetectionProfile.words($0) }) -> String {

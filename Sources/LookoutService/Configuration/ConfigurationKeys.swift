@@ -49,7 +49,7 @@ extension ConfigurationKey {
         .init("rect-of-interest", .detection, .camera, \.rectOfInterest, .rect, defaultText: "the whole frame",
               valueName: "x,y,w,h", "Search only this part of the frame: x, y, width, height as fractions of the frame, top-left origin."),
         .init("density", .detection, .camera, \.density, .integer(1...16), default: 2,
-              "ZBar scan density: 1 scans every line; 2 every other line, half the work; 3-4 are faster still and may miss thin or small codes."),
+              "ZBar scan density: 1 scans every line; 2 every other line, half the work; 2-4 may miss thin or small codes (in scan, zxing-cpp reads beside ZBar)."),
         .init("code-budget", .detection, .camera, \.codeBudget, .number(0...60_000, unit: " ms"), defaultText: DetectionProfile.runThenScan(\.codeBudget),
               valueName: "ms", "Milliseconds a frame or image ZBar read no code in may spend on a second look: ZBar on prepared copies (contrast stretched, halved, inverted, sharpened, and enlarged twice for pictures up to a megapixel) and zxing-cpp; in scan, PDF417, Aztec and DataMatrix get as long again (0 = off)."),
         .init("code-budget-rate", .detection, .camera, \.codeBudgetRate, .number(0...1000), default: 4,
