@@ -119,7 +119,8 @@ int lk_shake_estimate(const unsigned char *gray, int width, int height, int stri
 // Writes a copy of an 8-bit gray image deconvolved by a straight motion blur of `length` pixels
 // at `angle` radians into `out` (tightly packed): a Wiener filter with `noise` as the
 // noise-to-signal ratio, values clipped. Returns 0, or -1 when OpenCV failed or an argument is
-// out of range (length under 1, noise not positive).
+// out of range (a null pointer, a stride under the width, a length under 1 or over the shorter
+// side, noise not positive, an angle not finite).
 int lk_deconvolve_shake(const unsigned char *gray, int width, int height, int stride, double length, double angle,
                         double noise, unsigned char *out);
 

@@ -130,6 +130,16 @@ public struct GS1Data: Equatable, Sendable {
         return [digits[0]] + body + [digits[7]]
     }
 
+    /// The ISBN-10 of a book's EAN-13 (978, 9 digits, its check digit), as `gtin` reads it back:
+    /// the 9 digits and their own check digit (0 to 9, or X for 10), weighted 10 down to 2 modulo 11.
+    static func isbn10(ofEAN13 digits: [UInt8]) -> [UInt8]? {
+        guard digits.count == 13, digits.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+        let body = Array(digits[3..<12])
+        let sum = body.enumerated().reduce(0) { $0 + Int($1.element - 0x30) * (10 - $1.offset) }
+        let check = (11 - sum % 11) % 11
+        return body + [check == 10 ? UInt8(ascii: "X") : UInt8(0x30 + check)]
+    }
+
     /// UPC-A's 12 digits as the 8 of the UPC-E symbol that holds them (`expandUPCE` undone), or
     /// nil when no UPC-E symbol holds them: each of UPC-E's four shapes is tried and kept when it
     /// expands to the same 12 digits.

@@ -201,22 +201,12 @@ final class ZXingScanner {
             payload.removeFirst()
             return .upcA
         }
-        let prefix = payload.count == 13 ? String(decoding: payload.prefix(3), as: UTF8.self) : ""
-        if types.contains(.isbn13), prefix == "978" || prefix == "979" { return .isbn13 }
-        if types.contains(.isbn10), prefix == "978", let isbn = isbn10(ofEAN13: payload) {
+        let isBook = payload.count == 13 && payload.starts(with: "97".utf8)
+        if types.contains(.isbn13), isBook, payload[2] == UInt8(ascii: "8") || payload[2] == UInt8(ascii: "9") { return .isbn13 }
+        if types.contains(.isbn10), isBook, payload[2] == UInt8(ascii: "8"), let isbn = GS1Data.isbn10(ofEAN13: payload) {
             payload = isbn
             return .isbn10
         }
         return types.contains(.ean13) ? .ean13 : nil
-    }
-
-    /// The ISBN-10 of a book's EAN-13 (978, 9 digits, its check digit): the 9 digits and their
-    /// own check digit (0 to 9, or X for 10), weighted 10 down to 2 modulo 11.
-    static func isbn10(ofEAN13 digits: [UInt8]) -> [UInt8]? {
-        guard digits.count == 13, digits.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
-        let body = Array(digits[3..<12])
-        let sum = body.enumerated().reduce(0) { $0 + Int($1.element - 0x30) * (10 - $1.offset) }
-        let check = (11 - sum % 11) % 11
-        return body + [check == 10 ? UInt8(ascii: "X") : UInt8(0x30 + check)]
     }
 }
