@@ -43,6 +43,26 @@ struct DecoderAgreementTests {
         }
     }
 
+    /// zxing-cpp's UPC-E reads wait for confirmation (UPC-E's check is only the parity pattern of
+    /// six digits). An EAN-13's left half has UPC-E's shape: in `ean13-read-twice.png` (a label
+    /// photographed, from the corpus) `scan`'s looks asked for UPC-E read a half of the EAN-13
+    /// as UPC-E where they read the EAN-13 too; that half is not reported, whether EAN-13 is
+    /// asked for or not.
+    @Test func anEAN13sLeftHalfIsNoUPCE() throws {
+        let upcE = try StillImage.load(path: Fixtures.path("upce.png"))
+        let reads = ZXingScanner(types: [.upcE]).scan(plane: upcE.baseAddress, width: upcE.width, height: upcE.height,
+                                                       bytesPerRow: upcE.bytesPerRow)
+        #expect(reads.map(\.needsConfirmation) == [true])
+        let ean = try StillImage.load(path: Fixtures.path("ean13-read-twice.png"))
+        for types: Set<MetadataObjectType> in [[.upcE], [.upcE, .ean13]] {
+            let reader = StillCodeReader(types: types, zbar: BarcodeScanner(types: types), processors: 1)
+            let codes = reader.read(ean, region: (x: 0, y: 0, width: ean.width, height: ean.height), budget: 600_000,
+                                    planeIsHalfSize: false)
+            #expect(!codes.contains { $0.type == .upcE }, "\(types)")
+            #expect(codes.map(\.type) == (types.contains(.ean13) ? [.ean13] : []), "\(types)")
+        }
+    }
+
     /// UPC-E's 8 digits and its UPC-A's 12, both ways, for each of UPC-E's four shapes (the last of
     /// its six digits 0-2, 3, 4, 5-9); 12 digits no UPC-E holds give nil.
     @Test func upcEIsCompressedAsItIsExpanded() {

@@ -164,16 +164,20 @@ struct EAN13ProfileReaderTests {
     /// A UPC-A of 1.3 px modules, sharp (Tests/Fixtures/ean13-small-misread.jpg): zxing-cpp's
     /// first look reads other digits that pass the check digit, and its bars' grey levels read
     /// the symbol right, in both halves alike. The first look's read is replaced by the halves',
-    /// the right digits stand as read, and `scan` reports the right digits alone.
+    /// the right digits stand as read, and `scan` reports the right digits alone. (ZBar reads the
+    /// symbol right, weakly, and the copies do not give the misread: the merged first looks
+    /// drop it already.)
     @Test func aFirstLookMisreadOfSmallModulesIsReplacedByTheBarsReading() throws {
         let (right, wrong) = ("865307973507", "864307073507")
         let image = try StillImage.load(path: Fixtures.path("ean13-small-misread.jpg"))
         let whole = (x: 0, y: 0, width: image.width, height: image.height)
         let types: Set<MetadataObjectType> = [.ean13, .upcA]
         let reader = StillCodeReader(types: types, zbar: BarcodeScanner(types: types), processors: 1)
-        let first = reader.firstLooks(image, region: whole, planeIsHalfSize: false)
-        let misread = try #require(first.first { $0.payload == Array(wrong.utf8) },
-                                   "the first looks no longer misread it: the test no longer tests the check \(first)")
+        let picture = ZXingScanner(types: types).scan(plane: image.baseAddress, width: image.width, height: image.height,
+                                                      bytesPerRow: image.bytesPerRow)
+        let misread = try #require(picture.first { $0.payload == Array(wrong.utf8) },
+                                   "zxing-cpp no longer misreads it: the test no longer tests the check \(picture)")
+        #expect(!reader.firstLooks(image, region: whole, planeIsHalfSize: false).contains { $0.payload == Array(wrong.utf8) })
         #expect(misread.type == .upcA && misread.decoder == .zxing)
         let checked = EAN13ProfileReader.checked(misread, in: image, region: whole, wanted: types)
         #expect(checked.map { String(decoding: $0.payload, as: UTF8.self) } == right)

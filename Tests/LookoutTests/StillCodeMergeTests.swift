@@ -33,6 +33,10 @@ struct StillCodeMergeTests {
         // Matrix symbols never overlap one another: two QR codes of one text a few pixels apart are two.
         let qr = Self.code("https://lookout.example/1", .qr, x: 400, y: 100, width: 80, height: 80)
         #expect(!qr.isSameSymbol(as: Self.code("https://lookout.example/1", .qr, x: 400, y: 184, width: 80, height: 80)))
+        // A UPC-E symbol's band is taller than it is long: the line along its bottom edge is it.
+        let tallBand = Self.code("00064163", .upcE, x: 221, y: 139, width: 58, height: 101)
+        #expect(tallBand.isSameSymbol(as: Self.code("00064163", .upcE, x: 221, y: 240.6, width: 56, height: 1)))
+        #expect(!tallBand.isSameSymbol(as: Self.code("00064163", .upcE, x: 221, y: 360, width: 56, height: 1)))
         var codes = [line]
         #expect(codes.addNewSymbols([band, nextLabel, labelAbove]) == 2)
     }
@@ -70,9 +74,44 @@ struct StillCodeMergeTests {
         let code128 = Self.code("LOOKOUT-0042", .code128, x: 100, y: 300, width: 190, height: 60)
         #expect(StillCodeReader.merged(looks(sharpened: [[code128], []], flattened: [[code128]])).isEmpty)
 
-        let pictureFirst = StillCodeReader.merged(looks(sharpened: [[misread]], picture: [ean]))
-        #expect(pictureFirst.map(\.payload) == [ean.payload])
-        #expect(pictureFirst.first?.needsConfirmation == false)
+        // The picture's read stands beside a copy that reads nothing of it, not against one that reads it otherwise.
+        let pictureFirst = StillCodeReader.merged(looks(sharpened: [[qr]], picture: [ean]))
+        #expect(pictureFirst.map(\.payload) == [ean.payload, qr.payload])
+        #expect(pictureFirst.allSatisfy { !$0.needsConfirmation })
+        #expect(StillCodeReader.merged(looks(sharpened: [[misread]], picture: [ean])).isEmpty)
+    }
+
+    /// ZBar and zxing-cpp's read of the picture give one symbol other bytes: the one a copy gives
+    /// stands, and nothing when no copy gives either; a read needing confirmation that another
+    /// decoder gives alike stands (a weak ZBar read a copy gives; zxing-cpp's UPC-E that ZBar gives).
+    @Test func twoDecodersThatDisagreeAreSettledByTheCopies() {
+        let right = Self.code("0099837866", .upcE, x: 222, y: 180, width: 69, height: 25)
+        var wrong = Self.code("0928318300", .upcE, x: 224, y: 178, width: 67, height: 27)
+        wrong.decoder = .zxing
+        var zbar = right
+        zbar.decoder = .zbar
+        zbar.scanLines = 20
+        func looks(picture: [ScannedCode], zbar: [ScannedCode], enlarged: [ScannedCode] = []) -> [[[ScannedCode]]] {
+            var found = [[[ScannedCode]]](repeating: [], count: StillCodeReader.Look.allCases.count)
+            found[StillCodeReader.Look.picture.rawValue] = [picture]
+            found[StillCodeReader.Look.zbar.rawValue] = [zbar]
+            found[StillCodeReader.Look.enlarged.rawValue] = [enlarged]
+            return found
+        }
+        let settled = StillCodeReader.merged(looks(picture: [wrong], zbar: [zbar], enlarged: [right]))
+        #expect(settled.map(\.payload) == [right.payload])
+        #expect(settled.first?.decoder == .zbar)
+        #expect(StillCodeReader.merged(looks(picture: [wrong], zbar: [zbar])).isEmpty)
+        #expect(StillCodeReader.merged(looks(picture: [wrong], zbar: [zbar], enlarged: [wrong])).map(\.payload) == [wrong.payload])
+
+        var weak = zbar
+        weak.scanLines = 4
+        #expect(StillCodeReader.merged(looks(picture: [], zbar: [weak])).first?.needsConfirmation == true)
+        #expect(StillCodeReader.merged(looks(picture: [], zbar: [weak], enlarged: [right])).map(\.needsConfirmation) == [false])
+
+        let upcE = right.toBeConfirmed()
+        #expect(StillCodeReader.merged(looks(picture: [upcE], zbar: [])).map(\.needsConfirmation) == [true])
+        #expect(StillCodeReader.merged(looks(picture: [upcE], zbar: [zbar])).map(\.needsConfirmation) == [false])
     }
 
     /// An EAN-13 on a photographed label (Tests/Fixtures/ean13-read-twice.png, from the corpus) that

@@ -5,12 +5,13 @@ import argparse, json, os, subprocess, sys
 from PIL import Image
 
 
-def arguments(doc, out, one_picture=False):
+def arguments(doc, out, one_picture=False, seeded=False):
     parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--lookout", default=".build/release/lookout")
     parser.add_argument("--out", default=out)
-    if one_picture:
+    if one_picture or seeded:
         parser.add_argument("--seed", type=int, default=11, help="another set of the same kind")
+    if one_picture:
         parser.add_argument("--picture", type=int, help="make picture N only, into --to, and read nothing")
         parser.add_argument("--to", help="where --picture goes")
     parser.add_argument("scan_options", nargs="*")
@@ -21,22 +22,25 @@ def arguments(doc, out, one_picture=False):
     return args
 
 
-def symbol(digits, out):
-    """zint's EAN-13 of the 12 digits (and their check digit), a module a pixel, in grey levels."""
+def symbol(digits, out, kind="EANX"):
+    """zint's EAN-13 of the 12 digits (and their check digit), or another of zint's `kind`, a
+    module a pixel, in grey levels."""
     path = os.path.join(out, f"symbol-{digits}.png")
-    subprocess.run(["zint", "-b", "EANX", "--scale=1", "-d", digits, "-o", path], check=True, capture_output=True)
+    subprocess.run(["zint", "-b", kind, "--scale=1", "-d", digits, "-o", path], check=True, capture_output=True)
     image = Image.open(path).convert("L")
     os.remove(path)
     return image
 
 
-def evaluate(args, truth, describe):
-    """Reads the pictures of `truth` (file, digits) with Lookout and zxing-cpp; `describe` says
-    what a missed picture is."""
+def evaluate(args, truth, describe, formats=("EAN13",), types="ean13", texts=lambda e: {e["digits"]}):
+    """Reads the pictures of `truth` with Lookout (`--types` `types`) and zxing-cpp (its
+    `formats`); a value read is right when its first 12 characters or the whole of it are one of
+    the picture's `texts` (by default the first 12 digits of its EAN-13); `describe` says what a
+    missed picture is."""
     import zxingcpp                                   # only to read: the accuracy environment's
     with open(os.path.join(args.out, "truth.json"), "w") as file:
         json.dump(truth, file, indent=1)
-    result = subprocess.run([args.lookout, "scan", "--types", "ean13", *args.scan_options, *[e["file"] for e in truth]],
+    result = subprocess.run([args.lookout, "scan", "--types", types, *args.scan_options, *[e["file"] for e in truth]],
                             capture_output=True, text=True)
     if result.returncode != 0:
         sys.exit(f"{os.path.basename(sys.argv[0])}: lookout scan failed ({result.returncode}): {result.stderr.strip()}")
@@ -44,18 +48,20 @@ def evaluate(args, truth, describe):
     for line in result.stdout.splitlines():
         record = json.loads(line)
         found.setdefault(record["source"], []).append(record["value"])
+    wheel_formats = [getattr(zxingcpp.BarcodeFormat, f) for f in formats]
     read = {"lookout": 0, "zxing-cpp": 0}
     wrong = {"lookout": 0, "zxing-cpp": 0}
     for e in truth:
-        texts = {"lookout": found.get(e["file"], []),
-                 "zxing-cpp": [b.text for b in zxingcpp.read_barcodes(Image.open(e["file"]), formats=zxingcpp.BarcodeFormat.EAN13)]}
-        for reader, values in texts.items():
-            read[reader] += any(v[:12] == e["digits"] for v in values)
-            wrong[reader] += sum(v[:12] != e["digits"] for v in values)
+        values_read = {"lookout": found.get(e["file"], []),
+                       "zxing-cpp": [b.text for b in zxingcpp.read_barcodes(Image.open(e["file"]), formats=wheel_formats)]}
+        right = lambda value: value in texts(e) or value[:12] in texts(e)
+        for reader, values in values_read.items():
+            read[reader] += any(map(right, values))
+            wrong[reader] += sum(not right(v) for v in values)
             for value in values:
-                if value[:12] != e["digits"]:
+                if not right(value):
                     print(f"  {reader} read {value} in {os.path.basename(e['file'])} ({describe(e)})")
-        if not any(v[:12] == e["digits"] for v in texts["lookout"]):
+        if not any(map(right, values_read["lookout"])):
             print(f"  lookout missed {os.path.basename(e['file'])} ({describe(e)})")
     for reader in read:
         print(f"{reader}: {read[reader]} of {len(truth)} read, {wrong[reader]} wrong texts")

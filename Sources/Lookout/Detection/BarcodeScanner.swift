@@ -24,13 +24,26 @@ struct ScannedCode {
     /// Set on a read that one prepared copy alone gave, of a type whose check a sharpened edge can fool.
     private(set) var isUnsure = false
 
-    var needsConfirmation: Bool { isUnsure || (type != .qr && decoder == .zbar && scanLines < Self.confidentScanLines) }
+    /// Set on a read another decoder gave alike.
+    private(set) var isConfirmed = false
+
+    var needsConfirmation: Bool {
+        !isConfirmed && (isUnsure || (type != .qr && decoder == .zbar && scanLines < Self.confidentScanLines))
+    }
 
     /// This read, reported only when another reading of its place confirms it.
     func toBeConfirmed() -> ScannedCode {
         var unsure = self
         unsure.isUnsure = true
+        unsure.isConfirmed = false
         return unsure
+    }
+
+    /// This read, confirmed by another reading of its place.
+    func confirmed() -> ScannedCode {
+        var sure = self
+        sure.isConfirmed = true
+        return sure
     }
 }
 

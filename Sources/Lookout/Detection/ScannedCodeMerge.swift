@@ -39,7 +39,11 @@ extension ScannedCode {
         // length and less than its bars' height across. The same code on the label above or beside
         // is at least that far away.
         guard !Self.matrixTypes.contains(type), payload == other.payload else { return false }
-        let lengthwise = max(mine.width, theirs.width) >= max(mine.height, theirs.height)
+        // The longer box tells which way the symbol lies: a line is unmistakable, and a UPC-E
+        // symbol's band is taller than it is long.
+        let elongation = { (box: Rect) in max(box.width, box.height) / max(min(box.width, box.height), 1) }
+        let longer = elongation(mine) >= elongation(theirs) ? mine : theirs
+        let lengthwise = longer.width >= longer.height
         let along = lengthwise ? abs(mine.midX - theirs.midX) : abs(mine.midY - theirs.midY)
         let across = lengthwise ? abs(mine.midY - theirs.midY) : abs(mine.midX - theirs.midX)
         let lengths = lengthwise ? (mine.width, theirs.width) : (mine.height, theirs.height)

@@ -290,50 +290,6 @@ final class StillCodeReader {
         return Self.merged(found.withLock { $0 })
     }
 
-    /// The looks' reads (`Look`'s order; a list per effort) as one report per symbol. A copy's read
-    /// of an EAN or UPC symbol, whose check digit a sharpened edge can fool, stands only when
-    /// vouched for (`vouching`); the copies' reads of other linear codes are dropped (some have no
-    /// check digit at all, and PDF417 is read by zxing-cpp alone, so nothing could confirm one).
-    static func merged(_ found: [[[ScannedCode]]]) -> [ScannedCode] {
-        var codes = [ScannedCode]()
-        var unsure = [ScannedCode]()
-        var copies = [[ScannedCode]]()
-        for (index, lists) in found.enumerated() {
-            let isCopy = Look(rawValue: index)?.copyEfforts.isEmpty == false
-            for reads in lists {
-                codes.addNewSymbols(isCopy ? reads.filter { trustedInCopies.contains($0.type) } : reads)
-                if isCopy { unsure += reads.filter { vouchedInCopies.contains($0.type) } }
-            }
-            if isCopy { copies.append(lists.flatMap { $0 }) }
-        }
-        for read in unsure where !codes.contains(where: { $0.isSameSymbol(as: read) }) {
-            switch vouching(for: read, by: copies) {
-            case .contradicted: continue
-            case .once: codes.append(read.toBeConfirmed())
-            case .twice: codes.append(read)
-            }
-        }
-        return codes
-    }
-
-    /// How the copies hold an unsure read's symbol.
-    enum Vouching { case contradicted, once, twice }
-
-    /// `.contradicted` when a copy (its reads with every effort) holds `code`'s symbol with other
-    /// bytes, `.twice` when at least two copies hold it with its bytes. On the development corpus
-    /// single copies gave EAN-13 symbols wrong texts that passed the check digit (under glare,
-    /// flattened; enlarged, a digit pair swapped), never two copies the same wrong text: a read of
-    /// one copy alone is confirmed before it stands.
-    static func vouching(for code: ScannedCode, by copies: [[ScannedCode]]) -> Vouching {
-        var agreeing = 0
-        for reads in copies {
-            let same = reads.filter { $0.isSameSymbol(as: code) }
-            if same.contains(where: { $0.payload != code.payload }) { return .contradicted }
-            if !same.isEmpty { agreeing += 1 }
-        }
-        return agreeing >= 2 ? .twice : .once
-    }
-
     /// What a copy may report when vouched for: the EAN and UPC family, whose check digit is
     /// confirmed as ZBar's weak reads are.
     static let vouchedInCopies: Set<MetadataObjectType> = [.ean13, .ean8, .upcA, .upcE, .isbn10, .isbn13]

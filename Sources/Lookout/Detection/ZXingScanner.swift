@@ -43,7 +43,9 @@ final class ZXingScanner {
 
     init(types: Set<MetadataObjectType>) {
         self.types = types
-        formats = types.reduce(0) { $0 | (Self.format(of: $1) ?? 0) }
+        // UPC-E is read beside EAN-13, whose left half can pass for a UPC-E symbol (`codes`).
+        let beside = types.contains(.upcE) ? Int32(LK_ZX_EAN13) : 0
+        formats = types.reduce(beside) { $0 | (Self.format(of: $1) ?? 0) }
     }
 
     /// The ZXing format bit for a type ZXing reads. ISBNs are EAN-13 symbols.
@@ -156,16 +158,28 @@ final class ZXingScanner {
         guard count > 0 else { return [] }
         var codes = [ScannedCode]()
         codes.reserveCapacity(Int(count))
-        for var code in found.prefix(Int(count)) {
+        let read = found.prefix(Int(count))
+        // An EAN-13's left half, its centre guard and the first bar after it have UPC-E's shape,
+        // and the half's parity pattern passes UPC-E's check as often as not: a UPC-E read of an
+        // EAN-13's 2nd to 7th digits, where that EAN-13 is read too, is that half. (Along the rows
+        // of a leaning symbol, a half is crossed alone: no quiet zone test along the row tells it.)
+        let leftHalves = read.filter { $0.format == Int32(LK_ZX_EAN13) && $0.length == 13 }.map {
+            bytes[Int($0.offset) + 1..<Int($0.offset) + 7]
+        }
+        for var code in read {
             var payload = Array(bytes[Int(code.offset)..<Int(code.offset + code.length)])
             guard let type = type(of: code.format, payload: &payload) else { continue }
+            if type == .upcE, payload.count == 8, leftHalves.contains(where: { $0.elementsEqual(payload[1..<7]) }) { continue }
             let xs = [code.x.0, code.x.1, code.x.2, code.x.3], ys = [code.y.0, code.y.1, code.y.2, code.y.3]
             let corners = (0..<4).map {
                 Point(x: min(max(0, Double(xs[$0])), Double(width)) * scale, y: min(max(0, Double(ys[$0])), Double(height)) * scale)
             }
             let aim = withUnsafeBytes(of: &code.aim) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            codes.append(ScannedCode(type: type, payload: payload, corners: corners, decoder: .zxing,
-                                     symbologyIdentifier: aim.isEmpty ? nil : aim))
+            let scanned = ScannedCode(type: type, payload: payload, corners: corners, decoder: .zxing,
+                                      symbologyIdentifier: aim.isEmpty ? nil : aim)
+            // UPC-E's check is only the parity pattern of its six digits: small symbols were read
+            // as other digits that passed it, where ZBar or a sharpened copy read them right.
+            codes.append(type == .upcE ? scanned.toBeConfirmed() : scanned)
         }
         return codes
     }
