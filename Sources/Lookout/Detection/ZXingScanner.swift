@@ -163,7 +163,7 @@ final class ZXingScanner {
         // and the half's parity pattern passes UPC-E's check as often as not: a UPC-E read of an
         // EAN-13's 2nd to 7th digits, where that EAN-13 is read too, is that half. (Along the rows
         // of a leaning symbol, a half is crossed alone: no quiet zone test along the row tells it.)
-        let leftHalves = read.filter { $0.format == Int32(LK_ZX_EAN13) && $0.length == 13 }.map {
+        let leftHalves = !types.contains(.upcE) ? [] : read.filter { $0.format == Int32(LK_ZX_EAN13) && $0.length == 13 }.map {
             bytes[Int($0.offset) + 1..<Int($0.offset) + 7]
         }
         for var code in read {
@@ -178,7 +178,7 @@ final class ZXingScanner {
             let scanned = ScannedCode(type: type, payload: payload, corners: corners, decoder: .zxing,
                                       symbologyIdentifier: aim.isEmpty ? nil : aim)
             // UPC-E's check is only the parity pattern of its six digits: small symbols were read
-            // as other digits that passed it, where ZBar or a sharpened copy read them right.
+            // as other digits that passed it, where ZBar or a copy read them right.
             codes.append(type == .upcE ? scanned.toBeConfirmed() : scanned)
         }
         return codes
