@@ -12,6 +12,7 @@ struct DocumentationTests {
         "instance",   // scripts/install --instance NAME (docs/service.md)
         "gs1",        // zint --gs1 (docs/accuracy.md)
         "layer",      // scripts/test --layer NAME (docs/testing.md)
+        "as-ean13",   // scripts/corpus.d/small_upce.py --as-ean13 (docs/accuracy.md)
     ]
 
     static let documents: [String] = {

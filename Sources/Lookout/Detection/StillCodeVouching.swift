@@ -46,7 +46,8 @@ extension StillCodeReader {
                 codes[index] = code.confirmed()
             }
         }
-        for read in unsure where !(codes + unsettled).contains(where: { $0.isSameSymbol(as: read) }) {
+        for read in unsure where !codes.contains(where: { $0.isSameSymbol(as: read) })
+            && !unsettled.contains(where: { $0.isSameSymbol(as: read) }) {
             switch vouching(for: read, by: copies) {
             case .contradicted: continue
             case .once: codes.append(read.toBeConfirmed())
