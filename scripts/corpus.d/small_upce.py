@@ -34,10 +34,8 @@ def upc_a(six):
     return digits + str((10 - total % 10) % 10)
 
 
-asEAN13 = "--as-ean13" in sys.argv[:sys.argv.index("--") if "--" in sys.argv else len(sys.argv)]
-if asEAN13:
-    sys.argv.remove("--as-ean13")
-args = ean_sets.arguments(__doc__, ".cache/corpus/small-upce", seeded=True)
+args = ean_sets.arguments(__doc__, ".cache/corpus/small-upce", seeded=True,
+                          flags=[("--as-ean13", "read them as --types ean13 does (ZBar's reads, as EAN-13)")])
 rng = random.Random(args.seed)
 truth = []
 drawn = 4
@@ -68,7 +66,7 @@ for index in range(80):
     truth.append({"file": path, "digits": "0" + upc_a(six)[:11], "upce": "0" + six + upc_a(six)[11], "module": round(module, 2)})
 
 describe = lambda e: f"UPC-E {e['upce']}, module {e['module']} px"
-if asEAN13:
+if args.as_ean13:
     ean_sets.evaluate(args, truth, describe, formats=("EAN13", "UPCE"))
 else:                                                 # zxing-cpp's wheel gives a UPC-E's 13 digits
     ean_sets.evaluate(args, truth, describe, formats=("UPCE",), types="upce", texts=lambda e: {e["upce"], e["digits"] + e["upce"][-1]})

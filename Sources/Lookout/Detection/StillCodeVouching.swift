@@ -29,7 +29,7 @@ extension StillCodeReader {
         // copies' reads decide, or nothing stands there (its place is read again, `linearPlaces`).
         var unsettled = [ScannedCode]()
         codes.removeAll { code in
-            guard vouchedInCopies.contains(code.type), isContradicted(code, by: copies) else { return false }
+            guard vouchedInCopies.contains(code.type), vouching(for: code, by: copies) == .contradicted else { return false }
             unsettled.append(code)
             return true
         }
@@ -74,13 +74,7 @@ extension StillCodeReader {
 
     /// Whether a copy holds `code`'s symbol with its bytes and none with other bytes.
     static func isHeld(_ code: ScannedCode, by copies: [[ScannedCode]]) -> Bool {
-        let same = copies.joined().filter { $0.isSameSymbol(as: code) }
-        return !same.isEmpty && same.allSatisfy { $0.payload == code.payload }
-    }
-
-    /// Whether a copy holds `code`'s symbol with other bytes.
-    static func isContradicted(_ code: ScannedCode, by copies: [[ScannedCode]]) -> Bool {
-        copies.joined().contains { $0.isSameSymbol(as: code) && $0.payload != code.payload }
+        vouching(for: code, by: copies) != .contradicted && copies.joined().contains { $0.isSameSymbol(as: code) }
     }
 
     /// How the copies hold an unsure read's symbol.
