@@ -13,6 +13,7 @@ struct DocumentationTests {
         "gs1",        // zint --gs1 (docs/accuracy.md)
         "layer",      // scripts/test --layer NAME (docs/testing.md)
         "as-ean13",   // scripts/corpus.d/small_upce.py --as-ean13 (docs/accuracy.md)
+        "cover",      // scripts/corpus.d/covered_symbols.py --cover (docs/accuracy.md)
     ]
 
     static let documents: [String] = {

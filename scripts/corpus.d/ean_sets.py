@@ -5,13 +5,16 @@ import argparse, json, os, subprocess, sys
 from PIL import Image
 
 
-def arguments(doc, out, one_picture=False, seeded=False, flags=()):
-    """The sets' options; `flags` are (name, help) of a set's own on/off options."""
+def arguments(doc, out, one_picture=False, seeded=False, flags=(), options=()):
+    """The sets' options; `flags` are (name, help) of a set's own on/off options, `options`
+    (name, argparse keywords) its others."""
     parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--lookout", default=".build/release/lookout")
     parser.add_argument("--out", default=out)
     for name, text in flags:
         parser.add_argument(name, action="store_true", help=text)
+    for name, keywords in options:
+        parser.add_argument(name, **keywords)
     if one_picture or seeded:
         parser.add_argument("--seed", type=int, default=11, help="another set of the same kind")
     if one_picture:

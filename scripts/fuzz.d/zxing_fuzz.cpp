@@ -1,6 +1,7 @@
-// libFuzzer target over zxing-cpp 3 in process: lk_zx_read, lk_zx_locate, lk_zx_find_undecoded and
-// (when QR is asked for) lk_zx_read_repaired (Sources/CZXing), and lk_ean13_from_profiles
-// (Sources/CPlanes) on the places of rows of bars and the header's regions, called
+// libFuzzer target over zxing-cpp 3 in process: lk_zx_read, lk_zx_locate, lk_zx_find_undecoded (with
+// the DataMatrix symbols it restores with erasures) and (when QR is asked for) lk_zx_read_repaired
+// (Sources/CZXing), and lk_ean13_from_profiles (Sources/CPlanes) on the places of rows of bars and
+// the header's regions, called
 // as Lookout calls them, on a gray image and a header of how to read it. scripts/fuzz builds it with
 // clang -fsanitize=fuzzer,address,undefined against the instrumented libZXing.a
 // (scripts/zxing-cpp fuzz); zxing_seeds.py writes seeds in this layout.
@@ -250,8 +251,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     // Symbols found but not decoded, as UndecodedSymbolReader asks; exactly the capacity stated.
     const int places = 1 + h[10] % 64;
     std::vector<int> quads(8 * places), kinds(places);
-    int undecoded = lk_zx_find_undecoded(gray, width, height, stride, formats, quads.data(), kinds.data(), places);
+    // ... and the DataMatrix symbols erasures restore, written as lk_zx_read writes codes.
+    int restored = -2;
+    int undecoded = lk_zx_find_undecoded(gray, width, height, stride, formats, quads.data(), kinds.data(), places,
+                                         codes.data(), capacity, &restored, bytes.data(), bytes_capacity);
     if (undecoded < -1 || undecoded > places) broken("lk_zx_find_undecoded count", undecoded, places);
+    if (restored < 0) broken("lk_zx_find_undecoded restored count", restored, capacity);
+    check_codes(restored, capacity, formats & LK_ZX_DATAMATRIX, codes, bytes_capacity);
     for (int i = 0; i < undecoded; i++) {
         const int known_kinds = LK_ZX_QR | LK_ZX_AZTEC | LK_ZX_DATAMATRIX | LK_ZX_PDF417;
         if (!(kinds[i] & formats & known_kinds) || (kinds[i] & (kinds[i] - 1)))

@@ -85,13 +85,19 @@ int lk_zx_read_repaired(const unsigned char *gray, int width, int height, int st
 
 // QR, Aztec, DataMatrix and PDF417 symbols (of `formats`) that zxing-cpp finds in the image but
 // cannot decode: a matrix symbol's finders or bullseye and its format, or a PDF417's start, stop
-// and row indicators, were read, but Reed-Solomon could not restore the data. Writes up to
-// `capacity` places, one a symbol however often it was found: its four corners into `quads` (x
-// and y each, top-left, top-right, bottom-right, bottom-left of the symbol as it reads, in the
-// image's pixels) and its LK_ZX_ bit into `found_formats`. Returns the count, -1 when zxing-cpp
-// failed (it threw: out of memory). Thread-safe.
+// and row indicators, were read, but Reed-Solomon could not restore the data. A DataMatrix or QR
+// symbol (also light on dark) is decoded again with the modules whose gray level is least sure
+// taken as erasures: when that restores it, it is written into `restored` as lk_zx_read writes
+// codes (payloads into `bytes`, its corners the found symbol's), up to `restored_capacity`, and
+// counted in `restored_count`. Writes up to `capacity` other places (dark on light ground only),
+// one a symbol however often it was found: its four corners
+// into `quads` (x and y each, top-left, top-right, bottom-right, bottom-left of the symbol as it
+// reads, in the image's pixels) and its LK_ZX_ bit into `found_formats`. Returns their count, -1
+// when zxing-cpp failed (it threw: out of memory). Thread-safe.
 int lk_zx_find_undecoded(const unsigned char *gray, int width, int height, int stride, int formats,
-                         int *quads, int *found_formats, int capacity);
+                         int *quads, int *found_formats, int capacity,
+                         lk_zx_code *restored, int restored_capacity, int *restored_count,
+                         unsigned char *bytes, int bytes_capacity);
 
 // Writes a copy of the part of an 8-bit gray image inside `quad` (four corners, x and y each, in
 // the order lk_zx_find_undecoded gives them) re-sampled (bilinear) so that it stands as an

@@ -7,6 +7,8 @@ import CZXing
 /// zxing-cpp read a matrix symbol's finders or bullseye and its format, or a PDF417's start and
 /// stop patterns and row indicators, so the place is exactly the symbol's; only Reed-Solomon
 /// could not restore what was sampled there.
+/// - A DataMatrix under glare or a stain: the modules whose gray level is least sure are taken as
+///   erasures, which cost Reed-Solomon half what wrong guesses cost (`lk_zx_find_undecoded`).
 /// - A matrix symbol's threshold gave too many wrong modules: light falling unevenly across a
 ///   small symbol (over-exposed, wrapped round a can). The place, with a margin, is enlarged
 ///   twice (bicubic), sharpened, and made black and white against the mean of a quarter of the
@@ -56,10 +58,17 @@ final class UndecodedSymbolReader {
     func read(_ pixels: PixelBuffer, region: PlaneRegion, known: [ScannedCode], deadline: Int64) -> [ScannedCode] {
         guard region.width >= 16, region.height >= 16, MonotonicClock.nanoseconds() < deadline else { return [] }
         let origin = pixels.baseAddress.assumingMemoryBound(to: UInt8.self) + region.y * pixels.bytesPerRow + region.x
-        let places = scanner.undecoded(plane: origin, width: region.width, height: region.height, bytesPerRow: pixels.bytesPerRow)
+        let (places, restored) = scanner.undecoded(plane: origin, width: region.width, height: region.height,
+                                                   bytesPerRow: pixels.bytesPerRow)
         // The boxes of codes read, before and here: a place inside one is read already.
         var covered = known.map { Rect.enclosing($0.corners) }
         var codes = [ScannedCode]()
+        for code in restored.map({ $0.offset(x: region.x, y: region.y) }) {
+            let box = Rect.enclosing(code.corners)
+            guard !covered.contains(where: { $0.contains(Point(x: box.midX, y: box.midY)) }) else { continue }
+            covered.append(box)
+            codes.append(code)
+        }
         for place in places where MonotonicClock.nanoseconds() < deadline {
             let box = Rect.enclosing(place.corners)
             let centre = Point(x: Double(region.x) + box.midX, y: Double(region.y) + box.midY)

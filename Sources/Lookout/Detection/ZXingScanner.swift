@@ -128,17 +128,26 @@ final class ZXingScanner {
     }
 
     /// QR, Aztec, DataMatrix and PDF417 symbols of the wanted types that zxing-cpp finds in a
-    /// plane but cannot decode (`lk_zx_find_undecoded`).
-    func undecoded(plane: UnsafeRawPointer, width: Int, height: Int, bytesPerRow: Int) -> [UndecodedSymbol] {
+    /// plane but cannot decode (`lk_zx_find_undecoded`): the DataMatrix symbols that erasures
+    /// restore, read, and the places of the others.
+    func undecoded(plane: UnsafeRawPointer, width: Int, height: Int, bytesPerRow: Int)
+        -> (places: [UndecodedSymbol], restored: [ScannedCode]) {
         let wanted = formats & Int32(LK_ZX_QR | LK_ZX_AZTEC | LK_ZX_DATAMATRIX | LK_ZX_PDF417)
-        guard wanted != 0, width > 0, height > 0 else { return [] }
+        guard wanted != 0, width > 0, height > 0 else { return ([], []) }
         let capacity = 64
         var quads = [Int32](repeating: 0, count: 8 * capacity)
         var kinds = [Int32](repeating: 0, count: capacity)
-        let count = lk_zx_find_undecoded(plane.assumingMemoryBound(to: UInt8.self), Int32(width), Int32(height),
-                                         Int32(bytesPerRow), wanted, &quads, &kinds, Int32(capacity))
+        var restoredCount: Int32 = 0
+        let count = found.withUnsafeMutableBufferPointer { found in
+            bytes.withUnsafeMutableBufferPointer { bytes in
+                lk_zx_find_undecoded(plane.assumingMemoryBound(to: UInt8.self), Int32(width), Int32(height),
+                                     Int32(bytesPerRow), wanted, &quads, &kinds, Int32(capacity),
+                                     found.baseAddress, Int32(found.count), &restoredCount, bytes.baseAddress, Int32(bytes.count))
+            }
+        }
         if count < 0 { failures += 1 }
-        return (0..<max(0, Int(count))).compactMap { symbol in
+        let restored = codes(count: restoredCount, width: width, height: height, scale: 1)
+        let places: [UndecodedSymbol] = (0..<max(0, Int(count))).compactMap { symbol in
             let type: MetadataObjectType
             switch kinds[symbol] {
             case Int32(LK_ZX_QR): type = .qr
@@ -150,6 +159,7 @@ final class ZXingScanner {
             let corners = (0..<4).map { Point(x: Double(quads[8 * symbol + 2 * $0]), y: Double(quads[8 * symbol + 2 * $0 + 1])) }
             return UndecodedSymbol(corners: corners, type: type)
         }
+        return (places, restored)
     }
 
     /// The first `count` codes zxing-cpp wrote, as scanned codes.
