@@ -9,7 +9,6 @@
 #include <ZXing/ReadBarcode.h>
 
 #include <algorithm>
-#include <cstring>
 #include <exception>
 #include <vector>
 
