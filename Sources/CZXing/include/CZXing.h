@@ -90,10 +90,10 @@ int lk_zx_read_repaired(const unsigned char *gray, int width, int height, int st
 // taken as erasures: when that restores it, it is written into `restored` as lk_zx_read writes
 // codes (payloads into `bytes`, its corners the found symbol's), up to `restored_capacity`, and
 // counted in `restored_count`. Writes up to `capacity` other places (dark on light ground only),
-// one a symbol however often it was found: its four corners
-// into `quads` (x and y each, top-left, top-right, bottom-right, bottom-left of the symbol as it
-// reads, in the image's pixels) and its LK_ZX_ bit into `found_formats`. Returns their count, -1
-// when zxing-cpp failed (it threw: out of memory). Thread-safe.
+// one a symbol however often it was found: its four corners into `quads` (x and y each, top-left,
+// top-right, bottom-right, bottom-left of the symbol as it reads, in the image's pixels) and its
+// LK_ZX_ bit into `found_formats`. Returns their count, -1 when zxing-cpp failed (it threw: out of
+// memory). Thread-safe.
 int lk_zx_find_undecoded(const unsigned char *gray, int width, int height, int stride, int formats,
                          int *quads, int *found_formats, int capacity,
                          lk_zx_code *restored, int restored_capacity, int *restored_count,

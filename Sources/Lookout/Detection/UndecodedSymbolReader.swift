@@ -7,8 +7,9 @@ import CZXing
 /// zxing-cpp read a matrix symbol's finders or bullseye and its format, or a PDF417's start and
 /// stop patterns and row indicators, so the place is exactly the symbol's; only Reed-Solomon
 /// could not restore what was sampled there.
-/// - A DataMatrix under glare or a stain: the modules whose gray level is least sure are taken as
-///   erasures, which cost Reed-Solomon half what wrong guesses cost (`lk_zx_find_undecoded`).
+/// - A DataMatrix or QR symbol (also light on dark) under glare, a stain or a logo: the modules
+///   whose gray level is least sure are taken as erasures, which cost Reed-Solomon half what
+///   wrong guesses cost (`lk_zx_find_undecoded`, `SoftMatrix.hpp`).
 /// - A matrix symbol's threshold gave too many wrong modules: light falling unevenly across a
 ///   small symbol (over-exposed, wrapped round a can). The place, with a margin, is enlarged
 ///   twice (bicubic), sharpened, and made black and white against the mean of a quarter of the

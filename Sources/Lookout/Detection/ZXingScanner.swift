@@ -128,8 +128,8 @@ final class ZXingScanner {
     }
 
     /// QR, Aztec, DataMatrix and PDF417 symbols of the wanted types that zxing-cpp finds in a
-    /// plane but cannot decode (`lk_zx_find_undecoded`): the DataMatrix symbols that erasures
-    /// restore, read, and the places of the others.
+    /// plane but cannot decode (`lk_zx_find_undecoded`): the DataMatrix and QR symbols that
+    /// erasures restore, read, and the places of the others.
     func undecoded(plane: UnsafeRawPointer, width: Int, height: Int, bytesPerRow: Int)
         -> (places: [UndecodedSymbol], restored: [ScannedCode]) {
         let wanted = formats & Int32(LK_ZX_QR | LK_ZX_AZTEC | LK_ZX_DATAMATRIX | LK_ZX_PDF417)
