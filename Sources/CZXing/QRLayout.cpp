@@ -52,6 +52,26 @@ bool mask_bit(int mask, int x, int y) {
     }
 }
 
+// Where bit `i` (0 the least significant) of the format information's first copy (round the
+// top-left finder) and its second (under the top-right one and beside the bottom-left one) lie.
+struct FormatPlaces {
+    int first_x, first_y, second_x, second_y;
+};
+FormatPlaces format_places(int i, int size) {
+    FormatPlaces at;
+    at.first_x = i < 8 ? 8 : i == 8 ? 7 : 14 - i;
+    at.first_y = i < 6 ? i : i < 8 ? i + 1 : 8;
+    at.second_x = i < 8 ? size - 1 - i : 8;
+    at.second_y = i < 8 ? 8 : size - 15 + i;
+    return at;
+}
+
+// A module's ring round a pattern's centre (the larger of its distances across and down).
+int ring(int dx, int dy) {
+    dx = dx < 0 ? -dx : dx, dy = dy < 0 ? -dy : dy;
+    return dx > dy ? dx : dy;
+}
+
 int bit_count(int value) {
     int count = 0;
     for (; value; value &= value - 1) count++;
@@ -73,9 +93,8 @@ public:
                 if (cx == 3 || cy == 3)
                     for (int dy = -4; dy <= 4; dy++)
                         for (int dx = -4; dx <= 4; dx++) {
-                            int ring = dx * dx > dy * dy ? (dx < 0 ? -dx : dx) : (dy < 0 ? -dy : dy);
                             if (cx + dx >= 0 && cx + dx < size_ && cy + dy >= 0 && cy + dy < size_)
-                                set(cx + dx, cy + dy, ring != 2 && ring != 4);
+                                set(cx + dx, cy + dy, ring(dx, dy) != 2 && ring(dx, dy) != 4);
                         }
         if (version >= 2) { // alignment patterns, but where they would overlap a finder
             int count = version / 7 + 2, step = version == 32 ? 26 : (version * 4 + count * 2 + 1) / (count * 2 - 2) * 2;
@@ -87,8 +106,7 @@ public:
                     if ((i == 0 && j == 0) || (i == 0 && j == count - 1) || (i == count - 1 && j == 0)) continue;
                     for (int dy = -2; dy <= 2; dy++)
                         for (int dx = -2; dx <= 2; dx++) {
-                            int ring = dx * dx > dy * dy ? (dx < 0 ? -dx : dx) : (dy < 0 ? -dy : dy);
-                            set(centres[i] + dx, centres[j] + dy, ring != 1);
+                            set(centres[i] + dx, centres[j] + dy, ring(dx, dy) != 1);
                         }
                 }
         }
@@ -105,12 +123,8 @@ public:
     void format(int bits) {
         for (int i = 0; i < 15; i++) {
             bool on = (bits >> i) & 1;
-            if (i < 6) set(8, i, on);
-            else if (i < 8) set(8, i + 1, on);
-            else if (i == 8) set(7, 8, on);
-            else set(14 - i, 8, on);
-            if (i < 8) set(size_ - 1 - i, 8, on);
-            else set(8, size_ - 15 + i, on);
+            FormatPlaces at = format_places(i, size_);
+            set(at.first_x, at.first_y, on), set(at.second_x, at.second_y, on);
         }
         set(8, size_ - 8, true);
     }
@@ -150,12 +164,12 @@ bool qr_layout(const unsigned char *modules, int stride, int dimension, SymbolLa
     const int version = (dimension - 17) / 4;
     if (!modules || dimension < 21 || dimension > 177 || (dimension - 17) % 4 != 0) return false;
     auto dark = [&](int x, int y) { return modules[(size_t)y * stride + x] == 0; };
-    // The two copies as sampled, most significant bit first, as format() lays them.
+    // The two copies as sampled, most significant bit first.
     int first = 0, second = 0;
     for (int i = 14; i >= 0; i--) {
-        int x = i < 6 ? 8 : i < 8 ? 8 : i == 8 ? 7 : 14 - i, y = i < 6 ? i : i < 8 ? i + 1 : 8;
-        first = first << 1 | dark(x, y);
-        second = second << 1 | (i < 8 ? dark(dimension - 1 - i, 8) : dark(8, dimension - 15 + i));
+        FormatPlaces at = format_places(i, dimension);
+        first = first << 1 | dark(at.first_x, at.first_y);
+        second = second << 1 | dark(at.second_x, at.second_y);
     }
     int best = -1, distance = 4;
     for (int level = 0; level < 4; level++)

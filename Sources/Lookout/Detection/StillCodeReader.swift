@@ -24,9 +24,10 @@ import Dispatch
 ///    EAN-13 or UPC-A of modules near a pixel, read by the first looks (at any budget) or in its
 ///    place, is asked of its bars' grey levels (`EAN13ProfileReader.checked`): a threshold
 ///    misreads such bars.
-///    Then QR, Aztec, DataMatrix and PDF417 symbols zxing-cpp found but could not decode, read
-///    again in their own place: enlarged and made black and white there, a PDF417 stood square
-///    by its corners (`UndecodedSymbolReader`). Then
+///    Then QR, Aztec, DataMatrix and PDF417 symbols zxing-cpp found but could not decode: a
+///    DataMatrix or QR symbol decoded again with its least sure codewords erased (glare, a stain,
+///    a logo over it); the others read again in their own place, enlarged and made black and
+///    white there, a PDF417 stood square by its corners (`UndecodedSymbolReader`). Then
 ///    QR codes that lost one finder pattern to glare, a bright spot or a tear, read with it
 ///    painted back where the two left say it was (`lk_zx_read_repaired`), within the budget; then
 ///    QR codes of small blurred modules where the picture looks like a matrix symbol, enlarged in
