@@ -127,6 +127,17 @@ def perspective_coefficients(source, target):
     return np.linalg.solve(a, b)
 
 
+def symbol_corners(corners, symbol, quiet, module):
+    """The symbol's own corners in the picture (its quiet zone left out), clockwise from its top
+    left, from the corners `place` gave its canvas."""
+    sw, sh = symbol.size
+    q = quiet * module
+    a, b, c, d, e, f, g, h = perspective_coefficients(corners, [(0, 0), (sw, 0), (sw, sh), (0, sh)])
+    inner = [(q, q), (sw - q, q), (sw - q, sh - q), (q, sh - q)]
+    return [[round((a * x + b * y + c) / (g * x + h * y + 1), 1), round((d * x + e * y + f) / (g * x + h * y + 1), 1)]
+            for x, y in inner]
+
+
 def place(background, symbol, rng, angle, skew):
     """Pastes the symbol onto the background, rotated by `angle` degrees and with corners moved by
     up to `skew` of its size (perspective). Returns the picture and the symbol's corners."""
@@ -219,10 +230,12 @@ def make_codes(rng, entries):
             module = rng.choice([1.6, 2, 2.5, 3, 4, 5, 6, 8]) * width / 1600
             module = max(1.4, module)
             symbol = render_symbol(matrix, module, 4, inverted)
+            quiet = 4
         else:
             _, _, payload, charset, matrix = job
             module = max(1.3, rng.choice([1.5, 2, 2.5, 3, 4, 5]) * width / 1600)
             symbol = render_symbol(matrix, module, 10)
+            quiet = 10
         angle = rng.choice([0, 0, rng.uniform(-25, 25), rng.uniform(-60, 60), 90, 180])
         skew = rng.choice([0, 0.05, 0.12, 0.2])
         picture, corners = place(scene, symbol, rng, angle, skew)
@@ -230,7 +243,8 @@ def make_codes(rng, entries):
         text = payload.decode(charset)
         name = save(picture, f"code-{index:03d}-{kind}.jpg", quality)
         entries.append({"file": name, "set": "codes", "codes": [{"type": kind, "text": text,
-                        "raw_base64": base64.b64encode(payload).decode(), "charset": job[1] if kind == "qr" else "ascii"}],
+                        "raw_base64": base64.b64encode(payload).decode(), "charset": job[1] if kind == "qr" else "ascii",
+                        "corners": symbol_corners(corners, symbol, quiet, module)}],
                         "effects": effects + (["inverted"] if inverted else []), "angle": round(angle, 1),
                         "skew": skew, "module": round(module, 2), "width": width})
 
@@ -352,7 +366,8 @@ def make_kinds(entries):
         picture, quality = degrade(picture, rng, effects)
         name = save(picture, f"kind-{index:03d}-{kind}.jpg", quality)
         entries.append({"file": name, "set": "kinds", "codes": [{"type": kind, "form": form,
-                        "raw_base64": base64.b64encode(expected).decode()}],
+                        "raw_base64": base64.b64encode(expected).decode(),
+                        "corners": symbol_corners(corners, symbol, 4, module)}],
                         "effects": effects, "angle": round(angle, 1), "skew": skew, "module": round(module, 2), "width": width})
 
 
