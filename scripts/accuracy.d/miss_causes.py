@@ -31,6 +31,9 @@ from bench_tables import inside  # noqa: E402
 FORMATS = {"qr": zxingcpp.BarcodeFormat.QRCode, "ean13": zxingcpp.BarcodeFormat.EAN13,
            "pdf417": zxingcpp.BarcodeFormat.PDF417, "aztec": zxingcpp.BarcodeFormat.Aztec,
            "datamatrix": zxingcpp.BarcodeFormat.DataMatrix}
+SAME = {"qr": (zxingcpp.BarcodeFormat.QRCode, zxingcpp.BarcodeFormat.QRCodeModel1, zxingcpp.BarcodeFormat.QRCodeModel2),
+        "ean13": (zxingcpp.BarcodeFormat.EAN13,), "pdf417": (zxingcpp.BarcodeFormat.PDF417,),
+        "aztec": (zxingcpp.BarcodeFormat.Aztec,), "datamatrix": (zxingcpp.BarcodeFormat.DataMatrix,)}
 BENCH_MISS = re.compile(r"missed ((?:qr|code)-bench/\S+\.jpg) code (\d+)")
 CORPUS_MISS = re.compile(r"missed(?: \w+ \(\w+\))?: (\S+\.jpg)")
 
@@ -70,12 +73,13 @@ def sharpened(image, sigma):
 
 
 def found(picture, code, wanted):
-    """Whether zxing-cpp finds a symbol of the code's type inside its corners and fails on it."""
+    """Whether zxing-cpp finds a symbol of the code's type inside its corners and fails on it (a
+    Micro QR or rMQR symbol it finds in a QR code's modules is not that code)."""
     for image in (picture, sharpened(picture, 1)):
         for result in zxingcpp.read_barcodes(image, formats=wanted, try_invert=True, return_errors=True):
             p = result.position
             centre = ((p.top_left.x + p.bottom_right.x) / 2, (p.top_left.y + p.bottom_right.y) / 2)
-            if result.error and inside(centre, code["corners"]):
+            if result.error and result.format in SAME[code["type"]] and inside(centre, code["corners"]):
                 return True
     return False
 
