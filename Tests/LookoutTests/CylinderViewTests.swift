@@ -133,6 +133,34 @@ struct CylinderViewTests {
         #expect(codes.map { String(decoding: $0.payload, as: UTF8.self) } == [text])
     }
 
+    /// A code on a label round a can that zxing-cpp finds but cannot decode (Tests/Fixtures/
+    /// qr-curved-found.png, from the benchmark photograph qr-bench/curved/011.jpg: version 6, 4.3 px
+    /// modules, wrapped by 15 degrees or more). No first look reads it; its own place, enlarged and
+    /// made black and white, nor the places of large cells unrolled, nor its place in the 20 views
+    /// and their bowed ones; in the ladder of views its known place affords, it is read, where the
+    /// code is, once, and so scan reads it.
+    @Test func aCodeFoundButNotDecodedIsReadUnrolledInItsOwnPlace() throws {
+        let (image, whole, reader) = try LinearPlacesTests.unreadByFirstLooks("qr-curved-found.png", types: [.qr])
+        let text = "https://example.com/price/554454?id=d5io8cekntuqlyqcqxt4gvsy07jbu87fkkzjztq6iv8jrb3djpqsfgtlt"
+        let undecoded = try #require(UndecodedSymbolReader(types: [.qr]))
+        #expect(undecoded.read(image, region: whole, known: [], deadline: .max).isEmpty,
+                "its own place reads the code: the test no longer tests unrolling it")
+        #expect(undecoded.unread.count == 1, "\(undecoded.unread)")
+        let place = try #require(undecoded.unread.first)
+        #expect(reader.unrolledPlaces(image, region: whole, known: [], types: [.qr], deadline: .max).isEmpty)
+        let twenty = reader.lanes[0].withLock { lane in lane.readUnrolled(image, region: place, types: [.qr], bent: true) }
+        #expect(twenty.isEmpty, "the 20 views read it: the test no longer tests the ladder")
+        let read = reader.unrolledSymbols(image, places: undecoded.unread, known: [], types: [.qr], deadline: .max)
+        #expect(read.map { String(decoding: $0.payload, as: UTF8.self) } == [text])
+        // The benchmark's marked corners, in the crop: the read lies on the code.
+        let box = Rect.enclosing(try #require(read.first).corners)
+        #expect(abs(box.midX - 264) < 20 && abs(box.midY - 208) < 20, "\(box)")
+        // A place a code read covers is not unrolled again.
+        #expect(reader.unrolledSymbols(image, places: undecoded.unread, known: read, types: [.qr], deadline: .max).isEmpty)
+        let codes = reader.read(image, region: whole, budget: 600_000, planeIsHalfSize: false)
+        #expect(codes.map { String(decoding: $0.payload, as: UTF8.self) } == [text])
+    }
+
     /// An Aztec symbol on a label round a can, seen from above (Tests/Fixtures/aztec-curved.png,
     /// from code-bench/aztec/017.jpg: 2.8 px modules, the label wrapped by 45 degrees or more).
     /// In that photograph the place of large cells round it (here at 103, 92) is 263 px wide for

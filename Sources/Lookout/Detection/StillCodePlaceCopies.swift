@@ -65,6 +65,11 @@ extension StillCodeReader.Lane {
     /// often read in one of the 20 and, bent a little, in a view beside it (a camera above or below
     /// a label round a can bows its rows).
     mutating func readUnrolled(_ pixels: PixelBuffer, region: PlaneRegion, types: Set<MetadataObjectType>, bent: Bool = false) -> [ScannedCode] {
+        readUnrolled(pixels, region: region, types: types, views: CylinderView.views(width: region.width, height: region.height, bent: bent))
+    }
+
+    /// The same, in `views` in turn.
+    mutating func readUnrolled(_ pixels: PixelBuffer, region: PlaneRegion, types: Set<MetadataObjectType>, views: [CylinderView]) -> [ScannedCode] {
         var seen = [ScannedCode]()
         var tried = [CylinderView]()
         // The codes view reads that stand with those seen: nil when it read other bytes there, and
@@ -81,7 +86,7 @@ extension StillCodeReader.Lane {
             seen += codes
             return agreeing
         }
-        for view in CylinderView.views(width: region.width, height: region.height, bent: bent) {
+        for view in views {
             let before = seen.count
             guard let agreeing = vouched(by: view) else { return [] }
             if !agreeing.isEmpty { return agreeing }

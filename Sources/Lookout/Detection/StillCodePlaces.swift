@@ -1,4 +1,3 @@
-import Foundation
 import COpenCV
 import CZXing
 
@@ -229,6 +228,27 @@ extension StillCodeReader {
             guard codes.isEmpty, let symbol = Self.tightened(place, in: pixels) else { return codes }
             return lane.readUnrolled(pixels, region: symbol, types: types, bent: true)
         }
+    }
+
+    /// QR, Aztec and DataMatrix symbols zxing-cpp found but did not read (`UndecodedSymbolReader`):
+    /// on a label round a can, zxing-cpp samples a grid the symbol bends away from. Each is
+    /// unrolled in its own place, where no code read covers it, in the finer ladder of views its
+    /// known place affords (`CylinderView.ladder`); a read stands when a second view gives it.
+    func unrolledSymbols(_ pixels: PixelBuffer, places: [PlaneRegion], known: [ScannedCode], types: Set<MetadataObjectType>,
+                         deadline: Int64) -> [ScannedCode] {
+        var covered = known.map { Rect.enclosing($0.corners) }
+        var codes = [ScannedCode]()
+        lanes[0].withLock { lane in
+            for place in places where place.width >= 16 && place.height >= 16 && MonotonicClock.nanoseconds() < deadline {
+                let centre = Point(x: Double(place.x) + Double(place.width) / 2, y: Double(place.y) + Double(place.height) / 2)
+                guard !covered.contains(where: { $0.contains(centre) }) else { continue }
+                let read = lane.readUnrolled(pixels, region: place, types: types,
+                                             views: CylinderView.ladder(width: place.width, height: place.height))
+                codes += read
+                covered += read.map { Rect.enclosing($0.corners) }
+            }
+        }
+        return codes
     }
 
     /// The symbol in a place of large cells, when it is much smaller than the place: the largest

@@ -34,7 +34,8 @@ import Dispatch
 ///    their place (`enlargedPlaces`): in pictures of any size; toned first when glare or
 ///    over-exposure took their light modules (`PlaceTone`); a small place, deconvolved; then
 ///    QR, Aztec and DataMatrix symbols on labels round a can, unrolled in their place
-///    (`unrolledPlaces`, `CylinderView`);
+///    (`unrolledPlaces`, `CylinderView`), and those zxing-cpp found but did not read, in theirs
+///    (`unrolledSymbols`);
 /// 5. when none read anything, ZBar on prepared copies (`CodeSecondPass`) within the budget:
 ///    glare, bright spots, blur and damage that both readers miss;
 /// 6. PDF417, Aztec and DataMatrix also in windows (`ZXingFrameReader.readStill`) when the first
@@ -102,8 +103,11 @@ final class StillCodeReader {
             placed = placed.compactMap { EAN13ProfileReader.checked($0, in: pixels, region: region, wanted: types) }
             codes.addNewSymbols(placed)
         }
+        // The symbols zxing-cpp found and this read could not: unrolled below.
+        var unreadSymbols = [PlaneRegion]()
         if let undecoded, budget > 0, MonotonicClock.nanoseconds() < deadline {
             codes.addNewSymbols(undecoded.read(pixels, region: region, known: codes, deadline: deadline))
+            unreadSymbols = undecoded.unread
         }
         if types.contains(.qr), budget > 0 {
             codes.addNewSymbols(repaired(pixels, region: region, known: codes, deadline: deadline))
@@ -114,6 +118,9 @@ final class StillCodeReader {
         let matrixTypes = types.intersection(Self.trustedInCopies)
         if !matrixTypes.isEmpty, budget > 0, MonotonicClock.nanoseconds() < deadline {
             codes.addNewSymbols(unrolledPlaces(pixels, region: region, known: codes, types: matrixTypes, deadline: deadline))
+        }
+        if !unreadSymbols.isEmpty, !matrixTypes.isEmpty, budget > 0, MonotonicClock.nanoseconds() < deadline {
+            codes.addNewSymbols(unrolledSymbols(pixels, places: unreadSymbols, known: codes, types: matrixTypes, deadline: deadline))
         }
         if codes.isEmpty, budget > 0, let preparations {
             codes = preparations.scan(pixels, region: region, deadline: deadline)

@@ -27,6 +27,10 @@ final class UndecodedSymbolReader {
     private let rowsScanner: ZXingScanner?
     /// The black and white or squared copy, kept from place to place.
     private var copy: [UInt8] = []
+    /// The last `read`'s QR, Aztec and DataMatrix symbols not read, each the symbol's box grown so
+    /// that it fills about half of it (plane pixels): where a symbol on a label round a can is
+    /// unrolled (`StillCodeReader.unrolledSymbols`).
+    private(set) var unread: [PlaneRegion] = []
     /// Searches and reads zxing-cpp failed (it threw: out of memory).
     var failures: Int { scanner.failures + (rowsScanner?.failures ?? 0) }
 
@@ -57,6 +61,7 @@ final class UndecodedSymbolReader {
     /// Reads zxing-cpp's failures that the plane's `region` holds, but those whose centre lies in
     /// a code of `known`; nothing more once `deadline` has passed. Codes in the plane's pixels.
     func read(_ pixels: PixelBuffer, region: PlaneRegion, known: [ScannedCode], deadline: Int64) -> [ScannedCode] {
+        unread = []
         guard region.width >= 16, region.height >= 16, MonotonicClock.nanoseconds() < deadline else { return [] }
         let origin = pixels.baseAddress.assumingMemoryBound(to: UInt8.self) + region.y * pixels.bytesPerRow + region.x
         let (places, restored) = scanner.undecoded(plane: origin, width: region.width, height: region.height,
@@ -77,8 +82,20 @@ final class UndecodedSymbolReader {
             let read = place.type == .pdf417 ? readSquared(place.corners, of: pixels, in: region) : read(box, of: pixels, in: region)
             covered += read.map { Rect.enclosing($0.corners) }
             codes += read
+            if read.isEmpty, place.type != .pdf417 { unread.append(Self.unrolling(box, in: region)) }
         }
         return codes
+    }
+
+    /// The plane's region a symbol's `box` (the region's pixels) is unrolled in: grown by a fifth
+    /// of its side each way (the symbol about half of it, as `CylinderView`'s shares want), within
+    /// the region.
+    static func unrolling(_ box: Rect, in region: PlaneRegion) -> PlaneRegion {
+        let margin = 0.2 * max(box.width, box.height)
+        let left = max(0, Int(box.x - margin)), top = max(0, Int(box.y - margin))
+        let right = min(region.width, Int((box.maxX + margin).rounded(.up)))
+        let bottom = min(region.height, Int((box.maxY + margin).rounded(.up)))
+        return (x: region.x + left, y: region.y + top, width: max(0, right - left), height: max(0, bottom - top))
     }
 
     /// The codes read in a copy of `box` (the region's pixels) with its margin.
