@@ -68,8 +68,9 @@ extension StillCodeReader.Lane {
         readUnrolled(pixels, region: region, types: types, views: CylinderView.views(width: region.width, height: region.height, bent: bent))
     }
 
-    /// The same, in `views` in turn.
-    mutating func readUnrolled(_ pixels: PixelBuffer, region: PlaneRegion, types: Set<MetadataObjectType>, views: [CylinderView]) -> [ScannedCode] {
+    /// The same, in `views` in turn, until `deadline` (checked between views: a ladder is long).
+    mutating func readUnrolled(_ pixels: PixelBuffer, region: PlaneRegion, types: Set<MetadataObjectType>, views: [CylinderView],
+                               deadline: Int64 = .max) -> [ScannedCode] {
         var seen = [ScannedCode]()
         var tried = [CylinderView]()
         // The codes view reads that stand with those seen: nil when it read other bytes there, and
@@ -86,7 +87,7 @@ extension StillCodeReader.Lane {
             seen += codes
             return agreeing
         }
-        for view in views {
+        for view in views where MonotonicClock.nanoseconds() < deadline {
             let before = seen.count
             guard let agreeing = vouched(by: view) else { return [] }
             if !agreeing.isEmpty { return agreeing }

@@ -1,3 +1,4 @@
+import Foundation
 import COpenCV
 import CZXing
 
@@ -243,7 +244,7 @@ extension StillCodeReader {
                 let centre = Point(x: Double(place.x) + Double(place.width) / 2, y: Double(place.y) + Double(place.height) / 2)
                 guard !covered.contains(where: { $0.contains(centre) }) else { continue }
                 let read = lane.readUnrolled(pixels, region: place, types: types,
-                                             views: CylinderView.ladder(width: place.width, height: place.height))
+                                             views: CylinderView.ladder(width: place.width, height: place.height), deadline: deadline)
                 codes += read
                 covered += read.map { Rect.enclosing($0.corners) }
             }

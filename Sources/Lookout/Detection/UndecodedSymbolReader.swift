@@ -82,16 +82,19 @@ final class UndecodedSymbolReader {
             let read = place.type == .pdf417 ? readSquared(place.corners, of: pixels, in: region) : read(box, of: pixels, in: region)
             covered += read.map { Rect.enclosing($0.corners) }
             codes += read
-            if read.isEmpty, place.type != .pdf417 { unread.append(Self.unrolling(box, in: region)) }
+            if read.isEmpty, place.type != .pdf417, let place = Self.unrolling(box, in: region) { unread.append(place) }
         }
         return codes
     }
 
     /// The plane's region a symbol's `box` (the region's pixels) is unrolled in: grown by a fifth
     /// of its side each way (the symbol about half of it, as `CylinderView`'s shares want), within
-    /// the region.
-    static func unrolling(_ box: Rect, in region: PlaneRegion) -> PlaneRegion {
-        let margin = 0.2 * max(box.width, box.height)
+    /// the region; nil for a symbol of a side this reader does not copy either (each view is a
+    /// copy, and a ladder has hundreds).
+    static func unrolling(_ box: Rect, in region: PlaneRegion) -> PlaneRegion? {
+        let side = max(box.width, box.height)
+        guard side >= shortestSide, side <= longestSide else { return nil }
+        let margin = 0.2 * side
         let left = max(0, Int(box.x - margin)), top = max(0, Int(box.y - margin))
         let right = min(region.width, Int((box.maxX + margin).rounded(.up)))
         let bottom = min(region.height, Int((box.maxY + margin).rounded(.up)))
