@@ -13,12 +13,11 @@ does (ean_sets.py): run it with .cache/accuracy-venv/bin/python.
 
 Usage: scripts/corpus.d/covered_symbols.py [--cover glare|logo] [--lookout PATH] [--out DIR] [--seed S]
                                            [-- scan options]"""
-import os, random, subprocess, sys
+import os, random, sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures.d"))
 import ean_sets
 import matrix_label
-from PIL import Image
 
 args = ean_sets.arguments(__doc__, ".cache/corpus/covered", seeded=True,
                           options=[("--cover", {"choices": ["glare", "logo"], "default": "glare",
@@ -28,15 +27,12 @@ words = "lot batch serial expiry order ship part item box pallet label".split()
 truth = []
 for index in range(40):
     text = " ".join(rng.choice(words) for _ in range(rng.randint(2, 8))) + f" {rng.randint(1000, 999999)}"
-    path = os.path.join(args.out, f"symbol-{index:03d}.png")
     if args.cover == "glare":
-        command = ["zint", "-b", "DATAMATRIX"]
+        kind, options = "DATAMATRIX", []
     else:
-        command = ["zint", "-b", "QRCODE", f"--secure={rng.choice([2, 3, 4])}"]
+        kind, options = "QRCODE", [f"--secure={rng.choice([2, 3, 4])}"]
         text += " " + " ".join(rng.choice(words) for _ in range(rng.randint(0, 24)))
-    subprocess.run(command + ["--scale=0.5", "-d", text, "-o", path], check=True, capture_output=True)
-    symbol = Image.open(path)
-    os.remove(path)
+    symbol = ean_sets.matrix_symbol(kind, text, args.out, options)
     module = rng.choice([3, 4, 5, 6])
     turn, blur = rng.uniform(-30, 30), rng.uniform(0.6, 1.4) * module / 4
     if args.cover == "glare":

@@ -38,6 +38,17 @@ def symbol(digits, out, kind="EANX"):
     return image
 
 
+def matrix_symbol(kind, text, out, options=()):
+    """zint's symbol of `kind` (a 2-D or stacked one) holding `text`, a pixel a module, no quiet
+    zone, as zint draws it (matrix_label.draw's input)."""
+    path = os.path.join(out, f"symbol-{os.getpid()}.png")
+    subprocess.run(["zint", "-b", kind, *options, "--scale=0.5", "-d", text, "-o", path], check=True, capture_output=True)
+    image = Image.open(path)
+    image.load()
+    os.remove(path)
+    return image
+
+
 def evaluate(args, truth, describe, formats=("EAN13",), types="ean13", texts=lambda e: {e["digits"]}):
     """Reads the pictures of `truth` with Lookout (`--types` `types`) and zxing-cpp (its
     `formats`); a value read is right when its first 12 characters or the whole of it are one of
