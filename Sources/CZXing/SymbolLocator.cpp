@@ -1,21 +1,22 @@
 // Places that look like a symbol (see lk_zx_locate in CZXing.h): cells with strong contrast and
 // many dark-light transitions both across and down (a matrix symbol), or at least one way (the
 // bars of PDF417 rows: level bars cross a cell's rows only, leaning ones its columns too), joined
-// into blocks.
+// into blocks; and pieces of one leaning symbol of rows joined again.
 #include "CZXing.h"
+#include "Upright.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <numeric>
 #include <vector>
 
 namespace {
 struct Block {
     int left, top, right, bottom, cells;
 };
-} // namespace
 
-extern "C" int lk_zx_locate(const unsigned char *gray, int width, int height, int stride, int cell, int kind,
-                            lk_zx_region *out, int capacity) {
-    if (cell < 4 || width < 2 * cell || height < 2 * cell || capacity <= 0) return 0;
+// The blocks of `cell`-pixel cells of an image that look like a symbol of `kind`, in cells.
+std::vector<Block> blocks_of(const unsigned char *gray, int width, int height, int stride, int cell, int kind) {
     int columns = width / cell, rows = height / cell;
     std::vector<unsigned char> textured((size_t)columns * rows, 0);
     for (int row = 0; row < rows; row++) {
@@ -83,6 +84,83 @@ extern "C" int lk_zx_locate(const unsigned char *gray, int width, int height, in
         int fill = kind == LK_ZX_PLACES_ROWS ? 4 : 2;
         if (w >= 3 && h >= 3 && block.cells * fill >= w * h) blocks.push_back(block);
     }
+    return blocks;
+}
+
+// The degrees between two leans modulo 90 (0 to 45).
+float lean_apart(float a, float b) {
+    float d = std::fmod(std::fabs(a - b), 90.0f);
+    return std::min(d, 90.0f - d);
+}
+
+// Pieces of one leaning symbol of rows joined: glare across a ticket, or modules about a cell
+// wide, break its texture into blocks that no turn reads alone (the start pattern in one, the
+// stop pattern in another). Two blocks join when their edges lean alike, by 3 degrees or more
+// (a level symbol is read as it is, whole), the line between their middles runs along their rows
+// or bars, and the gap between them is at most the longer side of either; each group of two or
+// more blocks becomes one block round them, its cells theirs. A block over a quarter of the image
+// is no piece (a textured ground).
+std::vector<Block> joined(const std::vector<Block> &blocks, const unsigned char *gray, int stride, int cell, int image_cells) {
+    std::vector<Block> pieces;
+    for (const Block &b : blocks) {
+        if ((b.right - b.left + 1) * (b.bottom - b.top + 1) * 4 <= image_cells) pieces.push_back(b);
+    }
+    size_t count = pieces.size();
+    std::vector<float> lean(count);
+    for (size_t i = 0; i < count; i++) {
+        const Block &b = pieces[i];
+        lean[i] = lookout::edge_lean(gray + (size_t)b.top * cell * stride + (size_t)b.left * cell,
+                                     (b.right - b.left + 1) * cell, (b.bottom - b.top + 1) * cell, stride);
+    }
+    std::vector<size_t> group(count);
+    std::iota(group.begin(), group.end(), 0);
+    auto root = [&group](size_t i) {
+        while (group[i] != i) i = group[i] = group[group[i]];
+        return i;
+    };
+    for (size_t i = 0; i < count; i++) {
+        if (std::fabs(lean[i]) < 3) continue;
+        const Block &a = pieces[i];
+        for (size_t j = i + 1; j < count; j++) {
+            const Block &b = pieces[j];
+            if (std::fabs(lean[j]) < 3 || lean_apart(lean[i], lean[j]) > 3) continue;
+            float gx = std::max({0, b.left - a.right - 1, a.left - b.right - 1});
+            float gy = std::max({0, b.top - a.bottom - 1, a.top - b.bottom - 1});
+            int longer = std::max({a.right - a.left, a.bottom - a.top, b.right - b.left, b.bottom - b.top}) + 1;
+            if (std::hypot(gx, gy) > longer) continue;
+            float dx = (b.left + b.right - a.left - a.right) / 2.0f, dy = (b.top + b.bottom - a.top - a.bottom) / 2.0f;
+            float along = (float)(std::atan2(dy, dx) * 180 / M_PI);
+            if (std::hypot(dx, dy) >= 2 && lean_apart(along, (lean[i] + lean[j]) / 2) > 10) continue;
+            group[root(j)] = root(i);
+        }
+    }
+    std::vector<Block> groups;
+    std::vector<int> members(count, 0), index(count, -1);
+    for (size_t i = 0; i < count; i++) members[root(i)] += 1;
+    for (size_t i = 0; i < count; i++) {
+        size_t r = root(i);
+        if (members[r] < 2) continue;
+        if (index[r] < 0) {
+            index[r] = (int)groups.size();
+            groups.push_back({pieces[i].left, pieces[i].top, pieces[i].right, pieces[i].bottom, 0});
+        }
+        Block &b = groups[(size_t)index[r]];
+        b.left = std::min(b.left, pieces[i].left);
+        b.top = std::min(b.top, pieces[i].top);
+        b.right = std::max(b.right, pieces[i].right);
+        b.bottom = std::max(b.bottom, pieces[i].bottom);
+        b.cells += pieces[i].cells;
+    }
+    return groups;
+}
+} // namespace
+
+extern "C" int lk_zx_locate(const unsigned char *gray, int width, int height, int stride, int cell, int kind,
+                            lk_zx_region *out, int capacity) {
+    if (cell < 4 || width < 2 * cell || height < 2 * cell || capacity <= 0) return 0;
+    if (kind < LK_ZX_PLACES_MATRIX || kind > LK_ZX_PLACES_ROWS_JOINED) return 0;
+    std::vector<Block> blocks = blocks_of(gray, width, height, stride, cell, kind == LK_ZX_PLACES_MATRIX ? kind : LK_ZX_PLACES_ROWS);
+    if (kind == LK_ZX_PLACES_ROWS_JOINED) blocks = joined(blocks, gray, stride, cell, (width / cell) * (height / cell));
     // Densest first; then the largest.
     std::sort(blocks.begin(), blocks.end(), [](const Block &a, const Block &b) { return a.cells > b.cells; });
     int count = 0;

@@ -117,6 +117,8 @@ int lk_zx_rectify(const unsigned char *gray, int width, int height, int stride, 
 enum {
     LK_ZX_PLACES_MATRIX = 0, // a 2-D matrix (QR, Aztec, DataMatrix): many transitions across and down
     LK_ZX_PLACES_ROWS = 1,   // rows of bars (PDF417, also leaning): many transitions at least one way
+    LK_ZX_PLACES_ROWS_JOINED = 2, // places of rows leaning alike (3 degrees or more), in line and
+                                  // near each other, joined: one symbol broken by glare
 };
 
 // Up to `capacity` places in an 8-bit gray image that look like a symbol of `kind`, densest

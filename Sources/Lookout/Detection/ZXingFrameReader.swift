@@ -82,8 +82,11 @@ final class ZXingFrameReader {
         var codes = [ScannedCode]()
         if let placeScanner {
             // PDF417 where rows of bars are, each place turned upright when it leans: the whole
-            // picture was read as it is.
-            let rows = Self.places(LK_ZX_PLACES_ROWS, in: pixels.baseAddress, width: width, height: height, bytesPerRow: pixels.bytesPerRow)
+            // picture was read as it is. Then the places of one leaning symbol broken into pieces
+            // (by glare), joined: no piece holds both its start and its stop pattern.
+            let rows = [LK_ZX_PLACES_ROWS, LK_ZX_PLACES_ROWS_JOINED].flatMap {
+                Self.places($0, in: pixels.baseAddress, width: width, height: height, bytesPerRow: pixels.bytesPerRow)
+            }
             codes = placeScanner.scan(plane: pixels.baseAddress, width: width, height: height, bytesPerRow: pixels.bytesPerRow,
                                       regions: rows, budget: left(), effort: Self.placeEffort)
         }
