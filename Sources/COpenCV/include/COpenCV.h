@@ -85,6 +85,12 @@ int lk_sharpen(const unsigned char *gray, int width, int height, int stride, dou
 // a code no longer decide its threshold. Returns 0, or -1 when OpenCV failed.
 int lk_flatten_sharpen(const unsigned char *gray, int width, int height, int stride, unsigned char *out);
 
+// Writes a contrast-normalised copy of an 8-bit gray image into `out` (tightly packed): each
+// pixel's distance from the mean of the (2*radius+1)^2 pixels around it, over their standard
+// deviation plus 4 levels, times 48, about 128 (clipped). A faint symbol gets the contrast of a
+// sharp one. Returns 0, or -1 for bad arguments or when OpenCV failed.
+int lk_normalize_contrast(const unsigned char *gray, int width, int height, int stride, int radius, unsigned char *out);
+
 // Writes a copy of an 8-bit gray image enlarged twice each way (bicubic) and then unsharp-masked
 // at `sigma` of the enlarged pixels into `out` (tightly packed, 2 x width by 2 x height). Modules
 // of two or three pixels get room for their edges. Returns 0, or -1 when OpenCV failed.

@@ -39,7 +39,8 @@ import Dispatch
 /// 5. when none read anything, ZBar on prepared copies (`CodeSecondPass`) within the budget:
 ///    glare, bright spots, blur and damage that both readers miss;
 /// 6. PDF417, Aztec and DataMatrix also in windows (`ZXingFrameReader.readStill`) when the first
-///    searches found none of them; then, when still no PDF417, the picture darkened;
+///    searches found none of them; then, when still no PDF417, the picture darkened, and its
+///    faint places of rows in a contrast-normalised copy (`ZXingFrameReader.readFaintRows`);
 /// 7. Aztec and DataMatrix symbols deconvolved in their place (`deconvolvedMatrixPlaces`), where
 ///    no code read lies, whatever the steps before read.
 /// Used on one queue only.
@@ -137,6 +138,13 @@ final class StillCodeReader {
             codes.addNewSymbols(lanes[0].withLock { lane in
                 lane.readToned(pixels, region: region, tone: .darkened, enlarged: false).filter { $0.type == .pdf417 }
             })
+        }
+        // A faint PDF417 symbol (in the dark, in low contrast): its contrast normalised, where
+        // rows of bars are.
+        if types.contains(.pdf417), let windows, budget > 0, !codes.contains(where: { $0.type == .pdf417 }),
+           MonotonicClock.nanoseconds() < deadline {
+            let left = max(1, Int((deadline - MonotonicClock.nanoseconds()) / 1_000_000))
+            codes.addNewSymbols(windows.readFaintRows(pixels, budget: left))
         }
         let deconvolvedTypes = types.intersection([.aztec, .dataMatrix])
         if !deconvolvedTypes.isEmpty, budget > 0, MonotonicClock.nanoseconds() < deadline {
