@@ -19,7 +19,8 @@
 //   8    how many of the header's regions (% 5)
 //   9    lk_zx_locate's cell (% 40: below 4 is refused)
 //   10   capacity in codes (0: 256, as Lookout); 11 payload bytes / 16 (0: 256 KiB, as Lookout)
-//   12   what lk_zx_locate looks for in mode 7 (& 1: LK_ZX_PLACES_MATRIX or _ROWS); & 2: also
+//   12   what lk_zx_locate looks for in mode 7 (& 1: LK_ZX_PLACES_MATRIX or _ROWS; & 4: _ROWS_JOINED
+//        instead); & 2: also
 //        lk_ean13_from_profiles on the first place of rows of bars (grown by a tenth, as a still's
 //        linear places are) and on the header's first region
 //   16   four regions of 9 bytes: x, y, width, height (i16 LE, may lie outside the image), then
@@ -204,7 +205,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     case 2: regions.push_back(whole(width, height, -2)); break;
     case 3: // ZXingFrameReader.readStill
         regions.push_back(whole(width, height, 1));
-        for (int kind : {LK_ZX_PLACES_ROWS, LK_ZX_PLACES_MATRIX})
+        for (int kind : {LK_ZX_PLACES_ROWS, LK_ZX_PLACES_ROWS_JOINED, LK_ZX_PLACES_MATRIX})
             for (int c : {std::max(6, shorter / 180), std::max(12, shorter / 90)}) locate(gray, width, height, stride, c, kind, 24, &regions);
         for (int side : {shorter * 2 / 3, shorter / 2, shorter / 3}) windows(side, width, height, 1, regions);
         break;
@@ -214,10 +215,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         break;
     case 5: regions = listed; break;
     case 6: regions.push_back(whole(width, height, 1)); regions.insert(regions.end(), listed.begin(), listed.end()); break;
-    case 7: locate(gray, width, height, stride, cell, h[12] & 1, 24, &regions); break;
+    case 7: locate(gray, width, height, stride, cell, h[12] & 4 ? LK_ZX_PLACES_ROWS_JOINED : h[12] & 1, 24, &regions); break;
     }
     locate(gray, width, height, stride, cell, LK_ZX_PLACES_MATRIX, 1 + h[10] % 24, nullptr);
     locate(gray, width, height, stride, cell, LK_ZX_PLACES_ROWS, 1 + h[10] % 24, nullptr);
+    locate(gray, width, height, stride, cell, LK_ZX_PLACES_ROWS_JOINED, 1 + h[10] % 24, nullptr);
 
     // Exactly the capacities stated: AddressSanitizer reports any write past them.
     std::vector<lk_zx_code> codes(capacity);
