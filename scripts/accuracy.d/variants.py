@@ -62,9 +62,11 @@ def variant_entries(corpus, out, name):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--corpus", default=os.path.join(ROOT, ".cache", "corpus"))
-    parser.add_argument("--lookout", default=os.path.join(ROOT, ".build", "release", "lookout"))
-    parser.add_argument("--readers", default="lookout,zbar,zxing")
+    parser.add_argument("--corpus", default=os.path.join(ROOT, ".cache", "corpus"),
+                        help="the corpus scripts/make-corpus made (default .cache/corpus); the copies go to its variants/")
+    parser.add_argument("--lookout", default=os.path.join(ROOT, ".build", "release", "lookout"),
+                        help="the lookout binary (default .build/release/lookout)")
+    parser.add_argument("--readers", default="lookout,zbar,zxing", help="which readers, comma-separated (default all three)")
     parser.add_argument("--list", action="store_true", help="every miss and false code")
     args = parser.parse_args()
     args.scan_options = []
