@@ -188,6 +188,39 @@ def table(title, order, results, readers, label_all=True, unavailable=()):
     return "\n".join(lines)
 
 
+CODE_GROUPS = [("ean13", ["ean13"]), ("kinds", ["pdf417", "aztec", "datamatrix"]),
+               ("code_free", ["qr", "ean13", "pdf417", "aztec", "datamatrix"])]
+CODE_ORDER = ["ean13", "pdf417", "aztec", "datamatrix", "code_free"]
+
+
+def read_code_groups(entries, free, corpus, readers, args, python, what="pictures"):
+    """code-bench's entries (files relative to corpus) read by each reader, a group of kinds at a
+    time, each asked for its group's types (code-free pictures, with the extra `free` ones, for
+    every type): (results as table() takes them, the (reader, kind) pairs it cannot read)."""
+    results = {r: {"rows": {}, "wall": 0.0, "cpu": 0.0} for r in readers}
+    unavailable = set()
+    for name, types in CODE_GROUPS:
+        group = [e for e in entries if (e["category"] in types if name != "code_free" else e["category"] == "code_free")]
+        if name == "code_free":
+            group = group + free
+        if not group:
+            continue
+        files = [os.path.join(corpus, e["file"]) for e in group]
+        for reader in readers:
+            asked = [t for t in types if reader != "zbar" or t in ZBAR_KINDS]
+            if reader == "zbar":
+                unavailable |= {(reader, t) for t in types if t not in ZBAR_KINDS and name != "code_free"}
+            if not asked:
+                reports, wall, cpu = {f: [] for f in files}, 0.0, 0.0
+            else:
+                print(f"accuracy: {NAMES[reader]} over {len(files)} {what} ({name})", file=sys.stderr)
+                reports, wall, cpu = run_reader(reader, files, asked, args, python)
+            results[reader]["rows"].update(tally(group, reports, reader, corpus, args.list))
+            results[reader]["wall"] += wall
+            results[reader]["cpu"] += cpu
+    return results, unavailable
+
+
 def run(args):
     readers = [r.strip() for r in args.readers.split(",") if r.strip()]
     unknown = [r for r in readers if r not in NAMES]
@@ -220,34 +253,11 @@ def run(args):
     # The corpus's own code-free pictures join the benchmark's.
     main_truth = json.load(open(os.path.join(args.corpus, "truth.json")))
     free = [{"file": e["file"], "category": "code_free", "codes": [], "effects": []} for e in main_truth if e["set"] == "code_free"]
-    groups = [("ean13", ["ean13"]), ("kinds", ["pdf417", "aztec", "datamatrix"]),
-              ("code_free", ["qr", "ean13", "pdf417", "aztec", "datamatrix"])]
-    results = {r: {"rows": {}, "wall": 0.0, "cpu": 0.0} for r in readers}
-    unavailable = set()
-    for name, types in groups:
-        group = [e for e in code if (e["category"] in types if name != "code_free" else e["category"] == "code_free")]
-        if name == "code_free":
-            group = group + free
-        if not group:
-            continue
-        files = [os.path.join(args.corpus, e["file"]) for e in group]
-        for reader in readers:
-            asked = [t for t in types if reader != "zbar" or t in ZBAR_KINDS]
-            if reader == "zbar":
-                unavailable |= {(reader, t) for t in types if t not in ZBAR_KINDS and name != "code_free"}
-            if not asked:
-                reports, wall, cpu = {f: [] for f in files}, 0.0, 0.0
-            else:
-                print(f"accuracy: {NAMES[reader]} over {len(files)} pictures ({name})", file=sys.stderr)
-                reports, wall, cpu = run_reader(reader, files, asked, args, python)
-            results[reader]["rows"].update(tally(group, reports, reader, args.corpus, args.list))
-            results[reader]["wall"] += wall
-            results[reader]["cpu"] += cpu
-    order = ["ean13", "pdf417", "aztec", "datamatrix", "code_free"]
+    results, unavailable = read_code_groups(code, free, args.corpus, readers, args, python)
     print()
     print(table(f"EAN-13, PDF417, Aztec and DataMatrix photographs, code-free pictures (code-bench, and the corpus's "
                 f"{len(free)} code-free pictures; a code-free picture's every report is false; ZBar reads QR and EAN-13 only, "
-                f"asked for those on code-free pictures)", order, results, readers, label_all=False, unavailable=unavailable))
+                f"asked for those on code-free pictures)", CODE_ORDER, results, readers, label_all=False, unavailable=unavailable))
     figures["codes"] = {r: {"rows": results[r]["rows"], "wall_s": round(results[r]["wall"], 1), "cpu_s": round(results[r]["cpu"], 1)}
                         for r in readers}
     return figures

@@ -22,9 +22,6 @@ sys.path.insert(0, HERE)
 import bench_tables  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(HERE))
-KINDS = ["ean13", "pdf417", "aztec", "datamatrix", "code_free"]
-GROUPS = [("ean13", ["ean13"]), ("kinds", ["pdf417", "aztec", "datamatrix"]),
-          ("code_free", ["qr", "ean13", "pdf417", "aztec", "datamatrix"])]
 
 
 def mirrored(entry):
@@ -45,7 +42,7 @@ def variant_entries(corpus, out, name):
     pictures = json.load(open(os.path.join(corpus, "code-bench", "truth.json")))["pictures"]
     entries = []
     for entry in pictures:
-        if entry["category"] not in KINDS:
+        if entry["category"] not in bench_tables.CODE_ORDER:
             continue
         if change is None:
             entries.append(dict(entry, file=os.path.relpath(os.path.join(corpus, entry["file"]), out)))
@@ -82,26 +79,10 @@ def main():
     os.makedirs(out, exist_ok=True)
     for name in VARIANTS:
         entries = variant_entries(args.corpus, out, name)
-        results = {r: {"rows": {}, "wall": 0.0, "cpu": 0.0} for r in readers}
-        unavailable = set()
-        for group_name, types in GROUPS:
-            group = [e for e in entries if (e["category"] in types if group_name != "code_free" else e["category"] == "code_free")]
-            files = [os.path.join(out, e["file"]) for e in group]
-            for reader in readers:
-                asked = [t for t in types if reader != "zbar" or t in bench_tables.ZBAR_KINDS]
-                if reader == "zbar":
-                    unavailable |= {(reader, t) for t in types if t not in bench_tables.ZBAR_KINDS and group_name != "code_free"}
-                if not asked:
-                    reports, wall, cpu = {f: [] for f in files}, 0.0, 0.0
-                else:
-                    print(f"variants: {bench_tables.NAMES[reader]} over {len(files)} {name} pictures ({group_name})", file=sys.stderr)
-                    reports, wall, cpu = bench_tables.run_reader(reader, files, asked, args, python)
-                results[reader]["rows"].update(bench_tables.tally(group, reports, reader, out, args.list))
-                results[reader]["wall"] += wall
-                results[reader]["cpu"] += cpu
+        results, unavailable = bench_tables.read_code_groups(entries, [], out, readers, args, python, f"{name} pictures")
         print()
-        print(bench_tables.table(f"code-bench, {name} (a code-free picture's every report is false)", KINDS, results,
-                                 readers, label_all=False, unavailable=unavailable))
+        print(bench_tables.table(f"code-bench, {name} (a code-free picture's every report is false)", bench_tables.CODE_ORDER,
+                                 results, readers, label_all=False, unavailable=unavailable))
 
 
 if __name__ == "__main__":

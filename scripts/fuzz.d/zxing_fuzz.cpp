@@ -19,10 +19,9 @@
 //   8    how many of the header's regions (% 5)
 //   9    lk_zx_locate's cell (% 40: below 4 is refused)
 //   10   capacity in codes (0: 256, as Lookout); 11 payload bytes / 16 (0: 256 KiB, as Lookout)
-//   12   what lk_zx_locate looks for in mode 7 (& 1: LK_ZX_PLACES_MATRIX or _ROWS; & 4: _ROWS_JOINED
-//        instead); & 2: also
-//        lk_ean13_from_profiles on the first place of rows of bars (grown by a tenth, as a still's
-//        linear places are) and on the header's first region
+//   12   what lk_zx_locate looks for in mode 7 (& 1: LK_ZX_PLACES_MATRIX or _ROWS; & 4:
+//        _ROWS_JOINED instead); & 2: also lk_ean13_from_profiles on the first place of rows of
+//        bars (grown by a tenth, as a still's linear places are) and on the header's first region
 //   16   four regions of 9 bytes: x, y, width, height (i16 LE, may lie outside the image), then
 //        shrink: 0 -> 1, 1 -> 2, 2 -> -2, 3 -> 0, 4 -> 3, else 1
 // Every call's results are checked: counts within capacity, payloads packed in order within the
