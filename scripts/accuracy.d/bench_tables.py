@@ -84,6 +84,16 @@ def lookout_bytes(record):
     return record["value"].encode("utf-8")
 
 
+def homography(source, target):
+    """PIL's PERSPECTIVE coefficients taking the source points to the target points."""
+    import numpy as np  # here: scripts/accuracy's tables need no numpy
+    rows, values = [], []
+    for (x, y), (u, v) in zip(source, target):
+        rows += [[x, y, 1, 0, 0, 0, -u * x, -u * y], [0, 0, 0, x, y, 1, -v * x, -v * y]]
+        values += [u, v]
+    return tuple(np.linalg.solve(np.array(rows, float), np.array(values, float)))
+
+
 def inside(point, polygon):
     """Whether the point lies inside the polygon (even-odd rule)."""
     x, y = point

@@ -26,7 +26,7 @@ import zxingcpp
 from PIL import Image, ImageFilter
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_tables import inside  # noqa: E402
+from bench_tables import homography, inside  # noqa: E402
 
 FORMATS = {"qr": zxingcpp.BarcodeFormat.QRCode, "ean13": zxingcpp.BarcodeFormat.EAN13,
            "pdf417": zxingcpp.BarcodeFormat.PDF417, "aztec": zxingcpp.BarcodeFormat.Aztec,
@@ -57,15 +57,6 @@ def misses(listing):
             yield match[1], int(match[2])
         elif match := CORPUS_MISS.search(line):
             yield match[1], 0
-
-
-def homography(source, target):
-    """PIL's PERSPECTIVE coefficients taking the source points to the target points."""
-    rows, values = [], []
-    for (x, y), (u, v) in zip(source, target):
-        rows += [[x, y, 1, 0, 0, 0, -u * x, -u * y], [0, 0, 0, x, y, 1, -v * x, -v * y]]
-        values += [u, v]
-    return tuple(np.linalg.solve(np.array(rows, float), np.array(values, float)))
 
 
 def sharpened(image, sigma):

@@ -74,8 +74,16 @@ def ean13_code(rng):
     return {"type": "ean13", "payload": digits.encode(), "matrix": matrix}
 
 
+def zint_matrix(symbology, data, gs1=False):
+    """The symbol zint draws for `data` (bytes), one pixel per module, as a 0/1 matrix (dark = 1)."""
+    options = ["--gs1"] if gs1 else ["--binary"]
+    png = subprocess.run(["zint", "-b", symbology, "--scale=0.5", *options, "--notext", "--direct", "--filetype=PNG",
+                          "-i", "-"], input=data, capture_output=True, check=True).stdout
+    return (np.asarray(Image.open(io.BytesIO(png)).convert("L")) < 128).astype(np.uint8)
+
+
 def zint_code(rng, kind):
-    from make_corpus import kind_payloads, zint_matrix
+    from make_corpus import kind_payloads
     # kind_payloads draws 90 jobs, 30 of each kind; take one of the wanted kind.
     jobs = [job for job in kind_payloads(random.Random(rng.randrange(2**32))) if job[0] == kind]
     kind, symbology, given, gs1, expected, form = rng.choice(jobs)

@@ -10,6 +10,8 @@ import sys
 import numpy as np
 from PIL import Image, ImageEnhance, ImageFilter, ImageOps
 
+from bench_codes import zint_matrix  # beside this script
+
 SOURCES, OUT = sys.argv[1], sys.argv[2]
 SKIMAGE = os.path.join(SOURCES, "skimage")
 OPENCV = os.path.join(SOURCES, "opencv")
@@ -292,14 +294,6 @@ def make_faces(rng, entries):
             big = image.resize((image.width * 3, image.height * 3), Image.BICUBIC)
             name = save(big, "noface-" + os.path.splitext(os.path.basename(path))[0] + "-x3.jpg", 90)
             entries.append({"file": name, "set": "person_free", "faces": []})
-
-
-def zint_matrix(symbology, data, gs1=False):
-    """The symbol zint draws for `data` (bytes), one pixel per module, as a 0/1 matrix (dark = 1)."""
-    options = ["--gs1"] if gs1 else ["--binary"]
-    png = subprocess.run(["zint", "-b", symbology, "--scale=0.5", *options, "--notext", "--direct", "--filetype=PNG",
-                          "-i", "-"], input=data, capture_output=True, check=True).stdout
-    return (np.asarray(Image.open(io.BytesIO(png)).convert("L")) < 128).astype(np.uint8)
 
 
 def gtin(rng):
