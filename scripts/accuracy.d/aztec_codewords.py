@@ -100,8 +100,13 @@ def main():
     parser.add_argument("--corpus", default=os.path.join(ROOT, ".cache", "corpus"))
     parser.add_argument("pictures", nargs="+")
     args = parser.parse_args()
-    truth = {p["file"]: p for p in json.load(open(os.path.join(args.corpus, "code-bench", "truth.json")))["pictures"]}
+    marks = os.path.join(args.corpus, "code-bench", "truth.json")
+    if not os.path.exists(marks):
+        sys.exit(f"aztec_codewords: no {marks}: run scripts/make-corpus first")
+    truth = {p["file"]: p for p in json.load(open(marks))["pictures"]}
     for name in args.pictures:
+        if not name.startswith("code-bench/aztec/") or name not in truth:
+            sys.exit(f"aztec_codewords: {name} is no Aztec photograph of {marks} (code-bench/aztec/NNN.jpg)")
         code = truth[name]["codes"][0]
         if code.get("form") == "gs1":
             # zint was given the bracketed element string, which truth.json does not keep.
